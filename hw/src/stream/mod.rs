@@ -1,0 +1,6 @@
+//! Stream library: AXI4-Stream types, register slice, FIFO, header insert/strip, frame
+//! arbiter and RAM wrappers.
+pub mod axis;
+pub use axis::*;
+pub mod skid;
+pub use skid::*;

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install the tools nicgen needs: Verilator, Yosys, iverilog, tshark, scapy.
+# Idempotent: each tool is installed only when missing.
+set -euo pipefail
+need_apt=()
+command -v verilator >/dev/null 2>&1 || need_apt+=(verilator)
+command -v yosys     >/dev/null 2>&1 || need_apt+=(yosys)
+command -v iverilog  >/dev/null 2>&1 || need_apt+=(iverilog)
+command -v tshark    >/dev/null 2>&1 || need_apt+=(tshark)
+command -v g++       >/dev/null 2>&1 || need_apt+=(g++)
+command -v make      >/dev/null 2>&1 || need_apt+=(make)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  # tshark asks whether non-root users may capture: answer no, non-interactively
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+if ! python3 -c 'import scapy.contrib.roce' >/dev/null 2>&1; then
+  echo "setup: installing scapy"
+  python3 -m pip install -q 'scapy>=2.5' 
+fi
+echo "setup: verilator $(verilator --version | awk '{print $2}'), yosys $(yosys -V | awk '{print $2}'), iverilog $(iverilog -V 2>/dev/null | head -1 | awk '{print $4}'), tshark $(tshark --version | head -1 | awk '{print $3}'), scapy $(python3 -c 'import scapy; print(scapy.__version__)')"

@@ -1,0 +1,146 @@
+//! `RustHdlSim`: rust-hdl's own simulator behind the `CycleSim` API.
+use crate::cycle::{top_ports, CycleSim, PortInfo};
+use rust_hdl::prelude::*;
+
+/// Word-level access to a rust-hdl signal.
+pub trait SigWords {
+    fn put(&mut self, w: &[u32]);
+    fn take(&self, w: &mut [u32]);
+}
+
+fn bits_put<const N: usize>(w: &[u32]) -> Bits<N> {
+    if N <= 64 {
+        let v = w[0] as u64 | (w.get(1).copied().unwrap_or(0) as u64) << 32;
+        let v = if N == 64 { v } else { v & ((1u64 << N) - 1) };
+        v.into()
+    } else {
+        let mut ws = w[..N.div_ceil(32).min(w.len())].to_vec();
+        if N % 32 != 0 && ws.len() == N.div_ceil(32) {
+            let last = ws.len() - 1;
+            ws[last] &= (1u32 << (N % 32)) - 1;
+        }
+        Bits::<N>::from(num_bigint::BigUint::from_slice(&ws))
+    }
+}
+
+fn bits_take<const N: usize>(b: Bits<N>, w: &mut [u32]) {
+    if N <= 64 {
+        let v: u64 = b.into();
+        w[0] = v as u32;
+        if w.len() > 1 {
+            w[1] = (v >> 32) as u32;
+        }
+    } else {
+        let big: num_bigint::BigUint = b.into();
+        let d = big.to_u32_digits();
+        for (i, x) in w.iter_mut().enumerate() {
+            *x = d.get(i).copied().unwrap_or(0);
+        }
+    }
+}
+
+macro_rules! sigwords_dir {
+    ($d:ty) => {
+        impl<const N: usize> SigWords for Signal<$d, Bits<N>> {
+            fn put(&mut self, w: &[u32]) {
+                self.next = bits_put::<N>(w)
+            }
+            fn take(&self, w: &mut [u32]) {
+                bits_take::<N>(self.val(), w)
+            }
+        }
+        impl SigWords for Signal<$d, Bit> {
+            fn put(&mut self, w: &[u32]) {
+                self.next = w[0] & 1 != 0
+            }
+            fn take(&self, w: &mut [u32]) {
+                w[0] = self.val() as u32
+            }
+        }
+        impl SigWords for Signal<$d, Clock> {
+            fn put(&mut self, w: &[u32]) {
+                self.next = Clock { clk: w[0] & 1 != 0 }
+            }
+            fn take(&self, w: &mut [u32]) {
+                w[0] = self.val().clk as u32
+            }
+        }
+    };
+}
+sigwords_dir!(In);
+sigwords_dir!(Out);
+
+/// Implemented per top-level block by [`impl_ports!`](crate::impl_ports): index → signal, in
+/// `top_ports` order.
+pub trait PortAccess {
+    fn port_sig(&mut self, idx: usize) -> &mut dyn SigWords;
+    fn clock_sig(&mut self) -> &mut Signal<In, Clock>;
+    fn port_names() -> Vec<String>
+    where
+        Self: Sized;
+}
+
+/// `impl_ports!(Type, clock = clock, [clock, reset, s_axis.tdata, ...])`: list every top-level
+/// port in declaration order. `RustHdlSim::new` checks the list against the Verilog port order.
+#[macro_export]
+macro_rules! impl_ports {
+    ($t:ty, clock = $($clk:ident).+, [ $( $($p:ident).+ ),* $(,)? ]) => {
+        impl $crate::rusthdl::PortAccess for $t {
+            fn port_sig(&mut self, idx: usize) -> &mut dyn $crate::rusthdl::SigWords {
+                let mut i = 0usize;
+                $( if idx == i { return &mut self.$($p).+; } i += 1; )*
+                let _ = i;
+                panic!("bad port index {idx}")
+            }
+            fn clock_sig(&mut self) -> &mut rust_hdl::prelude::Signal<rust_hdl::prelude::In, rust_hdl::prelude::Clock> { &mut self.$($clk).+ }
+            fn port_names() -> Vec<String> {
+                vec![$( stringify!($($p).+).replace(' ', "").replace('.', "$") ),*]
+            }
+        }
+    };
+}
+
+pub struct RustHdlSim<T: Block + PortAccess> {
+    pub uut: T,
+    ports: Vec<PortInfo>,
+    cycle: u64,
+}
+
+impl<T: Block + PortAccess> RustHdlSim<T> {
+    pub fn new(mut uut: T) -> Self {
+        uut.connect_all();
+        check_all(&uut).expect("rust-hdl static checks");
+        let ports = top_ports(&uut);
+        let names: Vec<String> = ports.iter().map(|p| p.name.clone()).collect();
+        assert_eq!(names, T::port_names(), "impl_ports! order must match the Verilog port order");
+        let mut s = RustHdlSim { uut, ports, cycle: 0 };
+        s.eval();
+        s
+    }
+}
+
+impl<T: Block + PortAccess> CycleSim for RustHdlSim<T> {
+    fn ports(&self) -> &[PortInfo] {
+        &self.ports
+    }
+    fn set(&mut self, port: usize, w: &[u32]) {
+        self.uut.port_sig(port).put(w)
+    }
+    fn get(&mut self, port: usize, w: &mut [u32]) {
+        self.uut.port_sig(port).take(w)
+    }
+    fn eval(&mut self) {
+        assert!(simulate(&mut self.uut, 200), "rust-hdl simulation did not converge");
+    }
+    fn tick(&mut self) {
+        self.eval();
+        self.uut.clock_sig().next = Clock { clk: true };
+        self.eval();
+        self.uut.clock_sig().next = Clock { clk: false };
+        self.eval();
+        self.cycle += 1;
+    }
+    fn cycle(&self) -> u64 {
+        self.cycle
+    }
+}
