@@ -4,3 +4,7 @@ pub mod axis;
 pub use axis::*;
 pub mod skid;
 pub use skid::*;
+pub mod ram;
+pub use ram::*;
+pub mod fifo;
+pub use fifo::*;

@@ -1,0 +1,107 @@
+//! Simple-dual-port RAM wrappers that infer BRAM or URAM (`ram_style`), with synchronous read
+//! (read-first on a same-address write) and an optional output register. Contents start at
+//! zero. There is no asynchronous read path.
+//!
+//! Read latency: 1 cycle (`raddr`/`re` → `rdata`), or 2 with the output register (`oce`
+//! enables the second stage).
+use rust_hdl::prelude::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RamStyle {
+    Block,
+    Ultra,
+}
+
+impl RamStyle {
+    pub fn attr(&self) -> &'static str {
+        match self {
+            RamStyle::Block => "block",
+            RamStyle::Ultra => "ultra",
+        }
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct Ram<const W: usize, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub waddr: Signal<In, Bits<A>>,
+    pub wdata: Signal<In, Bits<W>>,
+    pub we: Signal<In, Bit>,
+    pub raddr: Signal<In, Bits<A>>,
+    pub re: Signal<In, Bit>,
+    pub oce: Signal<In, Bit>,
+    pub rdata: Signal<Out, Bits<W>>,
+    _style: RamStyle,
+    _out_reg: bool,
+    _mem: Box<Vec<Bits<W>>>,
+    _rd: Bits<W>,
+    _out: Bits<W>,
+}
+
+impl<const W: usize, const A: usize> Ram<W, A> {
+    pub fn new(style: RamStyle, out_reg: bool) -> Self {
+        Ram {
+            clock: Default::default(),
+            waddr: Default::default(),
+            wdata: Default::default(),
+            we: Default::default(),
+            raddr: Default::default(),
+            re: Default::default(),
+            oce: Default::default(),
+            rdata: Default::default(),
+            _style: style,
+            _out_reg: out_reg,
+            _mem: Box::new(vec![Bits::<W>::default(); 1 << A]),
+            _rd: Default::default(),
+            _out: Default::default(),
+        }
+    }
+    pub fn latency(&self) -> usize {
+        1 + self._out_reg as usize
+    }
+}
+
+impl<const W: usize, const A: usize> Default for Ram<W, A> {
+    fn default() -> Self {
+        Self::new(RamStyle::Block, false)
+    }
+}
+
+impl<const W: usize, const A: usize> Logic for Ram<W, A> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let old_rd = self._rd;
+            if self.re.val() {
+                self._rd = self._mem[self.raddr.val().index()];
+            }
+            if self._out_reg && self.oce.val() {
+                self._out = old_rd;
+            }
+            if self.we.val() {
+                self._mem[self.waddr.val().index()] = self.wdata.val();
+            }
+        }
+        self.rdata.next = if self._out_reg { self._out } else { self._rd };
+    }
+    fn connect(&mut self) {
+        self.rdata.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let out = if self._out_reg {
+            "always @(posedge clock) begin\n  if (oce) rdata <= rd_q;\nend\n"
+        } else {
+            "always @(*) rdata = rd_q;\n"
+        };
+        Verilog::Custom(format!(
+            "(* ram_style = \"{style}\" *) reg [{wm}:0] mem [0:{dm}];\n\
+             reg [{wm}:0] rd_q;\n\
+             integer i;\n\
+             initial begin\n  for (i = 0; i <= {dm}; i = i + 1) mem[i] = {W}'d0;\n  rd_q = {W}'d0;\n{oi}end\n\
+             always @(posedge clock) begin\n  if (we) mem[waddr] <= wdata;\n  if (re) rd_q <= mem[raddr];\nend\n{out}",
+            style = self._style.attr(),
+            wm = W - 1,
+            dm = (1usize << A) - 1,
+            oi = if self._out_reg { format!("  rdata = {W}'d0;\n") } else { String::new() },
+        ))
+    }
+}

@@ -1,0 +1,49 @@
+//! Shared testbench pieces for the hw tests.
+#![allow(dead_code)]
+use nicgen_sim::axis::*;
+use nicgen_sim::*;
+
+/// Frame lengths that cover every `tkeep` residue of the last beat (1..=192 bytes, so 1 to 3
+/// beats) and a spread of long frames up to 9 KiB.
+pub fn residue_and_long_lengths(rng: &mut Rng, n_long: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = (1..=192).collect();
+    v.extend([9216, 9215, 9153, 4096 + 1, 1500]);
+    for _ in 0..n_long {
+        v.push(rng.range(193, 9216) as usize);
+    }
+    v
+}
+
+pub fn random_frames(rng: &mut Rng, lens: &[usize], user_pct: u32) -> Vec<AxisFrame> {
+    lens.iter().map(|&l| AxisFrame { data: rng.bytes(l), user: rng.chance(user_pct) }).collect()
+}
+
+/// Push `frames` into `s_axis`, collect `m_axis`, with random gaps and backpressure.
+pub fn pass_through<S: CycleSim>(sim: &mut S, frames: &[AxisFrame], valid_pct: u32, ready_pct: u32, seed: u64) -> (Vec<AxisFrame>, u64) {
+    sim.reset(2);
+    let mut d = AxisDriver::new(sim, "s_axis", valid_pct, seed);
+    let m = AxisMonitor::new(sim, "m_axis", ready_pct, seed ^ 0x55);
+    for f in frames {
+        d.push(f.clone());
+    }
+    let mut b = StreamBench::new(vec![d], vec![m]);
+    b.drain(sim, 30, 2_000_000);
+    let got = b.monitors[0].frames.iter().map(|f| AxisFrame { data: f.data.clone(), user: f.user }).collect();
+    (got, b.cycles)
+}
+
+/// Cycles taken to move `beats` beats with no gaps and no backpressure, from first input to last output.
+pub fn full_rate_cycles<S: CycleSim>(sim: &mut S, frames: &[AxisFrame]) -> (u64, u64) {
+    sim.reset(2);
+    let mut d = AxisDriver::new(sim, "s_axis", 100, 1);
+    let m = AxisMonitor::new(sim, "m_axis", 100, 2);
+    for f in frames {
+        d.push(f.clone());
+    }
+    let mut b = StreamBench::new(vec![d], vec![m]);
+    b.drain(sim, 30, 2_000_000);
+    let m = &b.monitors[0];
+    let first = m.frames.first().unwrap().first_cycle;
+    let last = m.frames.last().unwrap().last_cycle;
+    (last - first + 1, m.beats)
+}
