@@ -11,6 +11,8 @@
 pub mod axis;
 pub mod cycle;
 pub mod diff;
+pub mod frames;
+pub mod oracle;
 pub mod recorder;
 pub mod rng;
 pub mod rusthdl;
