@@ -240,8 +240,14 @@ impl RoceHeaders {
     /// The whole Ethernet frame (no FCS) with `payload`, pad bytes to a 4-byte multiple (the BTH
     /// pad count is set from the payload length) and the ICRC.
     pub fn build(&self, payload: &[u8]) -> Vec<u8> {
+        self.build_with(payload, true)
+    }
+
+    /// Like [`build`](Self::build); with `pad == false` the payload is not padded to a 4-byte
+    /// multiple (not a valid IBA packet, but it reaches every frame length for engine tests).
+    pub fn build_with(&self, payload: &[u8], pad: bool) -> Vec<u8> {
         let mut bth = self.bth;
-        bth.pad = ((4 - payload.len() % 4) % 4) as u8;
+        bth.pad = if pad { ((4 - payload.len() % 4) % 4) as u8 } else { 0 };
         let mut l4 = bth.to_bytes().to_vec();
         l4.extend(self.ext_bytes());
         l4.extend(payload);

@@ -8,3 +8,5 @@ pub mod ram;
 pub use ram::*;
 pub mod fifo;
 pub use fifo::*;
+pub mod keep;
+pub use keep::*;

@@ -1,0 +1,295 @@
+//! RoCEv2 ICRC generator and checker on 512-bit Ethernet frames (no FCS), one beat per cycle,
+//! byte-granular `tkeep`. Frames that are not RoCEv2 (not IPv4 without options or IPv6, UDP to
+//! port 4791) pass through unchanged.
+//!
+//! * [`IcrcGen`] appends the 4-byte ICRC (adding a beat when the last one has more than 60
+//!   bytes). Latency: [`ICRC_GEN_LATENCY`] cycles.
+//! * [`IcrcCheck`] strips the ICRC and sets `tuser` on the last beat of a bad frame: wrong ICRC,
+//!   truncated (shorter than its IP length), bad length (longer, and not Ethernet padding, or
+//!   shorter than the headers), or `tuser` set on input. It counts each cause. Latency:
+//!   [`ICRC_CHECK_LATENCY`] cycles.
+use super::core::*;
+use super::gf2::crc32_residue;
+use crate::stream::*;
+use rust_hdl::prelude::*;
+
+/// Input beat to output beat, no gaps or backpressure: core stages plus the output skid.
+pub const ICRC_GEN_LATENCY: usize = ICRC_CORE_LATENCY + 1;
+/// Core stages, the ICRC-strip hold register and the output skid.
+pub const ICRC_CHECK_LATENCY: usize = ICRC_CORE_LATENCY + 2;
+
+#[derive(LogicBlock)]
+pub struct IcrcGen {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    core: IcrcCore,
+    skid: AxisSkid512,
+    kexp: KeepExpand<64, 512>,
+    extra: DFF<Bit>,
+    extra_crc: DFF<Bits<32>>,
+    extra_keep: DFF<Bits<64>>,
+    extra_user: DFF<Bit>,
+    en: Signal<Local, Bit>,
+    icrc: Signal<Local, Bits<32>>,
+    shamt: Signal<Local, Bits<10>>,
+    c60: Constant<Bits<7>>,
+    c64: Constant<Bits<7>>,
+    nib: Constant<Bits<64>>,
+    one64: Constant<Bits<64>>,
+}
+
+impl Default for IcrcGen {
+    fn default() -> Self {
+        IcrcGen {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            core: IcrcCore::new(false),
+            skid: Default::default(),
+            kexp: Default::default(),
+            extra: Default::default(),
+            extra_crc: Default::default(),
+            extra_keep: Default::default(),
+            extra_user: Default::default(),
+            en: Default::default(),
+            icrc: Default::default(),
+            shamt: Default::default(),
+            c60: Constant::new(60u64.into()),
+            c64: Constant::new(64u64.into()),
+            nib: Constant::new(0xfu64.into()),
+            one64: Constant::new(1u64.into()),
+        }
+    }
+}
+
+impl Logic for IcrcGen {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, extra, extra_crc, extra_keep, extra_user);
+        clock!(self, clock, core, skid);
+        self.core.reset.next = self.reset.val();
+        self.skid.reset.next = self.reset.val();
+        Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
+        self.en.next = self.skid.s_axis.tready.val() & !self.extra.q.val();
+        self.core.en.next = self.en.val();
+        self.core.in_valid.next = self.s_axis.tvalid.val();
+        self.core.in_data.next = self.s_axis.tdata.val();
+        self.core.in_keep.next = self.s_axis.tkeep.val();
+        self.core.in_last.next = self.s_axis.tlast.val();
+        self.core.in_user.next = self.s_axis.tuser.val();
+        self.s_axis.tready.next = self.en.val();
+        self.icrc.next = !self.core.out_crc.val();
+        self.kexp.keep.next = self.core.out_beat.val().keep;
+        self.shamt.next = bit_cast::<10, 7>(self.core.out_beat.val().kcnt) << 3;
+        // default: pass the core's beat through
+        self.skid.s_axis.tvalid.next = self.core.out_valid.val() & self.en.val();
+        self.skid.s_axis.tdata.next = self.core.out_beat.val().data;
+        self.skid.s_axis.tkeep.next = self.core.out_beat.val().keep;
+        self.skid.s_axis.tlast.next = self.core.out_beat.val().last;
+        self.skid.s_axis.tuser.next = self.core.out_beat.val().user;
+        if self.core.out_beat.val().last & self.core.out_beat.val().roce {
+            self.skid.s_axis.tdata.next = (self.core.out_beat.val().data & self.kexp.mask.val()) | (bit_cast::<512, 32>(self.icrc.val()) << self.shamt.val());
+            self.skid.s_axis.tkeep.next = self.core.out_beat.val().keep | (self.nib.val() << self.core.out_beat.val().kcnt);
+            if self.core.out_beat.val().kcnt > self.c60.val() {
+                self.skid.s_axis.tlast.next = false;
+                self.skid.s_axis.tuser.next = false;
+                if self.core.out_valid.val() & self.en.val() {
+                    self.extra.d.next = true;
+                    self.extra_crc.d.next = self.icrc.val() >> (bit_cast::<10, 7>(self.c64.val() - self.core.out_beat.val().kcnt) << 3);
+                    self.extra_keep.d.next = (self.one64.val() << (self.core.out_beat.val().kcnt - self.c60.val())) - self.one64.val();
+                    self.extra_user.d.next = self.core.out_beat.val().user;
+                }
+            }
+        }
+        if self.extra.q.val() {
+            self.skid.s_axis.tvalid.next = true;
+            self.skid.s_axis.tdata.next = bit_cast::<512, 32>(self.extra_crc.q.val());
+            self.skid.s_axis.tkeep.next = self.extra_keep.q.val();
+            self.skid.s_axis.tlast.next = true;
+            self.skid.s_axis.tuser.next = self.extra_user.q.val();
+            if self.skid.s_axis.tready.val() {
+                self.extra.d.next = false;
+            }
+        }
+        if self.reset.val() {
+            self.extra.d.next = false;
+        }
+    }
+}
+
+nicgen_sim::impl_ports!(IcrcGen, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);
+
+/// Per-cause counters of the checker (wrap at 2^32).
+#[derive(LogicInterface, Default)]
+pub struct IcrcCounters {
+    pub frames: Signal<Out, Bits<32>>,
+    pub roce: Signal<Out, Bits<32>>,
+    pub bad_icrc: Signal<Out, Bits<32>>,
+    pub truncated: Signal<Out, Bits<32>>,
+    pub bad_length: Signal<Out, Bits<32>>,
+    pub user_flagged: Signal<Out, Bits<32>>,
+}
+
+#[derive(LogicBlock)]
+pub struct IcrcCheck {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    pub cnt: IcrcCounters,
+    core: IcrcCore,
+    skid: AxisSkid512,
+    h: DFF<IcrcBeat>,
+    h_valid: DFF<Bit>,
+    h_final: DFF<Bit>,
+    c_frames: DFF<Bits<32>>,
+    c_roce: DFF<Bits<32>>,
+    c_bad: DFF<Bits<32>>,
+    c_trunc: DFF<Bits<32>>,
+    c_badlen: DFF<Bits<32>>,
+    c_user: DFF<Bits<32>>,
+    residue: Constant<Bits<32>>,
+    c4: Constant<Bits<7>>,
+    c64: Constant<Bits<7>>,
+    all_keep: Constant<Bits<64>>,
+    keff: Signal<Local, Bits<7>>,
+    en: Signal<Local, Bit>,
+    b: Signal<Local, IcrcBeat>,
+    bvalid: Signal<Local, Bit>,
+    crc_bad: Signal<Local, Bit>,
+    bad: Signal<Local, Bit>,
+    merge: Signal<Local, Bit>,
+}
+
+impl Default for IcrcCheck {
+    fn default() -> Self {
+        IcrcCheck {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            cnt: Default::default(),
+            core: IcrcCore::new(true),
+            skid: Default::default(),
+            h: Default::default(),
+            h_valid: Default::default(),
+            h_final: Default::default(),
+            c_frames: Default::default(),
+            c_roce: Default::default(),
+            c_bad: Default::default(),
+            c_trunc: Default::default(),
+            c_badlen: Default::default(),
+            c_user: Default::default(),
+            residue: Constant::new((crc32_residue() as u64).into()),
+            c4: Constant::new(4u64.into()),
+            c64: Constant::new(64u64.into()),
+            all_keep: Constant::new(u64::MAX.into()),
+            keff: Default::default(),
+            en: Default::default(),
+            b: Default::default(),
+            bvalid: Default::default(),
+            crc_bad: Default::default(),
+            bad: Default::default(),
+            merge: Default::default(),
+        }
+    }
+}
+
+impl Logic for IcrcCheck {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, h, h_valid, h_final, c_frames, c_roce, c_bad, c_trunc, c_badlen, c_user);
+        clock!(self, clock, core, skid);
+        self.core.reset.next = self.reset.val();
+        self.skid.reset.next = self.reset.val();
+        Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
+        self.en.next = self.skid.s_axis.tready.val();
+        self.core.en.next = self.en.val();
+        self.core.in_valid.next = self.s_axis.tvalid.val();
+        self.core.in_data.next = self.s_axis.tdata.val();
+        self.core.in_keep.next = self.s_axis.tkeep.val();
+        self.core.in_last.next = self.s_axis.tlast.val();
+        self.core.in_user.next = self.s_axis.tuser.val();
+        self.s_axis.tready.next = self.en.val();
+        self.b.next = self.core.out_beat.val();
+        self.bvalid.next = self.core.out_valid.val();
+        self.crc_bad.next = self.core.out_crc.val() != self.residue.val();
+        self.bad.next = self.b.val().user | self.b.val().trunc | (self.b.val().roce & (self.crc_bad.val() | self.b.val().badlen));
+        // a RoCE last beat of at most 4 bytes holds only ICRC bytes: fold into the held beat
+        self.keff.next = self.c64.val() - bit_cast::<7, 6>(self.b.val().z);
+        self.merge.next = self.b.val().last & self.b.val().roce & (self.keff.val() <= self.c4.val()) & self.h_valid.q.val() & !self.h_final.q.val();
+        // output: the held beat, once the next beat of its frame (or its end) is known
+        self.skid.s_axis.tvalid.next = false;
+        self.skid.s_axis.tdata.next = self.h.q.val().data;
+        self.skid.s_axis.tkeep.next = self.h.q.val().keep;
+        self.skid.s_axis.tlast.next = self.h_final.q.val();
+        self.skid.s_axis.tuser.next = self.h.q.val().user & self.h_final.q.val();
+        if self.h_valid.q.val() & (self.h_final.q.val() | self.bvalid.val()) {
+            self.skid.s_axis.tvalid.next = true;
+        }
+        if self.merge.val() {
+            self.skid.s_axis.tkeep.next = self.h.q.val().keep >> (self.c4.val() - self.keff.val());
+            self.skid.s_axis.tlast.next = true;
+            self.skid.s_axis.tuser.next = self.bad.val();
+        }
+        if self.en.val() {
+            if self.h_valid.q.val() & (self.h_final.q.val() | self.bvalid.val()) {
+                self.h_valid.d.next = false;
+            }
+            if self.bvalid.val() & !self.merge.val() {
+                self.h_valid.d.next = true;
+                self.h.d.next = self.b.val();
+                self.h_final.d.next = self.b.val().last;
+                if self.b.val().last {
+                    self.h.d.next.user = self.bad.val();
+                    if self.b.val().roce & (self.keff.val() > self.c4.val()) {
+                        self.h.d.next.keep = self.all_keep.val() >> (bit_cast::<7, 6>(self.b.val().z) + self.c4.val());
+                    }
+                }
+            }
+            if self.bvalid.val() & self.b.val().last {
+                self.c_frames.d.next = self.c_frames.q.val() + 1;
+                if self.b.val().trunc {
+                    self.c_trunc.d.next = self.c_trunc.q.val() + 1;
+                }
+                if self.b.val().roce {
+                    self.c_roce.d.next = self.c_roce.q.val() + 1;
+                    if self.crc_bad.val() & !self.b.val().trunc & !self.b.val().badlen {
+                        self.c_bad.d.next = self.c_bad.q.val() + 1;
+                    }
+                    if self.b.val().badlen & !self.b.val().trunc {
+                        self.c_badlen.d.next = self.c_badlen.q.val() + 1;
+                    }
+                }
+                if self.b.val().user {
+                    self.c_user.d.next = self.c_user.q.val() + 1;
+                }
+            }
+        }
+        self.cnt.frames.next = self.c_frames.q.val();
+        self.cnt.roce.next = self.c_roce.q.val();
+        self.cnt.bad_icrc.next = self.c_bad.q.val();
+        self.cnt.truncated.next = self.c_trunc.q.val();
+        self.cnt.bad_length.next = self.c_badlen.q.val();
+        self.cnt.user_flagged.next = self.c_user.q.val();
+        if self.reset.val() {
+            self.h_valid.d.next = false;
+            self.c_frames.d.next = 0.into();
+            self.c_roce.d.next = 0.into();
+            self.c_bad.d.next = 0.into();
+            self.c_trunc.d.next = 0.into();
+            self.c_badlen.d.next = 0.into();
+            self.c_user.d.next = 0.into();
+        }
+    }
+}
+
+nicgen_sim::impl_ports!(IcrcCheck, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    cnt.frames, cnt.roce, cnt.bad_icrc, cnt.truncated, cnt.bad_length, cnt.user_flagged]);
