@@ -45,22 +45,22 @@ pub fn icrc_of(frame: &[u8]) -> Result<u32, ParseError> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct IcrcCheck {
+pub struct IcrcVerdict {
     pub expected: u32,
     pub found: u32,
 }
 
-impl IcrcCheck {
+impl IcrcVerdict {
     pub fn ok(&self) -> bool {
         self.expected == self.found
     }
 }
 
 /// Check the ICRC at the end of a whole RoCEv2 frame.
-pub fn check_icrc(frame: &[u8]) -> Result<IcrcCheck, ParseError> {
+pub fn check_icrc(frame: &[u8]) -> Result<IcrcVerdict, ParseError> {
     if frame.len() < ICRC_LEN + 14 {
         return Err(ParseError::Truncated(frame.len(), "ICRC"));
     }
     let (body, tail) = frame.split_at(frame.len() - ICRC_LEN);
-    Ok(IcrcCheck { expected: icrc_of(body)?, found: u32::from_le_bytes(tail.try_into().unwrap()) })
+    Ok(IcrcVerdict { expected: icrc_of(body)?, found: u32::from_le_bytes(tail.try_into().unwrap()) })
 }

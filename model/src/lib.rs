@@ -5,5 +5,5 @@ pub mod icrc;
 pub mod pcap;
 pub mod roce;
 
-pub use icrc::{icrc_of, check_icrc, IcrcCheck};
+pub use icrc::{icrc_of, check_icrc, IcrcVerdict};
 pub use roce::*;

@@ -10,3 +10,7 @@ pub mod fifo;
 pub use fifo::*;
 pub mod keep;
 pub use keep::*;
+pub mod strip;
+pub use strip::*;
+pub mod insert;
+pub use insert::*;

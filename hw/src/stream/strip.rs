@@ -1,0 +1,195 @@
+//! `AxisStrip`: removes the first `strip_len` bytes (0..=255, sampled with each frame's first
+//! beat) of every frame, realigning the rest at one beat per cycle. A frame no longer than
+//! `strip_len` leaves nothing: it is dropped and counted in `runts`. The output leaves from a
+//! skid buffer.
+use super::axis::*;
+use super::skid::AxisSkid512;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct AxisStrip {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub strip_len: Signal<In, Bits<8>>,
+    pub s_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    pub runts: Signal<Out, Bits<32>>,
+    skid: AxisSkid512,
+    mid: DFF<Bit>,
+    skip_q: DFF<Bits<2>>,
+    r_q: DFF<Bits<6>>,
+    have: DFF<Bit>,
+    carry: DFF<Bits<512>>,
+    carry_keep: DFF<Bits<64>>,
+    carry_user: DFF<Bit>,
+    flush: DFF<Bit>,
+    flush_data: DFF<Bits<512>>,
+    flush_keep: DFF<Bits<64>>,
+    flush_user: DFF<Bit>,
+    runt_q: DFF<Bits<32>>,
+    skip: Signal<Local, Bits<2>>,
+    r: Signal<Local, Bits<6>>,
+    k: Signal<Local, Bits<7>>,
+    shr: Signal<Local, Bits<10>>,
+    shl: Signal<Local, Bits<10>>,
+    kshl: Signal<Local, Bits<7>>,
+    comb_data: Signal<Local, Bits<512>>,
+    comb_keep: Signal<Local, Bits<64>>,
+    out_here: Signal<Local, Bit>,
+    accept: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    kcount: crate::crc::fields::KeepCount<64, 7>,
+    c64: Constant<Bits<7>>,
+}
+
+impl Default for AxisStrip {
+    fn default() -> Self {
+        AxisStrip {
+            clock: Default::default(),
+            reset: Default::default(),
+            strip_len: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            runts: Default::default(),
+            skid: Default::default(),
+            mid: Default::default(),
+            skip_q: Default::default(),
+            r_q: Default::default(),
+            have: Default::default(),
+            carry: Default::default(),
+            carry_keep: Default::default(),
+            carry_user: Default::default(),
+            flush: Default::default(),
+            flush_data: Default::default(),
+            flush_keep: Default::default(),
+            flush_user: Default::default(),
+            runt_q: Default::default(),
+            skip: Default::default(),
+            r: Default::default(),
+            k: Default::default(),
+            shr: Default::default(),
+            shl: Default::default(),
+            kshl: Default::default(),
+            comb_data: Default::default(),
+            comb_keep: Default::default(),
+            out_here: Default::default(),
+            accept: Default::default(),
+            take: Default::default(),
+            kcount: Default::default(),
+            c64: Constant::new(64u64.into()),
+        }
+    }
+}
+
+impl Logic for AxisStrip {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, mid, skip_q, r_q, have, carry, carry_keep, carry_user, flush, flush_data, flush_keep, flush_user, runt_q);
+        clock!(self, clock, skid);
+        self.skid.reset.next = self.reset.val();
+        Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
+        self.kcount.keep.next = self.s_axis.tkeep.val();
+        self.k.next = self.kcount.count.val();
+        self.skip.next = self.skip_q.q.val();
+        self.r.next = self.r_q.q.val();
+        if !self.mid.q.val() {
+            self.skip.next = self.strip_len.val().get_bits::<2>(6);
+            self.r.next = self.strip_len.val().get_bits::<6>(0);
+        }
+        self.shr.next = bit_cast::<10, 6>(self.r.val()) << 3;
+        // 64 - r (not `!r + 1`: Verilog widens before it inverts)
+        self.kshl.next = self.c64.val() - bit_cast::<7, 6>(self.r.val());
+        self.shl.next = bit_cast::<10, 7>(self.kshl.val()) << 3;
+        self.comb_data.next = (self.carry.q.val() >> self.shr.val()) | (self.s_axis.tdata.val() << self.shl.val());
+        self.comb_keep.next = (self.carry_keep.q.val() >> self.r.val()) | (self.s_axis.tkeep.val() << self.kshl.val());
+        // does the input beat make an output beat this cycle?
+        self.out_here.next = false;
+        if !self.skip.val().any() {
+            if self.have.q.val() | !self.r.val().any() {
+                self.out_here.next = true;
+            } else if self.s_axis.tlast.val() & (self.k.val() > bit_cast::<7, 6>(self.r.val())) {
+                self.out_here.next = true;
+            }
+        }
+        // during a flush the output is busy: only a beat that makes no output may enter
+        self.accept.next = self.skid.s_axis.tready.val() & !(self.flush.q.val() & self.out_here.val());
+        self.s_axis.tready.next = self.accept.val();
+        self.take.next = self.accept.val() & self.s_axis.tvalid.val();
+        self.skid.s_axis.tvalid.next = false;
+        self.skid.s_axis.tdata.next = self.comb_data.val();
+        self.skid.s_axis.tkeep.next = self.comb_keep.val();
+        self.skid.s_axis.tlast.next = false;
+        self.skid.s_axis.tuser.next = false;
+        if self.flush.q.val() {
+            self.skid.s_axis.tvalid.next = true;
+            self.skid.s_axis.tdata.next = self.flush_data.q.val();
+            self.skid.s_axis.tkeep.next = self.flush_keep.q.val();
+            self.skid.s_axis.tlast.next = true;
+            self.skid.s_axis.tuser.next = self.flush_user.q.val();
+            if self.skid.s_axis.tready.val() {
+                self.flush.d.next = false;
+            }
+        }
+        if self.take.val() {
+            self.mid.d.next = !self.s_axis.tlast.val();
+            self.skip_q.d.next = self.skip.val();
+            self.r_q.d.next = self.r.val();
+            if self.skip.val().any() {
+                self.skip_q.d.next = self.skip.val() - 1;
+                if self.s_axis.tlast.val() {
+                    self.runt_q.d.next = self.runt_q.q.val() + 1;
+                }
+            } else if !self.r.val().any() {
+                // no sub-beat shift: pass through
+                self.skid.s_axis.tvalid.next = true;
+                self.skid.s_axis.tdata.next = self.s_axis.tdata.val();
+                self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
+                self.skid.s_axis.tlast.next = self.s_axis.tlast.val();
+                self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+            } else if !self.have.q.val() {
+                if self.s_axis.tlast.val() {
+                    if self.k.val() > bit_cast::<7, 6>(self.r.val()) {
+                        self.skid.s_axis.tvalid.next = true;
+                        self.skid.s_axis.tdata.next = self.s_axis.tdata.val() >> self.shr.val();
+                        self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() >> self.r.val();
+                        self.skid.s_axis.tlast.next = true;
+                        self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+                    } else {
+                        self.runt_q.d.next = self.runt_q.q.val() + 1;
+                    }
+                } else {
+                    self.have.d.next = true;
+                    self.carry.d.next = self.s_axis.tdata.val();
+                    self.carry_keep.d.next = self.s_axis.tkeep.val();
+                }
+            } else {
+                self.skid.s_axis.tvalid.next = true;
+                self.carry.d.next = self.s_axis.tdata.val();
+                self.carry_keep.d.next = self.s_axis.tkeep.val();
+                if self.s_axis.tlast.val() {
+                    self.have.d.next = false;
+                    if self.k.val() > bit_cast::<7, 6>(self.r.val()) {
+                        self.flush.d.next = true;
+                        self.flush_data.d.next = self.s_axis.tdata.val() >> self.shr.val();
+                        self.flush_keep.d.next = self.s_axis.tkeep.val() >> self.r.val();
+                        self.flush_user.d.next = self.s_axis.tuser.val();
+                    } else {
+                        self.skid.s_axis.tlast.next = true;
+                        self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+                    }
+                }
+            }
+        }
+        self.runts.next = self.runt_q.q.val();
+        if self.reset.val() {
+            self.mid.d.next = false;
+            self.have.d.next = false;
+            self.flush.d.next = false;
+            self.runt_q.d.next = 0.into();
+        }
+    }
+}
+
+nicgen_sim::impl_ports!(AxisStrip, clock = clock, [clock, reset, strip_len,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, runts]);
