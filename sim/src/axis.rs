@@ -245,14 +245,15 @@ impl StreamBench {
         self.cycles += 1;
         n
     }
-    /// Step until every driver is empty and no monitor has taken a beat for `quiet` cycles.
-    /// Panics after `max` cycles (a stalled pipeline).
+    /// Step until every driver is empty and no monitor has been offered a beat for `quiet`
+    /// cycles. Panics after `max` cycles (a stalled pipeline).
     pub fn drain<S: CycleSim + ?Sized>(&mut self, sim: &mut S, quiet: u64, max: u64) -> u64 {
         let start = self.cycles;
         let mut still = 0;
         loop {
             let n = self.step(sim);
-            let busy = self.drivers.iter().any(|d| !d.idle());
+            let offered = self.monitors.iter().any(|m| sim.get_bit(m.ports.tvalid));
+            let busy = offered || self.drivers.iter().any(|d| !d.idle());
             still = if n > 0 || busy { 0 } else { still + 1 };
             if still >= quiet {
                 return self.cycles - start;

@@ -2,6 +2,13 @@
 //! RAM plus a two-entry output stage that hides the RAM's read latency, so it moves one beat
 //! per cycle in and out. `s_tready` and `m_tvalid` come from registers. `W` must be `D+K+2`
 //! (data, keep, last, user packed into one RAM word).
+//!
+//! Two modes ([`AxisFifo::new`]):
+//! * **beat FIFO**: every beat is readable as soon as it is written; a full FIFO backpressures;
+//! * **frame FIFO** (store and forward): a frame becomes readable only after its last beat.
+//!   A frame with `tuser` set on its last beat is dropped (`drop_bad`), as is a frame that does
+//!   not fit (`drop_overflow`). It never backpressures (`s_tready` is always high), so it can
+//!   sit behind a MAC that has no `tready`. Frames leave with `tuser` clear.
 use super::axis::*;
 use super::ram::{Ram, RamStyle};
 use rust_hdl::prelude::*;
@@ -12,12 +19,19 @@ pub struct AxisFifo<const D: usize, const K: usize, const W: usize, const A: usi
     pub reset: Signal<In, Bit>,
     pub s_axis: AxisSink<D, K>,
     pub m_axis: AxisSource<D, K>,
-    /// Entries held in RAM (not counting the output stage).
+    /// Entries held in RAM, committed or not (not counting the output stage).
     pub level: Signal<Out, Bits<16>>,
+    /// Frame mode: frames dropped for `tuser`, and for lack of room.
+    pub drop_bad: Signal<Out, Bits<32>>,
+    pub drop_overflow: Signal<Out, Bits<32>>,
     ram: Ram<W, A>,
-    wr_ptr: DFF<Bits<A>>,
-    rd_ptr: DFF<Bits<A>>,
-    count: DFF<Bits<16>>,
+    wr_ptr: DFF<Bits<16>>,
+    commit: DFF<Bits<16>>,
+    rd_ptr: DFF<Bits<16>>,
+    dropping: DFF<Bit>,
+    c_bad: DFF<Bits<32>>,
+    c_ovf: DFF<Bits<32>>,
+    frame_mode: Constant<Bit>,
     inflight: DFF<Bit>,
     out_word: DFF<Bits<W>>,
     out_valid: DFF<Bit>,
@@ -28,6 +42,9 @@ pub struct AxisFifo<const D: usize, const K: usize, const W: usize, const A: usi
     sh_last: Constant<Bits<16>>,
     sh_user: Constant<Bits<16>>,
     in_word: Signal<Local, Bits<W>>,
+    used: Signal<Local, Bits<16>>,
+    avail: Signal<Local, Bits<16>>,
+    full: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -38,18 +55,31 @@ pub struct AxisFifo<const D: usize, const K: usize, const W: usize, const A: usi
 
 impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for AxisFifo<D, K, W, A> {
     fn default() -> Self {
+        Self::new(false)
+    }
+}
+
+impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D, K, W, A> {
+    /// `frame_mode`: store and forward, dropping flagged and oversized frames.
+    pub fn new(frame_mode: bool) -> Self {
         assert_eq!(W, D + K + 2, "AxisFifo: W must be D+K+2");
-        assert!(A < 16);
+        assert!(A < 15);
         AxisFifo {
             clock: Default::default(),
             reset: Default::default(),
             s_axis: Default::default(),
             m_axis: Default::default(),
             level: Default::default(),
+            drop_bad: Default::default(),
+            drop_overflow: Default::default(),
             ram: Ram::new(RamStyle::Block, false),
             wr_ptr: Default::default(),
+            commit: Default::default(),
             rd_ptr: Default::default(),
-            count: Default::default(),
+            dropping: Default::default(),
+            c_bad: Default::default(),
+            c_ovf: Default::default(),
+            frame_mode: Constant::new(frame_mode),
             inflight: Default::default(),
             out_word: Default::default(),
             out_valid: Default::default(),
@@ -60,6 +90,9 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
             sh_last: Constant::new(((D + K) as u64).to_bits()),
             sh_user: Constant::new(((D + K + 1) as u64).to_bits()),
             in_word: Default::default(),
+            used: Default::default(),
+            avail: Default::default(),
+            full: Default::default(),
             push: Default::default(),
             pop: Default::default(),
             issue: Default::default(),
@@ -73,18 +106,53 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
 impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for AxisFifo<D, K, W, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, rd_ptr, count, inflight, out_word, out_valid, skid_word, skid_valid);
+        dff_setup!(self, clock, wr_ptr, commit, rd_ptr, dropping, c_bad, c_ovf, inflight, out_word, out_valid, skid_word, skid_valid);
         self.ram.clock.next = self.clock.val();
         self.in_word.next = bit_cast::<W, D>(self.s_axis.tdata.val())
             | (bit_cast::<W, K>(self.s_axis.tkeep.val()) << self.sh_keep.val())
             | (bit_cast::<W, 1>(self.s_axis.tlast.val().into()) << self.sh_last.val())
             | (bit_cast::<W, 1>(self.s_axis.tuser.val().into()) << self.sh_user.val());
-        self.s_axis.tready.next = self.count.q.val() != self.full_at.val();
-        self.push.next = self.s_axis.tvalid.val() & (self.count.q.val() != self.full_at.val());
+        self.used.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
+        self.avail.next = self.commit.q.val() - self.rd_ptr.q.val();
+        self.full.next = self.used.val() == self.full_at.val();
         self.pop.next = self.out_valid.q.val() & self.m_axis.tready.val();
+        self.push.next = false;
+        if self.frame_mode.val() {
+            self.s_axis.tready.next = true;
+            if self.s_axis.tvalid.val() {
+                if self.dropping.q.val() {
+                    if self.s_axis.tlast.val() {
+                        self.dropping.d.next = false;
+                    }
+                } else if self.full.val() {
+                    // no room: drop the whole frame
+                    self.wr_ptr.d.next = self.commit.q.val();
+                    self.c_ovf.d.next = self.c_ovf.q.val() + 1;
+                    self.dropping.d.next = !self.s_axis.tlast.val();
+                } else {
+                    self.push.next = true;
+                    self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
+                    if self.s_axis.tlast.val() {
+                        if self.s_axis.tuser.val() {
+                            self.wr_ptr.d.next = self.commit.q.val();
+                            self.c_bad.d.next = self.c_bad.q.val() + 1;
+                        } else {
+                            self.commit.d.next = self.wr_ptr.q.val() + 1;
+                        }
+                    }
+                }
+            }
+        } else {
+            self.s_axis.tready.next = !self.full.val();
+            if self.s_axis.tvalid.val() & !self.full.val() {
+                self.push.next = true;
+                self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
+                self.commit.d.next = self.wr_ptr.q.val() + 1;
+            }
+        }
         // read the RAM when it holds data and the output stage will have room for the result
         self.issue.next = false;
-        if self.count.q.val().any() {
+        if self.avail.val().any() {
             if !(self.out_valid.q.val() & self.skid_valid.q.val())
                 & !((self.out_valid.q.val() | self.skid_valid.q.val()) & self.inflight.q.val())
             {
@@ -95,22 +163,13 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
             }
         }
         self.ram.we.next = self.push.val();
-        self.ram.waddr.next = self.wr_ptr.q.val();
+        self.ram.waddr.next = bit_cast::<A, 16>(self.wr_ptr.q.val());
         self.ram.wdata.next = self.in_word.val();
         self.ram.re.next = self.issue.val();
         self.ram.oce.next = false;
-        self.ram.raddr.next = self.rd_ptr.q.val();
-        if self.push.val() {
-            self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
-        }
+        self.ram.raddr.next = bit_cast::<A, 16>(self.rd_ptr.q.val());
         if self.issue.val() {
             self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
-        }
-        if self.push.val() & !self.issue.val() {
-            self.count.d.next = self.count.q.val() + 1;
-        }
-        if !self.push.val() & self.issue.val() {
-            self.count.d.next = self.count.q.val() - 1;
         }
         self.inflight.d.next = self.issue.val();
         // output stage: order is out, skid, then the RAM word in flight
@@ -137,13 +196,18 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         self.m_axis.tdata.next = bit_cast::<D, W>(self.out_word.q.val());
         self.m_axis.tkeep.next = bit_cast::<K, W>(self.keep_out.val());
         self.m_axis.tlast.next = self.last_out.val().get_bit(0);
-        self.m_axis.tuser.next = self.user_out.val().get_bit(0);
+        self.m_axis.tuser.next = self.user_out.val().get_bit(0) & !self.frame_mode.val();
         self.m_axis.tvalid.next = self.out_valid.q.val();
-        self.level.next = self.count.q.val();
+        self.level.next = self.used.val();
+        self.drop_bad.next = self.c_bad.q.val();
+        self.drop_overflow.next = self.c_ovf.q.val();
         if self.reset.val() {
             self.wr_ptr.d.next = 0.into();
+            self.commit.d.next = 0.into();
             self.rd_ptr.d.next = 0.into();
-            self.count.d.next = 0.into();
+            self.dropping.d.next = false;
+            self.c_bad.d.next = 0.into();
+            self.c_ovf.d.next = 0.into();
             self.inflight.d.next = false;
             self.out_valid.d.next = false;
             self.skid_valid.d.next = false;
@@ -156,4 +220,13 @@ pub type AxisFifo512 = AxisFifo<DATA_W, KEEP_W, 578, 9>;
 
 nicgen_sim::impl_ports!(AxisFifo512, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
-    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, level]);
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, level, drop_bad, drop_overflow]);
+
+/// Frame (store-and-forward) FIFO of 512 beats that drops flagged and oversized frames.
+pub struct AxisFrameFifo512;
+impl AxisFrameFifo512 {
+    #[allow(clippy::new_ret_no_self)]
+    pub fn new() -> AxisFifo512 {
+        AxisFifo512::new(true)
+    }
+}
