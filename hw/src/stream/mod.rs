@@ -14,3 +14,5 @@ pub mod strip;
 pub use strip::*;
 pub mod insert;
 pub use insert::*;
+pub mod arbiter;
+pub use arbiter::*;

@@ -1,0 +1,165 @@
+//! `AxisArb4`: four streams onto one, a whole frame at a time. Round-robin by default; with
+//! `priority` the lowest-numbered waiting input wins (the TX arbiter's ACK > READ response >
+//! retransmission > new). A grant is made in the cycle the first beat passes, so frames follow
+//! each other with no idle cycle. The output leaves from a skid buffer; `grant` shows the input
+//! of the frame in flight.
+use super::axis::*;
+use super::skid::AxisSkid512;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct AxisArb4 {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s0_axis: Axis512Sink,
+    pub s1_axis: Axis512Sink,
+    pub s2_axis: Axis512Sink,
+    pub s3_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    pub grant: Signal<Out, Bits<2>>,
+    skid: AxisSkid512,
+    busy: DFF<Bit>,
+    sel: DFF<Bits<2>>,
+    prev: DFF<Bits<2>>,
+    prio_mode: Constant<Bit>,
+    req: Signal<Local, Bits<4>>,
+    rot: Signal<Local, Bits<8>>,
+    pick: Signal<Local, Bits<2>>,
+    cur: Signal<Local, Bits<2>>,
+    take: Signal<Local, Bit>,
+}
+
+impl AxisArb4 {
+    pub fn new(priority: bool) -> Self {
+        AxisArb4 {
+            clock: Default::default(),
+            reset: Default::default(),
+            s0_axis: Default::default(),
+            s1_axis: Default::default(),
+            s2_axis: Default::default(),
+            s3_axis: Default::default(),
+            m_axis: Default::default(),
+            grant: Default::default(),
+            skid: Default::default(),
+            busy: Default::default(),
+            sel: Default::default(),
+            prev: Default::default(),
+            prio_mode: Constant::new(priority),
+            req: Default::default(),
+            rot: Default::default(),
+            pick: Default::default(),
+            cur: Default::default(),
+            take: Default::default(),
+        }
+    }
+}
+
+impl Default for AxisArb4 {
+    fn default() -> Self {
+        Self::new(false)
+    }
+}
+
+impl Logic for AxisArb4 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, busy, sel, prev);
+        clock!(self, clock, skid);
+        self.skid.reset.next = self.reset.val();
+        Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
+        self.req.next = bit_cast::<4, 1>(self.s0_axis.tvalid.val().into())
+            | (bit_cast::<4, 1>(self.s1_axis.tvalid.val().into()) << 1)
+            | (bit_cast::<4, 1>(self.s2_axis.tvalid.val().into()) << 2)
+            | (bit_cast::<4, 1>(self.s3_axis.tvalid.val().into()) << 3);
+        // round robin: look from the input after the previous grant
+        self.rot.next = ((bit_cast::<8, 4>(self.req.val()) << 4) | bit_cast::<8, 4>(self.req.val())) >> (bit_cast::<8, 2>(self.prev.q.val()) + 1);
+        self.pick.next = self.prev.q.val() + 1;
+        if self.rot.val().get_bit(3) {
+            self.pick.next = self.prev.q.val(); // prev + 4 = prev (mod 4)
+        }
+        if self.rot.val().get_bit(2) {
+            self.pick.next = self.prev.q.val() + 3;
+        }
+        if self.rot.val().get_bit(1) {
+            self.pick.next = self.prev.q.val() + 2;
+        }
+        if self.rot.val().get_bit(0) {
+            self.pick.next = self.prev.q.val() + 1;
+        }
+        if self.prio_mode.val() {
+            self.pick.next = 3.into();
+            if self.req.val().get_bit(2) {
+                self.pick.next = 2.into();
+            }
+            if self.req.val().get_bit(1) {
+                self.pick.next = 1.into();
+            }
+            if self.req.val().get_bit(0) {
+                self.pick.next = 0.into();
+            }
+        }
+        self.cur.next = self.pick.val();
+        if self.busy.q.val() {
+            self.cur.next = self.sel.q.val();
+        }
+        self.s0_axis.tready.next = false;
+        self.s1_axis.tready.next = false;
+        self.s2_axis.tready.next = false;
+        self.s3_axis.tready.next = false;
+        self.skid.s_axis.tvalid.next = false;
+        self.skid.s_axis.tdata.next = self.s0_axis.tdata.val();
+        self.skid.s_axis.tkeep.next = self.s0_axis.tkeep.val();
+        self.skid.s_axis.tlast.next = self.s0_axis.tlast.val();
+        self.skid.s_axis.tuser.next = self.s0_axis.tuser.val();
+        match self.cur.val().index() {
+            0 => {
+                self.skid.s_axis.tvalid.next = self.s0_axis.tvalid.val();
+                self.s0_axis.tready.next = self.skid.s_axis.tready.val();
+            }
+            1 => {
+                self.skid.s_axis.tvalid.next = self.s1_axis.tvalid.val();
+                self.skid.s_axis.tdata.next = self.s1_axis.tdata.val();
+                self.skid.s_axis.tkeep.next = self.s1_axis.tkeep.val();
+                self.skid.s_axis.tlast.next = self.s1_axis.tlast.val();
+                self.skid.s_axis.tuser.next = self.s1_axis.tuser.val();
+                self.s1_axis.tready.next = self.skid.s_axis.tready.val();
+            }
+            2 => {
+                self.skid.s_axis.tvalid.next = self.s2_axis.tvalid.val();
+                self.skid.s_axis.tdata.next = self.s2_axis.tdata.val();
+                self.skid.s_axis.tkeep.next = self.s2_axis.tkeep.val();
+                self.skid.s_axis.tlast.next = self.s2_axis.tlast.val();
+                self.skid.s_axis.tuser.next = self.s2_axis.tuser.val();
+                self.s2_axis.tready.next = self.skid.s_axis.tready.val();
+            }
+            _ => {
+                self.skid.s_axis.tvalid.next = self.s3_axis.tvalid.val();
+                self.skid.s_axis.tdata.next = self.s3_axis.tdata.val();
+                self.skid.s_axis.tkeep.next = self.s3_axis.tkeep.val();
+                self.skid.s_axis.tlast.next = self.s3_axis.tlast.val();
+                self.skid.s_axis.tuser.next = self.s3_axis.tuser.val();
+                self.s3_axis.tready.next = self.skid.s_axis.tready.val();
+            }
+        }
+        self.take.next = self.skid.s_axis.tvalid.val() & self.skid.s_axis.tready.val();
+        if self.take.val() {
+            if !self.busy.q.val() {
+                self.sel.d.next = self.cur.val();
+                self.prev.d.next = self.cur.val();
+            }
+            self.busy.d.next = !self.skid.s_axis.tlast.val();
+        }
+        self.grant.next = self.cur.val();
+        if self.reset.val() {
+            self.busy.d.next = false;
+            self.prev.d.next = 3.into();
+        }
+    }
+}
+
+nicgen_sim::impl_ports!(AxisArb4, clock = clock, [clock, reset,
+    s0_axis.tdata, s0_axis.tkeep, s0_axis.tlast, s0_axis.tuser, s0_axis.tvalid, s0_axis.tready,
+    s1_axis.tdata, s1_axis.tkeep, s1_axis.tlast, s1_axis.tuser, s1_axis.tvalid, s1_axis.tready,
+    s2_axis.tdata, s2_axis.tkeep, s2_axis.tlast, s2_axis.tuser, s2_axis.tvalid, s2_axis.tready,
+    s3_axis.tdata, s3_axis.tkeep, s3_axis.tlast, s3_axis.tuser, s3_axis.tvalid, s3_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, grant]);
