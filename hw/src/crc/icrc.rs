@@ -293,3 +293,60 @@ nicgen_sim::impl_ports!(IcrcCheck, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     cnt.frames, cnt.roce, cnt.bad_icrc, cnt.truncated, cnt.bad_length, cnt.user_flagged]);
+
+/// The RX side next to a MAC: [`IcrcCheck`] followed by a store-and-forward frame FIFO that
+/// drops every flagged frame (bad ICRC, truncated, bad length, `tuser` from the MAC) and every
+/// frame that finds no room. It never backpressures: a CMAC RX has no `tready`.
+#[derive(LogicBlock)]
+pub struct IcrcRx {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    pub cnt: IcrcCounters,
+    pub dropped: Signal<Out, Bits<32>>,
+    pub overflow: Signal<Out, Bits<32>>,
+    check: IcrcCheck,
+    fifo: AxisFifo512,
+}
+
+impl Default for IcrcRx {
+    fn default() -> Self {
+        IcrcRx {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            cnt: Default::default(),
+            dropped: Default::default(),
+            overflow: Default::default(),
+            check: Default::default(),
+            fifo: AxisFifo512::new(true),
+        }
+    }
+}
+
+impl Logic for IcrcRx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, check, fifo);
+        self.check.reset.next = self.reset.val();
+        self.fifo.reset.next = self.reset.val();
+        Axis512Sink::link(&mut self.s_axis, &mut self.check.s_axis);
+        Axis512Source::join(&mut self.check.m_axis, &mut self.fifo.s_axis);
+        Axis512Source::link(&mut self.m_axis, &mut self.fifo.m_axis);
+        self.cnt.frames.next = self.check.cnt.frames.val();
+        self.cnt.roce.next = self.check.cnt.roce.val();
+        self.cnt.bad_icrc.next = self.check.cnt.bad_icrc.val();
+        self.cnt.truncated.next = self.check.cnt.truncated.val();
+        self.cnt.bad_length.next = self.check.cnt.bad_length.val();
+        self.cnt.user_flagged.next = self.check.cnt.user_flagged.val();
+        self.dropped.next = self.fifo.drop_bad.val();
+        self.overflow.next = self.fifo.drop_overflow.val();
+    }
+}
+
+nicgen_sim::impl_ports!(IcrcRx, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    cnt.frames, cnt.roce, cnt.bad_icrc, cnt.truncated, cnt.bad_length, cnt.user_flagged, dropped, overflow]);

@@ -105,3 +105,11 @@ impl<const W: usize, const A: usize> Logic for Ram<W, A> {
         ))
     }
 }
+
+/// A 512-deep BRAM of 64-bit words with an output register, and a 4096-deep URAM of 72-bit
+/// words: the two shapes the tables use, as testable top levels.
+pub type Bram64x512 = Ram<64, 9>;
+pub type Uram72x4k = Ram<72, 12>;
+
+nicgen_sim::impl_ports!(Ram<64, 9>, clock = clock, [clock, waddr, wdata, we, raddr, re, oce, rdata]);
+nicgen_sim::impl_ports!(Ram<72, 12>, clock = clock, [clock, waddr, wdata, we, raddr, re, oce, rdata]);
