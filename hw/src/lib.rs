@@ -1,1 +1,3 @@
-pub mod stream; pub mod crc;
+pub mod crc;
+pub mod stream;
+pub mod top;

@@ -28,8 +28,11 @@ pub struct IcrcBeat {
     pub badlen: Bit,
     /// Valid bytes in this beat, 1..=64.
     pub kcnt: Bits<7>,
-    /// 64 minus the bytes covered by the CRC in the last beat.
-    pub z: Bits<6>,
+    /// 64 minus the bytes covered by the CRC in the last beat, in three 2-bit digits
+    /// (one per fix-up stage).
+    pub zl: Bits<2>,
+    pub zm: Bits<2>,
+    pub zh: Bits<2>,
 }
 
 #[derive(LogicBlock)]
@@ -87,6 +90,7 @@ pub struct IcrcCore {
     min_v4: Constant<Bits<16>>,
     min_v6: Constant<Bits<16>>,
     c64: Constant<Bits<16>>,
+    zero16: Constant<Bits<16>>,
     need_v4: Constant<Bits<16>>,
     need_v6: Constant<Bits<16>>,
     c60: Constant<Bits<16>>,
@@ -102,6 +106,7 @@ pub struct IcrcCore {
     trunc_now: Signal<Local, Bit>,
     badlen_now: Signal<Local, Bit>,
     nb: Signal<Local, IcrcBeat>,
+    zfull: Signal<Local, Bits<6>>,
 }
 
 impl IcrcCore {
@@ -157,6 +162,7 @@ impl IcrcCore {
             min_v4: Constant::new((MIN_ROCE_V4 as u64 - if icrc_in_frame { 0 } else { 4 }).into()),
             min_v6: Constant::new((MIN_ROCE_V6 as u64 - if icrc_in_frame { 0 } else { 4 }).into()),
             c64: Constant::new(64u64.into()),
+            zero16: Constant::new(0u64.into()),
             need_v4: Constant::new(38u64.into()),
             need_v6: Constant::new(58u64.into()),
             c60: Constant::new(60u64.into()),
@@ -171,6 +177,7 @@ impl IcrcCore {
             trunc_now: Default::default(),
             badlen_now: Default::default(),
             nb: Default::default(),
+            zfull: Default::default(),
         }
     }
 }
@@ -247,7 +254,10 @@ impl Logic for IcrcCore {
         self.nb.next.trunc = self.trunc_now.val();
         self.nb.next.badlen = self.badlen_now.val() | self.bad_q.q.val();
         self.nb.next.kcnt = self.kcount.count.val();
-        self.nb.next.z = bit_cast::<6, 16>(self.c64.val() - self.keff.val());
+        self.zfull.next = bit_cast::<6, 16>(self.c64.val() - self.keff.val());
+        self.nb.next.zl = self.zfull.val().get_bits::<2>(0);
+        self.nb.next.zm = self.zfull.val().get_bits::<2>(2);
+        self.nb.next.zh = self.zfull.val().get_bits::<2>(4);
         if self.en.val() {
             self.p_valid.d.next = self.in_valid.val();
             if self.in_valid.val() {
@@ -257,7 +267,7 @@ impl Logic for IcrcCore {
                 self.second.d.next = self.first.val() & !self.in_last.val();
                 self.v6_q.d.next = self.v6_now.val();
                 self.roce_q.d.next = self.roce_now.val();
-                self.rem_q.d.next = 0.into();
+                self.rem_q.d.next = self.zero16.val();
                 if self.rem.val() > self.c64.val() {
                     self.rem_q.d.next = self.rem.val() - self.c64.val();
                 }
@@ -299,7 +309,7 @@ impl Logic for IcrcCore {
             self.f1.d.next = self.s.q.val();
             self.f1_crc.d.next = self.s_crc.q.val();
             if self.s.q.val().last {
-                match self.s.q.val().z.get_bits::<2>(0).index() {
+                match self.s.q.val().zl.index() {
                     1 => self.f1_crc.d.next = self.u[0].y.val(),
                     2 => self.f1_crc.d.next = self.u[1].y.val(),
                     3 => self.f1_crc.d.next = self.u[2].y.val(),
@@ -310,7 +320,7 @@ impl Logic for IcrcCore {
             self.f2.d.next = self.f1.q.val();
             self.f2_crc.d.next = self.f1_crc.q.val();
             if self.f1.q.val().last {
-                match self.f1.q.val().z.get_bits::<2>(2).index() {
+                match self.f1.q.val().zm.index() {
                     1 => self.f2_crc.d.next = self.u[3].y.val(),
                     2 => self.f2_crc.d.next = self.u[4].y.val(),
                     3 => self.f2_crc.d.next = self.u[5].y.val(),
@@ -321,7 +331,7 @@ impl Logic for IcrcCore {
             self.f3.d.next = self.f2.q.val();
             self.f3_crc.d.next = self.f2_crc.q.val();
             if self.f2.q.val().last {
-                match self.f2.q.val().z.get_bits::<2>(4).index() {
+                match self.f2.q.val().zh.index() {
                     1 => self.f3_crc.d.next = self.u[6].y.val(),
                     2 => self.f3_crc.d.next = self.u[7].y.val(),
                     3 => self.f3_crc.d.next = self.u[8].y.val(),

@@ -118,7 +118,8 @@ impl Logic for IcrcClassify {
         let byte = |o: usize| format!("data[{}:{}]", 8 * o + 7, 8 * o);
         let be16 = |o: usize| format!("{{{}, {}}}", byte(o), byte(o + 1));
         Verilog::Custom(format!(
-            "wire is4 = {et} == 16'h0800;\n\
+            "wire unused_bytes = ^data; // only the header fields below are read\n\
+             wire is4 = {et} == 16'h0800;\n\
              wire is6 = {et} == 16'h86dd;\n\
              always @(*) begin\n\
              \x20 v4 = is4;\n\

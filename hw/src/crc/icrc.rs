@@ -34,6 +34,8 @@ pub struct IcrcGen {
     en: Signal<Local, Bit>,
     icrc: Signal<Local, Bits<32>>,
     shamt: Signal<Local, Bits<10>>,
+    rest: Signal<Local, Bits<7>>,
+    unused_flags: Signal<Local, Bit>,
     c60: Constant<Bits<7>>,
     c64: Constant<Bits<7>>,
     nib: Constant<Bits<64>>,
@@ -57,6 +59,8 @@ impl Default for IcrcGen {
             en: Default::default(),
             icrc: Default::default(),
             shamt: Default::default(),
+            rest: Default::default(),
+            unused_flags: Default::default(),
             c60: Constant::new(60u64.into()),
             c64: Constant::new(64u64.into()),
             nib: Constant::new(0xfu64.into()),
@@ -84,6 +88,9 @@ impl Logic for IcrcGen {
         self.icrc.next = !self.core.out_crc.val();
         self.kexp.keep.next = self.core.out_beat.val().keep;
         self.shamt.next = bit_cast::<10, 7>(self.core.out_beat.val().kcnt) << 3;
+        self.rest.next = self.c64.val() - self.core.out_beat.val().kcnt;
+        // flags the generator does not use (Verilator ignores names matching *unused*)
+        self.unused_flags.next = self.core.out_beat.val().first | self.core.out_beat.val().trunc | self.core.out_beat.val().badlen | self.core.out_beat.val().zl.any() | self.core.out_beat.val().zm.any() | self.core.out_beat.val().zh.any();
         // default: pass the core's beat through
         self.skid.s_axis.tvalid.next = self.core.out_valid.val() & self.en.val();
         self.skid.s_axis.tdata.next = self.core.out_beat.val().data;
@@ -98,7 +105,7 @@ impl Logic for IcrcGen {
                 self.skid.s_axis.tuser.next = false;
                 if self.core.out_valid.val() & self.en.val() {
                     self.extra.d.next = true;
-                    self.extra_crc.d.next = self.icrc.val() >> (bit_cast::<10, 7>(self.c64.val() - self.core.out_beat.val().kcnt) << 3);
+                    self.extra_crc.d.next = self.icrc.val() >> (bit_cast::<10, 7>(self.rest.val()) << 3);
                     self.extra_keep.d.next = (self.one64.val() << (self.core.out_beat.val().kcnt - self.c60.val())) - self.one64.val();
                     self.extra_user.d.next = self.core.out_beat.val().user;
                 }
@@ -158,6 +165,7 @@ pub struct IcrcCheck {
     c64: Constant<Bits<7>>,
     all_keep: Constant<Bits<64>>,
     keff: Signal<Local, Bits<7>>,
+    zsum: Signal<Local, Bits<7>>,
     en: Signal<Local, Bit>,
     b: Signal<Local, IcrcBeat>,
     bvalid: Signal<Local, Bit>,
@@ -190,6 +198,7 @@ impl Default for IcrcCheck {
             c64: Constant::new(64u64.into()),
             all_keep: Constant::new(u64::MAX.into()),
             keff: Default::default(),
+            zsum: Default::default(),
             en: Default::default(),
             b: Default::default(),
             bvalid: Default::default(),
@@ -221,7 +230,8 @@ impl Logic for IcrcCheck {
         self.crc_bad.next = self.core.out_crc.val() != self.residue.val();
         self.bad.next = self.b.val().user | self.b.val().trunc | (self.b.val().roce & (self.crc_bad.val() | self.b.val().badlen));
         // a RoCE last beat of at most 4 bytes holds only ICRC bytes: fold into the held beat
-        self.keff.next = self.c64.val() - bit_cast::<7, 6>(self.b.val().z);
+        self.zsum.next = (bit_cast::<7, 2>(self.b.val().zh) << 4) | (bit_cast::<7, 2>(self.b.val().zm) << 2) | bit_cast::<7, 2>(self.b.val().zl);
+        self.keff.next = self.c64.val() - self.zsum.val();
         self.merge.next = self.b.val().last & self.b.val().roce & (self.keff.val() <= self.c4.val()) & self.h_valid.q.val() & !self.h_final.q.val();
         // output: the held beat, once the next beat of its frame (or its end) is known
         self.skid.s_axis.tvalid.next = false;
@@ -248,7 +258,7 @@ impl Logic for IcrcCheck {
                 if self.b.val().last {
                     self.h.d.next.user = self.bad.val();
                     if self.b.val().roce & (self.keff.val() > self.c4.val()) {
-                        self.h.d.next.keep = self.all_keep.val() >> (bit_cast::<7, 6>(self.b.val().z) + self.c4.val());
+                        self.h.d.next.keep = self.all_keep.val() >> (self.zsum.val() + self.c4.val());
                     }
                 }
             }
@@ -306,6 +316,8 @@ pub struct IcrcRx {
     pub cnt: IcrcCounters,
     pub dropped: Signal<Out, Bits<32>>,
     pub overflow: Signal<Out, Bits<32>>,
+    /// Beats held in the frame FIFO.
+    pub level: Signal<Out, Bits<16>>,
     check: IcrcCheck,
     fifo: AxisFifo512,
 }
@@ -320,6 +332,7 @@ impl Default for IcrcRx {
             cnt: Default::default(),
             dropped: Default::default(),
             overflow: Default::default(),
+            level: Default::default(),
             check: Default::default(),
             fifo: AxisFifo512::new(true),
         }
@@ -343,10 +356,11 @@ impl Logic for IcrcRx {
         self.cnt.user_flagged.next = self.check.cnt.user_flagged.val();
         self.dropped.next = self.fifo.drop_bad.val();
         self.overflow.next = self.fifo.drop_overflow.val();
+        self.level.next = self.fifo.level.val();
     }
 }
 
 nicgen_sim::impl_ports!(IcrcRx, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
-    cnt.frames, cnt.roce, cnt.bad_icrc, cnt.truncated, cnt.bad_length, cnt.user_flagged, dropped, overflow]);
+    cnt.frames, cnt.roce, cnt.bad_icrc, cnt.truncated, cnt.bad_length, cnt.user_flagged, dropped, overflow, level]);

@@ -22,8 +22,10 @@ pub struct AxisArb4 {
     sel: DFF<Bits<2>>,
     prev: DFF<Bits<2>>,
     prio_mode: Constant<Bit>,
+    k: [Constant<Bits<2>>; 4],
+    k1_8: Constant<Bits<8>>,
     req: Signal<Local, Bits<4>>,
-    rot: Signal<Local, Bits<8>>,
+    rot: Signal<Local, Bits<4>>,
     pick: Signal<Local, Bits<2>>,
     cur: Signal<Local, Bits<2>>,
     take: Signal<Local, Bit>,
@@ -45,6 +47,8 @@ impl AxisArb4 {
             sel: Default::default(),
             prev: Default::default(),
             prio_mode: Constant::new(priority),
+            k: [0u64, 1, 2, 3].map(|v| Constant::new(v.into())),
+            k1_8: Constant::new(1u64.into()),
             req: Default::default(),
             rot: Default::default(),
             pick: Default::default(),
@@ -72,30 +76,30 @@ impl Logic for AxisArb4 {
             | (bit_cast::<4, 1>(self.s2_axis.tvalid.val().into()) << 2)
             | (bit_cast::<4, 1>(self.s3_axis.tvalid.val().into()) << 3);
         // round robin: look from the input after the previous grant
-        self.rot.next = ((bit_cast::<8, 4>(self.req.val()) << 4) | bit_cast::<8, 4>(self.req.val())) >> (bit_cast::<8, 2>(self.prev.q.val()) + 1);
-        self.pick.next = self.prev.q.val() + 1;
+        self.rot.next = bit_cast::<4, 8>(((bit_cast::<8, 4>(self.req.val()) << 4) | bit_cast::<8, 4>(self.req.val())) >> (bit_cast::<8, 2>(self.prev.q.val()) + self.k1_8.val()));
+        self.pick.next = self.prev.q.val() + self.k[1].val();
         if self.rot.val().get_bit(3) {
             self.pick.next = self.prev.q.val(); // prev + 4 = prev (mod 4)
         }
         if self.rot.val().get_bit(2) {
-            self.pick.next = self.prev.q.val() + 3;
+            self.pick.next = self.prev.q.val() + self.k[3].val();
         }
         if self.rot.val().get_bit(1) {
-            self.pick.next = self.prev.q.val() + 2;
+            self.pick.next = self.prev.q.val() + self.k[2].val();
         }
         if self.rot.val().get_bit(0) {
-            self.pick.next = self.prev.q.val() + 1;
+            self.pick.next = self.prev.q.val() + self.k[1].val();
         }
         if self.prio_mode.val() {
-            self.pick.next = 3.into();
+            self.pick.next = self.k[3].val();
             if self.req.val().get_bit(2) {
-                self.pick.next = 2.into();
+                self.pick.next = self.k[2].val();
             }
             if self.req.val().get_bit(1) {
-                self.pick.next = 1.into();
+                self.pick.next = self.k[1].val();
             }
             if self.req.val().get_bit(0) {
-                self.pick.next = 0.into();
+                self.pick.next = self.k[0].val();
             }
         }
         self.cur.next = self.pick.val();
@@ -152,7 +156,7 @@ impl Logic for AxisArb4 {
         self.grant.next = self.cur.val();
         if self.reset.val() {
             self.busy.d.next = false;
-            self.prev.d.next = 3.into();
+            self.prev.d.next = self.k[3].val();
         }
     }
 }

@@ -35,6 +35,9 @@ pub struct AxisInsert {
     shr: Signal<Local, Bits<10>>,
     kshr: Signal<Local, Bits<7>>,
     ones: Constant<Bits<64>>,
+    zero64: Constant<Bits<64>>,
+    zero512: Constant<Bits<512>>,
+    one2: Constant<Bits<2>>,
     c64: Constant<Bits<7>>,
 }
 
@@ -68,7 +71,7 @@ impl Logic for AxisInsert {
                 self.carry.d.next = bit_cast::<512, 1024>(self.hdr_data.val() >> (bit_cast::<11, 2>(self.hdr_len.val().get_bits::<2>(6)) << 9));
                 self.carry_keep.d.next = !(self.ones.val() << self.hdr_len.val().get_bits::<6>(0));
                 if !self.hdr_len.val().get_bits::<6>(0).any() {
-                    self.carry_keep.d.next = 0.into();
+                    self.carry_keep.d.next = self.zero64.val();
                 }
             }
         } else if self.flush.q.val() {
@@ -86,13 +89,13 @@ impl Logic for AxisInsert {
             self.skid.s_axis.tvalid.next = true;
             self.skid.s_axis.tdata.next = bit_cast::<512, 1024>(self.hdr.q.val());
             self.skid.s_axis.tkeep.next = self.ones.val();
-            if self.only_q.q.val() & (self.hfull.q.val() == 1) & !self.c_q.q.val().any() {
+            if self.only_q.q.val() & (self.hfull.q.val() == self.one2.val()) & !self.c_q.q.val().any() {
                 self.skid.s_axis.tlast.next = true;
             }
             if self.skid.s_axis.tready.val() {
-                self.hfull.d.next = self.hfull.q.val() - 1;
+                self.hfull.d.next = self.hfull.q.val() - self.one2.val();
                 self.hdr.d.next = self.hdr.q.val() >> 512;
-                if self.only_q.q.val() & (self.hfull.q.val() == 1) & !self.c_q.q.val().any() {
+                if self.only_q.q.val() & (self.hfull.q.val() == self.one2.val()) & !self.c_q.q.val().any() {
                     self.busy.d.next = false;
                 }
             }
@@ -113,8 +116,8 @@ impl Logic for AxisInsert {
                 self.carry.d.next = self.s_axis.tdata.val() >> self.shr.val();
                 self.carry_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.val();
                 if !self.c_q.q.val().any() {
-                    self.carry.d.next = 0.into();
-                    self.carry_keep.d.next = 0.into();
+                    self.carry.d.next = self.zero512.val();
+                    self.carry_keep.d.next = self.zero64.val();
                 }
                 if self.s_axis.tlast.val() {
                     if (self.k.val() + bit_cast::<7, 6>(self.c_q.q.val())) > self.c64.val() {
@@ -167,6 +170,9 @@ impl Default for AxisInsert {
             shr: Default::default(),
             kshr: Default::default(),
             ones: Constant::new(u64::MAX.into()),
+            zero64: Constant::new(0u64.into()),
+            zero512: Constant::new(0u64.into()),
+            one2: Constant::new(1u64.into()),
             c64: Constant::new(64u64.into()),
         }
     }

@@ -90,7 +90,7 @@ impl<const W: usize, const A: usize> Logic for Ram<W, A> {
         let out = if self._out_reg {
             "always @(posedge clock) begin\n  if (oce) rdata <= rd_q;\nend\n"
         } else {
-            "always @(*) rdata = rd_q;\n"
+            "always @(*) rdata = rd_q;\nwire unused_oce = oce; // no output register: no enable for it\n"
         };
         Verilog::Custom(format!(
             "(* ram_style = \"{style}\" *) reg [{wm}:0] mem [0:{dm}];\n\

@@ -40,6 +40,7 @@ pub struct AxisStrip {
     take: Signal<Local, Bit>,
     kcount: crate::crc::fields::KeepCount<64, 7>,
     c64: Constant<Bits<7>>,
+    one2: Constant<Bits<2>>,
 }
 
 impl Default for AxisStrip {
@@ -77,6 +78,7 @@ impl Default for AxisStrip {
             take: Default::default(),
             kcount: Default::default(),
             c64: Constant::new(64u64.into()),
+            one2: Constant::new(1u64.into()),
         }
     }
 }
@@ -135,7 +137,7 @@ impl Logic for AxisStrip {
             self.skip_q.d.next = self.skip.val();
             self.r_q.d.next = self.r.val();
             if self.skip.val().any() {
-                self.skip_q.d.next = self.skip.val() - 1;
+                self.skip_q.d.next = self.skip.val() - self.one2.val();
                 if self.s_axis.tlast.val() {
                     self.runt_q.d.next = self.runt_q.q.val() + 1;
                 }

@@ -1,0 +1,5 @@
+pub mod lint;
+pub mod pcap;
+pub mod report;
+pub mod sim;
+pub mod verilog;
