@@ -25,23 +25,72 @@ fn count(stat: &str, prefixes: &[&str]) -> u64 {
         .sum()
 }
 
-/// Synthesize `verilog` (top module `top`) for UltraScale+ and count cells. `depth` is the
-/// longest path in LUT levels between flip-flops (Yosys `ltp -noff` over LUT cells only).
+/// Longest chain of combinational cells (LUT, MUXF, CARRY) between registers, RAMs and ports,
+/// from a Yosys JSON netlist: the logic levels that set the clock rate.
+pub fn logic_depth(module: &serde_json::Value) -> u64 {
+    use std::collections::HashMap;
+    let comb = |t: &str| t.starts_with("LUT") || t.starts_with("MUXF") || t.starts_with("CARRY");
+    let cells = module["cells"].as_object().cloned().unwrap_or_default();
+    let mut names = vec![];
+    let mut driver: HashMap<u64, usize> = HashMap::new();
+    let mut inputs: Vec<Vec<u64>> = vec![];
+    for (_, c) in cells.iter() {
+        let t = c["type"].as_str().unwrap_or("");
+        if !comb(t) {
+            continue;
+        }
+        let idx = names.len();
+        names.push(t.to_string());
+        let mut ins = vec![];
+        if let (Some(conns), Some(dirs)) = (c["connections"].as_object(), c["port_directions"].as_object()) {
+            for (port, bits) in conns {
+                for b in bits.as_array().into_iter().flatten().filter_map(|b| b.as_u64()) {
+                    if dirs.get(port).and_then(|d| d.as_str()) == Some("output") {
+                        driver.insert(b, idx);
+                    } else {
+                        ins.push(b);
+                    }
+                }
+            }
+        }
+        inputs.push(ins);
+    }
+    let mut memo: Vec<Option<u64>> = vec![None; names.len()];
+    fn visit(i: usize, inputs: &[Vec<u64>], driver: &std::collections::HashMap<u64, usize>, memo: &mut Vec<Option<u64>>, guard: &mut Vec<bool>) -> u64 {
+        if let Some(d) = memo[i] {
+            return d;
+        }
+        if guard[i] {
+            return 0; // a combinational loop: counted once
+        }
+        guard[i] = true;
+        let mut best = 0;
+        for b in &inputs[i] {
+            if let Some(&j) = driver.get(b) {
+                best = best.max(visit(j, inputs, driver, memo, guard));
+            }
+        }
+        guard[i] = false;
+        memo[i] = Some(best + 1);
+        best + 1
+    }
+    let mut guard = vec![false; names.len()];
+    (0..names.len()).map(|i| visit(i, &inputs, &driver, &mut memo, &mut guard)).max().unwrap_or(0)
+}
+
+/// Synthesize `verilog` (top module `top`) for UltraScale+ and count cells and logic depth.
 pub fn synth(name: &str, verilog: &str, top: &str) -> Result<Resources> {
     let dir = std::env::temp_dir().join(format!("nicgen-report-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("top.v"), verilog)?;
-    let script = format!(
-        "read_verilog top.v; synth_xilinx -family xcup -flatten -top {top}; tee -q -o stat.txt stat; \
-         select -set luts t:LUT*; select -set ffs t:FD*; cd {top}; tee -q -o ltp.txt ltp -noff"
-    );
+    let script = format!("read_verilog top.v; synth_xilinx -family xcup -flatten -top {top}; tee -q -o stat.txt stat; write_json net.json");
     let out = Command::new("yosys").current_dir(&dir).args(["-q", "-p", &script]).output().context("running yosys")?;
     if !out.status.success() {
         bail!("yosys failed on {name}: {}", String::from_utf8_lossy(&out.stderr));
     }
     let stat = std::fs::read_to_string(dir.join("stat.txt"))?;
-    let ltp = std::fs::read_to_string(dir.join("ltp.txt")).unwrap_or_default();
-    let depth = ltp.lines().find_map(|l| l.split("length=").nth(1).and_then(|x| x.trim_end_matches(')').trim().parse::<u64>().ok())).unwrap_or(0);
+    let net: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("net.json"))?)?;
+    let depth = logic_depth(&net["modules"][top]);
     let _ = std::fs::remove_dir_all(&dir);
     Ok(Resources {
         luts: count(&stat, &["LUT"]),
@@ -63,6 +112,6 @@ pub fn run(only: Option<&str>) -> Result<()> {
         let r = synth(t.name, &t.verilog, &core)?;
         println!("{:<16} {:>8} {:>8} {:>7} {:>5} {:>4} {:>6}", t.name, r.luts, r.ffs, r.bram18, r.uram, r.dsp, r.depth);
     }
-    println!("(Yosys synth_xilinx -family xcup -flatten; depth = longest cell path between registers, ltp -noff)");
+    println!("(Yosys synth_xilinx -family xcup -flatten; LUT includes SRL/LUTRAM; depth = longest chain of LUT/MUXF/CARRY cells between registers)");
     Ok(())
 }

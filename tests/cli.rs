@@ -1,0 +1,72 @@
+//! The `nicgen` command line, run as a user would.
+use nicgen_model::pcap::{write_pcap, Captured};
+use nicgen_sim::frames::random_roce_frame;
+use nicgen_sim::Rng;
+use std::process::Command;
+
+fn nicgen() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_nicgen"))
+}
+
+fn tmpdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("nicgen-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn pcap_check_reports_bad_frames_and_exit_code() {
+    let dir = tmpdir("pcap");
+    let mut rng = Rng::new(8);
+    let mut caps: Vec<Captured> = (0..40).map(|i| Captured { ts_ns: 1000 * i, data: random_roce_frame(&mut rng, 3000) }).collect();
+    // an ARP frame: not RoCE, not judged
+    caps.push(Captured { ts_ns: 99_000, data: { let mut a = rng.bytes(60); a[12] = 8; a[13] = 6; a } });
+    let good = dir.join("good.pcap");
+    write_pcap(&good, &caps).unwrap();
+    let out = nicgen().args(["pcap", "check"]).arg(&good).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("41 frames, 40 roce, 0 bad"), "{text}");
+    // corrupt two frames: one payload bit, one ICRC byte
+    let n = caps[7].data.len();
+    caps[7].data[n - 10] ^= 2;
+    let n = caps[20].data.len();
+    caps[20].data[n - 1] ^= 0x80;
+    let bad = dir.join("bad.pcap");
+    write_pcap(&bad, &caps).unwrap();
+    let out = nicgen().args(["pcap", "check"]).arg(&bad).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("41 frames, 40 roce, 2 bad"), "{text}");
+    for f in [8, 21] {
+        let line = text.lines().find(|l| l.starts_with(&format!("frame {f}:"))).unwrap_or_else(|| panic!("no line for frame {f}: {text}"));
+        assert!(line.contains("expected ICRC 0x") && line.contains("found 0x") && line.contains("qpn") && line.contains("psn"), "{line}");
+        assert!(line.contains("[model and hardware]"), "{line}");
+    }
+    // a file that is not a PCAP names the file
+    let junk = dir.join("junk.pcap");
+    std::fs::write(&junk, b"not a capture").unwrap();
+    let out = nicgen().args(["pcap", "check"]).arg(&junk).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("junk.pcap"));
+}
+
+#[test]
+fn verilog_then_lint_is_clean() {
+    let dir = tmpdir("gen");
+    let out = nicgen().args(["verilog", "--out"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in ["icrc_check/icrc_check.v", "icrc_check/icrc_check_core.v", "icrc_check/icrc_check.f", "icrc_check/regmap.json", "icrc_check/regmap.h", "tops.json"] {
+        assert!(dir.join(f).exists(), "{f} missing");
+    }
+    let map: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("icrc_check/regmap.json")).unwrap()).unwrap();
+    assert_eq!(map["registers"][2]["name"], "cnt_bad_icrc");
+    assert_eq!(map["registers"][2]["offset"], 8);
+    let wrapper = std::fs::read_to_string(dir.join("icrc_check/icrc_check.v")).unwrap();
+    assert!(wrapper.contains("input  wire [511:0] s_axis_tdata") && !wrapper.contains("$tdata,\n"));
+    let out = nicgen().args(["lint", "--dir"]).arg(&dir).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("lint clean"), "{text}");
+}
