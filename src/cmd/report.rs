@@ -25,8 +25,9 @@ fn count(stat: &str, prefixes: &[&str]) -> u64 {
         .sum()
 }
 
-/// Longest chain of combinational cells (LUT, MUXF, CARRY) between registers, RAMs and ports,
-/// from a Yosys JSON netlist: the logic levels that set the clock rate.
+/// LUT levels: the most LUTs on any combinational path between registers, RAMs and ports, from
+/// a Yosys JSON netlist. Paths run through MUXF7/8/9 and CARRY cells, which are not counted
+/// (they are the in-slice wide-mux and carry logic, a fraction of a LUT delay each).
 pub fn logic_depth(module: &serde_json::Value) -> u64 {
     use std::collections::HashMap;
     let comb = |t: &str| t.starts_with("LUT") || t.starts_with("MUXF") || t.starts_with("CARRY");
@@ -56,7 +57,9 @@ pub fn logic_depth(module: &serde_json::Value) -> u64 {
         inputs.push(ins);
     }
     let mut memo: Vec<Option<u64>> = vec![None; names.len()];
-    fn visit(i: usize, inputs: &[Vec<u64>], driver: &std::collections::HashMap<u64, usize>, memo: &mut Vec<Option<u64>>, guard: &mut Vec<bool>) -> u64 {
+    let weight: Vec<u64> = names.iter().map(|t| t.starts_with("LUT") as u64).collect();
+    #[allow(clippy::too_many_arguments)]
+    fn visit(i: usize, inputs: &[Vec<u64>], driver: &std::collections::HashMap<u64, usize>, memo: &mut Vec<Option<u64>>, guard: &mut Vec<bool>, weight: &[u64]) -> u64 {
         if let Some(d) = memo[i] {
             return d;
         }
@@ -67,15 +70,16 @@ pub fn logic_depth(module: &serde_json::Value) -> u64 {
         let mut best = 0;
         for b in &inputs[i] {
             if let Some(&j) = driver.get(b) {
-                best = best.max(visit(j, inputs, driver, memo, guard));
+                best = best.max(visit(j, inputs, driver, memo, guard, weight));
             }
         }
         guard[i] = false;
-        memo[i] = Some(best + 1);
-        best + 1
+        let d = best + weight[i];
+        memo[i] = Some(d);
+        d
     }
     let mut guard = vec![false; names.len()];
-    (0..names.len()).map(|i| visit(i, &inputs, &driver, &mut memo, &mut guard)).max().unwrap_or(0)
+    (0..names.len()).map(|i| visit(i, &inputs, &driver, &mut memo, &mut guard, &weight)).max().unwrap_or(0)
 }
 
 /// Synthesize `verilog` (top module `top`) for UltraScale+ and count cells and logic depth.
@@ -103,7 +107,7 @@ pub fn synth(name: &str, verilog: &str, top: &str) -> Result<Resources> {
 }
 
 pub fn run(only: Option<&str>) -> Result<()> {
-    println!("{:<16} {:>8} {:>8} {:>7} {:>5} {:>4} {:>6}", "top", "LUT", "FF", "BRAM18", "URAM", "DSP", "depth");
+    println!("{:<16} {:>8} {:>8} {:>7} {:>5} {:>4} {:>6}", "top", "LUT", "FF", "BRAM18", "URAM", "DSP", "levels");
     for t in all_tops() {
         if only.is_some_and(|o| o != t.name) {
             continue;
@@ -112,6 +116,6 @@ pub fn run(only: Option<&str>) -> Result<()> {
         let r = synth(t.name, &t.verilog, &core)?;
         println!("{:<16} {:>8} {:>8} {:>7} {:>5} {:>4} {:>6}", t.name, r.luts, r.ffs, r.bram18, r.uram, r.dsp, r.depth);
     }
-    println!("(Yosys synth_xilinx -family xcup -flatten; LUT includes SRL/LUTRAM; depth = longest chain of LUT/MUXF/CARRY cells between registers)");
+    println!("(Yosys synth_xilinx -family xcup -flatten; LUT includes SRL/LUTRAM; depth = LUT levels on the worst register-to-register path; MUXF and CARRY cells not counted)");
     Ok(())
 }

@@ -1,19 +1,24 @@
 //! The ICRC pipeline shared by the generator and the checker.
 //!
 //! Stages (all advance together on `en`; a beat enters when `en & in_valid`):
-//! 1. `p`: classify the first beat, track the frame length, mask the covered bytes;
-//! 2. `m`: `M·masked` (32×512 XOR matrix);
-//! 3. `s`: running state `A^64·s ⊕ M·d` (seeded on the first beat);
-//! 4–6. `f1..f3`: for the last beat, `A^-(64-k)` in three 2-bit steps.
+//! 1. `a`: count the valid bytes; on a first beat, classify it and read its IP length;
+//! 2. `b`: frame length checks against the IP length, bytes covered in this beat;
+//! 3. `p`: the covered bytes: Ethernet header zeroed, variant fields set to ones, the rest of
+//!    the beat zeroed; the checker's strip masks;
+//! 4. `m`: `M·masked` (32×512 XOR matrix);
+//! 5. `s`: running state `A^64·s ⊕ M·d` (seeded on the first beat);
+//! 6–8. `f1..f3`: for the last beat, `A^-(64-k)` in three 2-bit steps.
 //!
 //! The original beat travels beside the CRC, so at the output each beat comes with, on its
-//! last beat, the raw CRC register over the whole frame. Latency: [`ICRC_CORE_LATENCY`] steps.
+//! last beat, the raw CRC register over the whole frame. Each stage is a few LUT levels deep
+//! (`nicgen report`). Latency: [`ICRC_CORE_LATENCY`] steps.
 use super::fields::*;
 use super::gf2::*;
 use super::matrix::XorMatrix;
+use crate::stream::KeepExpand;
 use rust_hdl::prelude::*;
 
-pub const ICRC_CORE_LATENCY: usize = 6;
+pub const ICRC_CORE_LATENCY: usize = 8;
 
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct IcrcBeat {
@@ -23,16 +28,23 @@ pub struct IcrcBeat {
     pub user: Bit,
     pub first: Bit,
     pub roce: Bit,
-    /// IP length disagrees with the frame (short frame: truncated; long frame: not padding).
+    /// Truncated: shorter than its IP length, or an IP frame ending inside its IP/UDP headers.
     pub trunc: Bit,
+    /// Longer than its IP length (and not Ethernet padding), or shorter than the headers.
     pub badlen: Bit,
     /// Valid bytes in this beat, 1..=64.
     pub kcnt: Bits<7>,
-    /// 64 minus the bytes covered by the CRC in the last beat, in three 2-bit digits
-    /// (one per fix-up stage).
+    /// 64 minus the bytes the CRC covers in this beat, as three 2-bit digits (one per fix-up
+    /// stage).
     pub zl: Bits<2>,
     pub zm: Bits<2>,
     pub zh: Bits<2>,
+    /// Checker: `tkeep` of this beat once the ICRC is stripped (last beat, more than 4 bytes).
+    pub kstrip: Bits<64>,
+    /// Checker: `tkeep` of the previous beat when this last beat holds only ICRC bytes.
+    pub kprev: Bits<64>,
+    /// Checker: this last beat holds at most 4 covered bytes (only ICRC bytes).
+    pub tail4: Bit,
 }
 
 #[derive(LogicBlock)]
@@ -49,23 +61,42 @@ pub struct IcrcCore {
     pub out_beat: Signal<Out, IcrcBeat>,
     /// Raw CRC register after the frame (meaningful with `out_beat.last`).
     pub out_crc: Signal<Out, Bits<32>>,
-    // classification and masking
+    // helpers
     kcount: KeepCount<64, 7>,
-    kexp: crate::stream::KeepExpand<64, 512>,
+    kexp: KeepExpand<64, 512>,
     classify: IcrcClassify,
+    keep_th: Thermo<7, 64>,
+    strip_th: Thermo<7, 64>,
+    prev_th: Thermo<7, 64>,
     mask: IcrcMask,
-    // matrices
     beat_m: XorMatrix<512, 32>,
     a64: XorMatrix<32, 32>,
     u: [XorMatrix<32, 32>; 9],
-    // per-frame state
+    // stage a
     mid: DFF<Bit>,
-    second: DFF<Bit>,
+    a_valid: DFF<Bit>,
+    a_data: DFF<Bits<512>>,
+    a_keep: DFF<Bits<64>>,
+    a_last: DFF<Bit>,
+    a_user: DFF<Bit>,
+    a_first: DFF<Bit>,
+    a_k: DFF<Bits<7>>,
+    a_v6: DFF<Bit>,
+    a_roce: DFF<Bit>,
+    a_short: DFF<Bit>,
+    a_rem0: DFF<Bits<16>>,
+    // stage b and the per-frame state it keeps
     v6_q: DFF<Bit>,
     roce_q: DFF<Bit>,
     rem_q: DFF<Bits<16>>,
     bad_q: DFF<Bit>,
-    // pipeline
+    second_q: DFF<Bit>,
+    b: DFF<IcrcBeat>,
+    b_valid: DFF<Bit>,
+    b_v6: DFF<Bit>,
+    b_second: DFF<Bit>,
+    b_keff: DFF<Bits<7>>,
+    // stage p onwards
     p: DFF<IcrcBeat>,
     p_valid: DFF<Bit>,
     p_masked: DFF<Bits<512>>,
@@ -89,30 +120,34 @@ pub struct IcrcCore {
     len_adj: Constant<Bits<16>>,
     min_v4: Constant<Bits<16>>,
     min_v6: Constant<Bits<16>>,
+    need_v4: Constant<Bits<7>>,
+    need_v6: Constant<Bits<7>>,
     c64: Constant<Bits<16>>,
+    c60: Constant<Bits<7>>,
+    c4: Constant<Bits<7>>,
+    c64_7: Constant<Bits<7>>,
     zero16: Constant<Bits<16>>,
-    need_v4: Constant<Bits<16>>,
-    need_v6: Constant<Bits<16>>,
-    c60: Constant<Bits<16>>,
-    all_keep: Constant<Bits<64>>,
+    zero2: Constant<Bits<2>>,
+    zero64: Constant<Bits<64>>,
     // locals
-    first: Signal<Local, Bit>,
-    v6_now: Signal<Local, Bit>,
-    roce_now: Signal<Local, Bit>,
+    first_in: Signal<Local, Bit>,
+    v6: Signal<Local, Bit>,
+    roce: Signal<Local, Bit>,
     rem: Signal<Local, Bits<16>>,
     k16: Signal<Local, Bits<16>>,
-    keff: Signal<Local, Bits<16>>,
-    keep_eff: Signal<Local, Bits<64>>,
-    trunc_now: Signal<Local, Bit>,
-    badlen_now: Signal<Local, Bit>,
-    nb: Signal<Local, IcrcBeat>,
+    keff: Signal<Local, Bits<7>>,
+    trunc: Signal<Local, Bit>,
+    badlen: Signal<Local, Bit>,
     zfull: Signal<Local, Bits<6>>,
+    nb: Signal<Local, IcrcBeat>,
+    np: Signal<Local, IcrcBeat>,
 }
 
 impl IcrcCore {
     /// `icrc_in_frame`: the frames carry their ICRC (checker) or not yet (generator, whose
     /// frames announce 4 bytes more in their IP length than they hold).
     pub fn new(icrc_in_frame: bool) -> Self {
+        let adj: u64 = if icrc_in_frame { 0 } else { 4 };
         let u = |n: usize| XorMatrix::new(unshift_matrix(n));
         IcrcCore {
             clock: Default::default(),
@@ -129,16 +164,36 @@ impl IcrcCore {
             kcount: Default::default(),
             kexp: Default::default(),
             classify: Default::default(),
+            // covered bytes: keff > i; stripped: keff - 4 > i; previous beat: 60 + keff > i
+            keep_th: Thermo::new(0),
+            strip_th: Thermo::new(4),
+            prev_th: Thermo::new(-60),
             mask: Default::default(),
             beat_m: XorMatrix::new(beat_matrix()),
             a64: XorMatrix::new(shift_matrix(64)),
             u: [u(1), u(2), u(3), u(4), u(8), u(12), u(16), u(32), u(48)],
             mid: Default::default(),
-            second: Default::default(),
+            a_valid: Default::default(),
+            a_data: Default::default(),
+            a_keep: Default::default(),
+            a_last: Default::default(),
+            a_user: Default::default(),
+            a_first: Default::default(),
+            a_k: Default::default(),
+            a_v6: Default::default(),
+            a_roce: Default::default(),
+            a_short: Default::default(),
+            a_rem0: Default::default(),
             v6_q: Default::default(),
             roce_q: Default::default(),
             rem_q: Default::default(),
             bad_q: Default::default(),
+            second_q: Default::default(),
+            b: Default::default(),
+            b_valid: Default::default(),
+            b_v6: Default::default(),
+            b_second: Default::default(),
+            b_keff: Default::default(),
             p: Default::default(),
             p_valid: Default::default(),
             p_masked: Default::default(),
@@ -158,26 +213,29 @@ impl IcrcCore {
             f3_valid: Default::default(),
             f3_crc: Default::default(),
             seed64: Constant::new((shift_matrix(64).apply(&[icrc_seed() as u64])).into()),
-            len_adj: Constant::new((if icrc_in_frame { 0u64 } else { 4 }).into()),
-            min_v4: Constant::new((MIN_ROCE_V4 as u64 - if icrc_in_frame { 0 } else { 4 }).into()),
-            min_v6: Constant::new((MIN_ROCE_V6 as u64 - if icrc_in_frame { 0 } else { 4 }).into()),
-            c64: Constant::new(64u64.into()),
-            zero16: Constant::new(0u64.into()),
+            len_adj: Constant::new(adj.into()),
+            min_v4: Constant::new((MIN_ROCE_V4 as u64 - adj).into()),
+            min_v6: Constant::new((MIN_ROCE_V6 as u64 - adj).into()),
             need_v4: Constant::new(38u64.into()),
             need_v6: Constant::new(58u64.into()),
+            c64: Constant::new(64u64.into()),
             c60: Constant::new(60u64.into()),
-            all_keep: Constant::new(u64::MAX.into()),
-            first: Default::default(),
-            v6_now: Default::default(),
-            roce_now: Default::default(),
+            c4: Constant::new(4u64.into()),
+            c64_7: Constant::new(64u64.into()),
+            zero16: Constant::new(0u64.into()),
+            zero2: Constant::new(0u64.into()),
+            zero64: Constant::new(0u64.into()),
+            first_in: Default::default(),
+            v6: Default::default(),
+            roce: Default::default(),
             rem: Default::default(),
             k16: Default::default(),
             keff: Default::default(),
-            keep_eff: Default::default(),
-            trunc_now: Default::default(),
-            badlen_now: Default::default(),
-            nb: Default::default(),
+            trunc: Default::default(),
+            badlen: Default::default(),
             zfull: Default::default(),
+            nb: Default::default(),
+            np: Default::default(),
         }
     }
 }
@@ -185,94 +243,125 @@ impl IcrcCore {
 impl Logic for IcrcCore {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mid, second, v6_q, roce_q, rem_q, bad_q, p, p_valid, p_masked, m, m_valid, m_md, s, s_valid, s_crc, f1, f1_valid, f1_crc, f2, f2_valid, f2_crc, f3, f3_valid, f3_crc);
-        // ---------------- stage p: classify, length, mask
-        self.first.next = !self.mid.q.val();
+        dff_setup!(self, clock, mid, a_valid, a_data, a_keep, a_last, a_user, a_first, a_k, a_v6, a_roce, a_short, a_rem0, v6_q, roce_q, rem_q, bad_q, second_q, b, b_valid, b_v6, b_second, b_keff, p, p_valid, p_masked, m, m_valid, m_md, s, s_valid, s_crc, f1, f1_valid, f1_crc, f2, f2_valid, f2_crc, f3, f3_valid, f3_crc);
+        // ---------------- stage a: count, classify (fields outside tkeep read as zero)
+        self.first_in.next = !self.mid.q.val();
+        self.kcount.keep.next = self.in_keep.val();
         self.kexp.keep.next = self.in_keep.val();
         self.classify.data.next = self.in_data.val() & self.kexp.mask.val();
-        self.kcount.keep.next = self.in_keep.val();
-        self.k16.next = bit_cast::<16, 7>(self.kcount.count.val());
-        self.v6_now.next = self.v6_q.q.val();
-        self.roce_now.next = self.roce_q.q.val();
+        if self.en.val() {
+            self.a_valid.d.next = self.in_valid.val();
+            if self.in_valid.val() {
+                self.mid.d.next = !self.in_last.val();
+                self.a_data.d.next = self.in_data.val();
+                self.a_keep.d.next = self.in_keep.val();
+                self.a_last.d.next = self.in_last.val();
+                self.a_user.d.next = self.in_user.val();
+                self.a_first.d.next = self.first_in.val();
+                self.a_k.d.next = self.kcount.count.val();
+                self.a_v6.d.next = self.classify.v6.val();
+                self.a_roce.d.next = self.classify.roce.val();
+                self.a_rem0.d.next = self.classify.ip_frame_len.val() - self.len_adj.val();
+                // an IP frame that ends before its UDP destination port cannot be classified
+                self.a_short.d.next = self.first_in.val()
+                    & self.in_last.val()
+                    & ((self.classify.v4.val() & (self.kcount.count.val() < self.need_v4.val()))
+                        | (self.classify.v6.val() & (self.kcount.count.val() < self.need_v6.val())));
+            }
+        }
+        // ---------------- stage b: length checks against the IP header
+        self.v6.next = self.v6_q.q.val();
+        self.roce.next = self.roce_q.q.val();
         self.rem.next = self.rem_q.q.val();
-        if self.first.val() {
-            self.v6_now.next = self.classify.v6.val();
-            self.roce_now.next = self.classify.roce.val();
-            self.rem.next = self.classify.ip_frame_len.val() - self.len_adj.val();
+        if self.a_first.q.val() {
+            self.v6.next = self.a_v6.q.val();
+            self.roce.next = self.a_roce.q.val();
+            self.rem.next = self.a_rem0.q.val();
         }
-        // frame length checks against the IP header
-        self.keff.next = self.k16.val();
-        self.trunc_now.next = false;
-        self.badlen_now.next = false;
-        if self.first.val() & self.classify.roce.val() {
-            if self.classify.v6.val() {
-                if self.rem.val() < self.min_v6.val() {
-                    self.badlen_now.next = true;
+        self.k16.next = bit_cast::<16, 7>(self.a_k.q.val());
+        self.keff.next = self.a_k.q.val();
+        self.trunc.next = self.a_short.q.val();
+        self.badlen.next = self.bad_q.q.val();
+        if self.a_first.q.val() & self.a_roce.q.val() {
+            if self.a_v6.q.val() {
+                if self.a_rem0.q.val() < self.min_v6.val() {
+                    self.badlen.next = true;
                 }
-            } else if self.rem.val() < self.min_v4.val() {
-                self.badlen_now.next = true;
+            } else if self.a_rem0.q.val() < self.min_v4.val() {
+                self.badlen.next = true;
             }
         }
-        if self.first.val() & self.in_last.val() {
-            // an IP frame that ends before its UDP destination port cannot be classified
-            if (self.classify.v4.val() & (self.k16.val() < self.need_v4.val())) | (self.classify.v6.val() & (self.k16.val() < self.need_v6.val())) {
-                self.trunc_now.next = true;
-            }
-        }
-        if self.in_last.val() {
-            if self.roce_now.val() {
+        if self.a_last.q.val() {
+            if self.roce.val() {
                 if self.k16.val() < self.rem.val() {
-                    self.trunc_now.next = true;
+                    self.trunc.next = true;
                 }
                 if self.k16.val() > self.rem.val() {
                     // Ethernet padding of a short frame is fine; anything else is a bad length
-                    if self.first.val() & (self.k16.val() <= self.c60.val()) {
-                        self.keff.next = self.rem.val();
+                    if self.a_first.q.val() & (self.a_k.q.val() <= self.c60.val()) {
+                        self.keff.next = bit_cast::<7, 16>(self.rem.val());
                     } else {
-                        self.badlen_now.next = true;
+                        self.badlen.next = true;
                     }
                 }
             }
-        } else if self.roce_now.val() & (self.rem.val() <= self.c64.val()) {
-            self.badlen_now.next = true;
+        } else if self.roce.val() & (self.rem.val() <= self.c64.val()) {
+            self.badlen.next = true;
         }
-        self.keep_eff.next = self.in_keep.val() & !(self.all_keep.val() << self.keff.val());
-        if self.keff.val() == self.c64.val() {
-            self.keep_eff.next = self.in_keep.val();
-        }
-        self.mask.data.next = self.in_data.val();
-        self.mask.keep.next = self.keep_eff.val();
-        self.mask.first.next = self.first.val();
-        self.mask.second.next = self.second.q.val();
-        self.mask.v6.next = self.v6_now.val();
-        self.nb.next.data = self.in_data.val();
-        self.nb.next.keep = self.in_keep.val();
-        self.nb.next.last = self.in_last.val();
-        self.nb.next.user = self.in_user.val();
-        self.nb.next.first = self.first.val();
-        self.nb.next.roce = self.roce_now.val();
-        self.nb.next.trunc = self.trunc_now.val();
-        self.nb.next.badlen = self.badlen_now.val() | self.bad_q.q.val();
-        self.nb.next.kcnt = self.kcount.count.val();
-        self.zfull.next = bit_cast::<6, 16>(self.c64.val() - self.keff.val());
-        self.nb.next.zl = self.zfull.val().get_bits::<2>(0);
-        self.nb.next.zm = self.zfull.val().get_bits::<2>(2);
-        self.nb.next.zh = self.zfull.val().get_bits::<2>(4);
+        self.nb.next.data = self.a_data.q.val();
+        self.nb.next.keep = self.a_keep.q.val();
+        self.nb.next.last = self.a_last.q.val();
+        self.nb.next.user = self.a_user.q.val();
+        self.nb.next.first = self.a_first.q.val();
+        self.nb.next.roce = self.roce.val();
+        self.nb.next.trunc = self.trunc.val();
+        self.nb.next.badlen = self.badlen.val();
+        self.nb.next.kcnt = self.a_k.q.val();
+        // filled in by stage p
+        self.nb.next.zl = self.zero2.val();
+        self.nb.next.zm = self.zero2.val();
+        self.nb.next.zh = self.zero2.val();
+        self.nb.next.kstrip = self.zero64.val();
+        self.nb.next.kprev = self.zero64.val();
+        self.nb.next.tail4 = false;
         if self.en.val() {
-            self.p_valid.d.next = self.in_valid.val();
-            if self.in_valid.val() {
-                self.p.d.next = self.nb.val();
-                self.p_masked.d.next = self.mask.masked.val();
-                self.mid.d.next = !self.in_last.val();
-                self.second.d.next = self.first.val() & !self.in_last.val();
-                self.v6_q.d.next = self.v6_now.val();
-                self.roce_q.d.next = self.roce_now.val();
+            self.b_valid.d.next = self.a_valid.q.val();
+            if self.a_valid.q.val() {
+                self.b.d.next = self.nb.val();
+                self.b_v6.d.next = self.v6.val();
+                self.b_second.d.next = self.second_q.q.val();
+                self.b_keff.d.next = self.keff.val();
+                self.v6_q.d.next = self.v6.val();
+                self.roce_q.d.next = self.roce.val();
+                self.second_q.d.next = self.a_first.q.val() & !self.a_last.q.val();
+                self.bad_q.d.next = self.badlen.val() & !self.a_last.q.val();
                 self.rem_q.d.next = self.zero16.val();
                 if self.rem.val() > self.c64.val() {
                     self.rem_q.d.next = self.rem.val() - self.c64.val();
                 }
-                self.bad_q.d.next = (self.badlen_now.val() | self.bad_q.q.val()) & !self.in_last.val();
             }
+        }
+        // ---------------- stage p: covered bytes and the strip masks
+        self.keep_th.x.next = self.b_keff.q.val();
+        self.strip_th.x.next = self.b_keff.q.val();
+        self.prev_th.x.next = self.b_keff.q.val();
+        self.mask.data.next = self.b.q.val().data;
+        self.mask.keep.next = self.b.q.val().keep & self.keep_th.out.val();
+        self.mask.first.next = self.b.q.val().first;
+        self.mask.second.next = self.b_second.q.val();
+        self.mask.v6.next = self.b_v6.q.val();
+        self.zfull.next = bit_cast::<6, 7>(self.c64_7.val() - self.b_keff.q.val());
+        self.np.next = self.b.q.val();
+        self.np.next.zl = self.zfull.val().get_bits::<2>(0);
+        self.np.next.zm = self.zfull.val().get_bits::<2>(2);
+        self.np.next.zh = self.zfull.val().get_bits::<2>(4);
+        self.np.next.kstrip = self.strip_th.out.val();
+        self.np.next.kprev = self.prev_th.out.val();
+        self.np.next.tail4 = self.b_keff.q.val() <= self.c4.val();
+        if self.en.val() {
+            self.p_valid.d.next = self.b_valid.q.val();
+            self.p.d.next = self.np.val();
+            self.p_masked.d.next = self.mask.masked.val();
         }
         // ---------------- stage m: beat matrix
         self.beat_m.x.next = self.p_masked.q.val();
@@ -294,7 +383,7 @@ impl Logic for IcrcCore {
                 }
             }
         }
-        // ---------------- stages f1..f3: undo the zero bytes after the last valid byte
+        // ---------------- stages f1..f3: undo the zero bytes after the last covered byte
         self.u[0].x.next = self.s_crc.q.val();
         self.u[1].x.next = self.s_crc.q.val();
         self.u[2].x.next = self.s_crc.q.val();
@@ -344,8 +433,10 @@ impl Logic for IcrcCore {
         self.out_crc.next = self.f3_crc.q.val();
         if self.reset.val() {
             self.mid.d.next = false;
-            self.second.d.next = false;
             self.bad_q.d.next = false;
+            self.second_q.d.next = false;
+            self.a_valid.d.next = false;
+            self.b_valid.d.next = false;
             self.p_valid.d.next = false;
             self.m_valid.d.next = false;
             self.s_valid.d.next = false;

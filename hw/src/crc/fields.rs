@@ -213,3 +213,115 @@ impl Logic for IcrcMask {
         Verilog::Custom(v)
     }
 }
+
+/// Thermometer decode: `out[i] = x > i + OFFSET` (as integers; OFFSET may be negative).
+/// Each output bit is one compare with a constant (two LUT levels), where a shifter would take
+/// four. The model is the same formula.
+#[derive(LogicBlock)]
+pub struct Thermo<const X: usize, const N: usize> {
+    pub x: Signal<In, Bits<X>>,
+    pub out: Signal<Out, Bits<N>>,
+    _offset: i64,
+}
+
+impl<const X: usize, const N: usize> Thermo<X, N> {
+    pub fn new(offset: i64) -> Self {
+        Thermo { x: Default::default(), out: Default::default(), _offset: offset }
+    }
+    pub fn eval(x: u64, offset: i64) -> u64 {
+        (0..N).filter(|&i| x as i64 > i as i64 + offset).fold(0u64, |a, i| a | 1 << i)
+    }
+}
+
+impl<const X: usize, const N: usize> Logic for Thermo<X, N> {
+    fn update(&mut self) {
+        let x: u64 = self.x.val().into();
+        self.out.next = Self::eval(x, self._offset).into();
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        assert!(N <= 64);
+        let mut v = String::from("always @(*) begin\n");
+        for i in 0..N {
+            let c = i as i64 + self._offset;
+            let e = if c < 0 {
+                "1'b1".to_string()
+            } else if c >= (1i64 << X) - 1 {
+                "1'b0".to_string()
+            } else {
+                format!("x > {X}'d{c}")
+            };
+            v += &format!("  out[{i}] = {e};\n");
+        }
+        v += "end\n";
+        Verilog::Custom(v)
+    }
+}
+
+/// The generator's last-beat formatter: the 4 ICRC bytes (least significant first) placed right
+/// after the `k` valid bytes of a beat (bytes past 64 are dropped here and sent in an extra
+/// beat), and bytes past the ICRC zeroed. One 5-way byte select per output byte.
+#[derive(LogicBlock, Default)]
+pub struct IcrcPlace {
+    pub data: Signal<In, Bits<512>>,
+    pub k: Signal<In, Bits<7>>,
+    pub icrc: Signal<In, Bits<32>>,
+    pub out: Signal<Out, Bits<512>>,
+    /// The bytes that did not fit (k > 60), at the start of the extra beat.
+    pub extra: Signal<Out, Bits<32>>,
+}
+
+/// Model of [`IcrcPlace`]: (placed beat, extra bytes).
+pub fn place_icrc(data: &[u8], k: usize, icrc: u32) -> (Vec<u8>, [u8; 4]) {
+    let c = icrc.to_le_bytes();
+    let mut out = vec![0u8; 64];
+    out[..k.min(64)].copy_from_slice(&data[..k.min(64)]);
+    let mut extra = [0u8; 4];
+    for (i, b) in c.iter().enumerate() {
+        if k + i < 64 {
+            out[k + i] = *b;
+        } else {
+            extra[k + i - 64] = *b;
+        }
+    }
+    (out, extra)
+}
+
+impl Logic for IcrcPlace {
+    fn update(&mut self) {
+        let k: u64 = self.k.val().into();
+        let (out, extra) = place_icrc(&bytes_of(self.data.val()), k as usize, self.icrc.val().to_u32());
+        self.out.next = bits_of::<512>(&out);
+        self.extra.next = (u32::from_le_bytes(extra) as u64).into();
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+        self.extra.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let crc = |i: usize| format!("icrc[{}:{}]", 8 * i + 7, 8 * i);
+        let mut v = String::from("always @(*) begin\n");
+        for j in 0..64 {
+            let mut e = format!("(k > 7'd{j}) ? data[{}:{}] : 8'h00", 8 * j + 7, 8 * j);
+            for i in 0..4 {
+                if j >= i {
+                    e = format!("(k == 7'd{}) ? {} : {e}", j - i, crc(i));
+                }
+            }
+            v += &format!("  out[{}:{}] = {e};\n", 8 * j + 7, 8 * j);
+        }
+        // extra beat byte m holds ICRC byte i where k + i = 64 + m
+        for m in 0..4 {
+            let mut e = "8'h00".to_string();
+            for i in (m + 1)..4 {
+                e = format!("(k == 7'd{}) ? {} : {e}", 64 + m - i, crc(i));
+            }
+            e = format!("(k == 7'd64) ? {} : {e}", crc(m));
+            v += &format!("  extra[{}:{}] = {e};\n", 8 * m + 7, 8 * m);
+        }
+        v += "end\n";
+        Verilog::Custom(v)
+    }
+}

@@ -9,6 +9,7 @@
 //!   shorter than the headers), or `tuser` set on input. It counts each cause. Latency:
 //!   [`ICRC_CHECK_LATENCY`] cycles.
 use super::core::*;
+use super::fields::IcrcPlace;
 use super::gf2::crc32_residue;
 use crate::stream::*;
 use rust_hdl::prelude::*;
@@ -26,20 +27,16 @@ pub struct IcrcGen {
     pub m_axis: Axis512Source,
     core: IcrcCore,
     skid: AxisSkid512,
-    kexp: KeepExpand<64, 512>,
+    place: IcrcPlace,
+    add_th: super::fields::Thermo<7, 64>,
+    extra_th: super::fields::Thermo<7, 64>,
     extra: DFF<Bit>,
     extra_crc: DFF<Bits<32>>,
     extra_keep: DFF<Bits<64>>,
     extra_user: DFF<Bit>,
     en: Signal<Local, Bit>,
-    icrc: Signal<Local, Bits<32>>,
-    shamt: Signal<Local, Bits<10>>,
-    rest: Signal<Local, Bits<7>>,
     unused_flags: Signal<Local, Bit>,
     c60: Constant<Bits<7>>,
-    c64: Constant<Bits<7>>,
-    nib: Constant<Bits<64>>,
-    one64: Constant<Bits<64>>,
 }
 
 impl Default for IcrcGen {
@@ -51,20 +48,17 @@ impl Default for IcrcGen {
             m_axis: Default::default(),
             core: IcrcCore::new(false),
             skid: Default::default(),
-            kexp: Default::default(),
+            place: Default::default(),
+            // tkeep with the ICRC: k + 4 > i; of the extra beat: k + 4 - 64 > i
+            add_th: super::fields::Thermo::new(-4),
+            extra_th: super::fields::Thermo::new(60),
             extra: Default::default(),
             extra_crc: Default::default(),
             extra_keep: Default::default(),
             extra_user: Default::default(),
             en: Default::default(),
-            icrc: Default::default(),
-            shamt: Default::default(),
-            rest: Default::default(),
             unused_flags: Default::default(),
             c60: Constant::new(60u64.into()),
-            c64: Constant::new(64u64.into()),
-            nib: Constant::new(0xfu64.into()),
-            one64: Constant::new(1u64.into()),
         }
     }
 }
@@ -85,12 +79,21 @@ impl Logic for IcrcGen {
         self.core.in_last.next = self.s_axis.tlast.val();
         self.core.in_user.next = self.s_axis.tuser.val();
         self.s_axis.tready.next = self.en.val();
-        self.icrc.next = !self.core.out_crc.val();
-        self.kexp.keep.next = self.core.out_beat.val().keep;
-        self.shamt.next = bit_cast::<10, 7>(self.core.out_beat.val().kcnt) << 3;
-        self.rest.next = self.c64.val() - self.core.out_beat.val().kcnt;
-        // flags the generator does not use (Verilator ignores names matching *unused*)
-        self.unused_flags.next = self.core.out_beat.val().first | self.core.out_beat.val().trunc | self.core.out_beat.val().badlen | self.core.out_beat.val().zl.any() | self.core.out_beat.val().zm.any() | self.core.out_beat.val().zh.any();
+        self.place.data.next = self.core.out_beat.val().data;
+        self.place.k.next = self.core.out_beat.val().kcnt;
+        self.place.icrc.next = !self.core.out_crc.val();
+        self.add_th.x.next = self.core.out_beat.val().kcnt;
+        self.extra_th.x.next = self.core.out_beat.val().kcnt;
+        // fields the generator does not use (Verilator ignores names matching *unused*)
+        self.unused_flags.next = self.core.out_beat.val().first
+            | self.core.out_beat.val().trunc
+            | self.core.out_beat.val().badlen
+            | self.core.out_beat.val().tail4
+            | self.core.out_beat.val().kstrip.any()
+            | self.core.out_beat.val().kprev.any()
+            | self.core.out_beat.val().zl.any()
+            | self.core.out_beat.val().zm.any()
+            | self.core.out_beat.val().zh.any();
         // default: pass the core's beat through
         self.skid.s_axis.tvalid.next = self.core.out_valid.val() & self.en.val();
         self.skid.s_axis.tdata.next = self.core.out_beat.val().data;
@@ -98,15 +101,15 @@ impl Logic for IcrcGen {
         self.skid.s_axis.tlast.next = self.core.out_beat.val().last;
         self.skid.s_axis.tuser.next = self.core.out_beat.val().user;
         if self.core.out_beat.val().last & self.core.out_beat.val().roce {
-            self.skid.s_axis.tdata.next = (self.core.out_beat.val().data & self.kexp.mask.val()) | (bit_cast::<512, 32>(self.icrc.val()) << self.shamt.val());
-            self.skid.s_axis.tkeep.next = self.core.out_beat.val().keep | (self.nib.val() << self.core.out_beat.val().kcnt);
+            self.skid.s_axis.tdata.next = self.place.out.val();
+            self.skid.s_axis.tkeep.next = self.add_th.out.val();
             if self.core.out_beat.val().kcnt > self.c60.val() {
                 self.skid.s_axis.tlast.next = false;
                 self.skid.s_axis.tuser.next = false;
                 if self.core.out_valid.val() & self.en.val() {
                     self.extra.d.next = true;
-                    self.extra_crc.d.next = self.icrc.val() >> (bit_cast::<10, 7>(self.rest.val()) << 3);
-                    self.extra_keep.d.next = (self.one64.val() << (self.core.out_beat.val().kcnt - self.c60.val())) - self.one64.val();
+                    self.extra_crc.d.next = self.place.extra.val();
+                    self.extra_keep.d.next = self.extra_th.out.val();
                     self.extra_user.d.next = self.core.out_beat.val().user;
                 }
             }
@@ -161,17 +164,13 @@ pub struct IcrcCheck {
     c_badlen: DFF<Bits<32>>,
     c_user: DFF<Bits<32>>,
     residue: Constant<Bits<32>>,
-    c4: Constant<Bits<7>>,
-    c64: Constant<Bits<7>>,
-    all_keep: Constant<Bits<64>>,
-    keff: Signal<Local, Bits<7>>,
-    zsum: Signal<Local, Bits<7>>,
     en: Signal<Local, Bit>,
     b: Signal<Local, IcrcBeat>,
     bvalid: Signal<Local, Bit>,
     crc_bad: Signal<Local, Bit>,
     bad: Signal<Local, Bit>,
     merge: Signal<Local, Bit>,
+    unused_fields: Signal<Local, Bit>,
 }
 
 impl Default for IcrcCheck {
@@ -194,17 +193,13 @@ impl Default for IcrcCheck {
             c_badlen: Default::default(),
             c_user: Default::default(),
             residue: Constant::new((crc32_residue() as u64).into()),
-            c4: Constant::new(4u64.into()),
-            c64: Constant::new(64u64.into()),
-            all_keep: Constant::new(u64::MAX.into()),
-            keff: Default::default(),
-            zsum: Default::default(),
             en: Default::default(),
             b: Default::default(),
             bvalid: Default::default(),
             crc_bad: Default::default(),
             bad: Default::default(),
             merge: Default::default(),
+            unused_fields: Default::default(),
         }
     }
 }
@@ -227,12 +222,12 @@ impl Logic for IcrcCheck {
         self.s_axis.tready.next = self.en.val();
         self.b.next = self.core.out_beat.val();
         self.bvalid.next = self.core.out_valid.val();
+        // fields the checker does not use (Verilator ignores names matching *unused*)
+        self.unused_fields.next = self.b.val().first | self.b.val().kcnt.any() | self.b.val().zl.any() | self.b.val().zm.any() | self.b.val().zh.any();
         self.crc_bad.next = self.core.out_crc.val() != self.residue.val();
         self.bad.next = self.b.val().user | self.b.val().trunc | (self.b.val().roce & (self.crc_bad.val() | self.b.val().badlen));
         // a RoCE last beat of at most 4 bytes holds only ICRC bytes: fold into the held beat
-        self.zsum.next = (bit_cast::<7, 2>(self.b.val().zh) << 4) | (bit_cast::<7, 2>(self.b.val().zm) << 2) | bit_cast::<7, 2>(self.b.val().zl);
-        self.keff.next = self.c64.val() - self.zsum.val();
-        self.merge.next = self.b.val().last & self.b.val().roce & (self.keff.val() <= self.c4.val()) & self.h_valid.q.val() & !self.h_final.q.val();
+        self.merge.next = self.b.val().last & self.b.val().roce & self.b.val().tail4 & self.h_valid.q.val() & !self.h_final.q.val();
         // output: the held beat, once the next beat of its frame (or its end) is known
         self.skid.s_axis.tvalid.next = false;
         self.skid.s_axis.tdata.next = self.h.q.val().data;
@@ -243,7 +238,7 @@ impl Logic for IcrcCheck {
             self.skid.s_axis.tvalid.next = true;
         }
         if self.merge.val() {
-            self.skid.s_axis.tkeep.next = self.h.q.val().keep >> (self.c4.val() - self.keff.val());
+            self.skid.s_axis.tkeep.next = self.b.val().kprev;
             self.skid.s_axis.tlast.next = true;
             self.skid.s_axis.tuser.next = self.bad.val();
         }
@@ -257,8 +252,8 @@ impl Logic for IcrcCheck {
                 self.h_final.d.next = self.b.val().last;
                 if self.b.val().last {
                     self.h.d.next.user = self.bad.val();
-                    if self.b.val().roce & (self.keff.val() > self.c4.val()) {
-                        self.h.d.next.keep = self.all_keep.val() >> (self.zsum.val() + self.c4.val());
+                    if self.b.val().roce & !self.b.val().tail4 {
+                        self.h.d.next.keep = self.b.val().kstrip;
                     }
                 }
             }
