@@ -47,6 +47,76 @@ pub struct IcrcBeat {
     pub tail4: Bit,
 }
 
+/// One fix-up step: on a last beat, multiply the CRC by `A^-(n·d)` for the 2-bit digit `d` of
+/// `64 - k` that this step owns (n = 1, 4 or 16); other beats pass unchanged.
+#[derive(LogicBlock)]
+pub struct CrcFixStep {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub en: Signal<In, Bit>,
+    pub in_valid: Signal<In, Bit>,
+    pub in_beat: Signal<In, IcrcBeat>,
+    pub in_crc: Signal<In, Bits<32>>,
+    pub digit: Signal<In, Bits<2>>,
+    pub out_valid: Signal<Out, Bit>,
+    pub out_beat: Signal<Out, IcrcBeat>,
+    pub out_crc: Signal<Out, Bits<32>>,
+    u: [XorMatrix<32, 32>; 3],
+    valid: DFF<Bit>,
+    beat: DFF<IcrcBeat>,
+    crc: DFF<Bits<32>>,
+}
+
+impl CrcFixStep {
+    pub fn new(n: usize) -> Self {
+        CrcFixStep {
+            clock: Default::default(),
+            reset: Default::default(),
+            en: Default::default(),
+            in_valid: Default::default(),
+            in_beat: Default::default(),
+            in_crc: Default::default(),
+            digit: Default::default(),
+            out_valid: Default::default(),
+            out_beat: Default::default(),
+            out_crc: Default::default(),
+            u: [1, 2, 3].map(|d| XorMatrix::new(unshift_matrix(n * d))),
+            valid: Default::default(),
+            beat: Default::default(),
+            crc: Default::default(),
+        }
+    }
+}
+
+impl Logic for CrcFixStep {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, valid, beat, crc);
+        self.u[0].x.next = self.in_crc.val();
+        self.u[1].x.next = self.in_crc.val();
+        self.u[2].x.next = self.in_crc.val();
+        if self.en.val() {
+            self.valid.d.next = self.in_valid.val();
+            self.beat.d.next = self.in_beat.val();
+            self.crc.d.next = self.in_crc.val();
+            if self.in_beat.val().last {
+                match self.digit.val().index() {
+                    1 => self.crc.d.next = self.u[0].y.val(),
+                    2 => self.crc.d.next = self.u[1].y.val(),
+                    3 => self.crc.d.next = self.u[2].y.val(),
+                    _ => {}
+                }
+            }
+        }
+        self.out_valid.next = self.valid.q.val();
+        self.out_beat.next = self.beat.q.val();
+        self.out_crc.next = self.crc.q.val();
+        if self.reset.val() {
+            self.valid.d.next = false;
+        }
+    }
+}
+
 #[derive(LogicBlock)]
 pub struct IcrcCore {
     pub clock: Signal<In, Clock>,
@@ -71,7 +141,7 @@ pub struct IcrcCore {
     mask: IcrcMask,
     beat_m: XorMatrix<512, 32>,
     a64: XorMatrix<32, 32>,
-    u: [XorMatrix<32, 32>; 9],
+    fix: [CrcFixStep; 3],
     // stage a
     mid: DFF<Bit>,
     a_valid: DFF<Bit>,
@@ -106,15 +176,6 @@ pub struct IcrcCore {
     s: DFF<IcrcBeat>,
     s_valid: DFF<Bit>,
     s_crc: DFF<Bits<32>>,
-    f1: DFF<IcrcBeat>,
-    f1_valid: DFF<Bit>,
-    f1_crc: DFF<Bits<32>>,
-    f2: DFF<IcrcBeat>,
-    f2_valid: DFF<Bit>,
-    f2_crc: DFF<Bits<32>>,
-    f3: DFF<IcrcBeat>,
-    f3_valid: DFF<Bit>,
-    f3_crc: DFF<Bits<32>>,
     // constants
     seed64: Constant<Bits<32>>,
     len_adj: Constant<Bits<16>>,
@@ -148,7 +209,6 @@ impl IcrcCore {
     /// frames announce 4 bytes more in their IP length than they hold).
     pub fn new(icrc_in_frame: bool) -> Self {
         let adj: u64 = if icrc_in_frame { 0 } else { 4 };
-        let u = |n: usize| XorMatrix::new(unshift_matrix(n));
         IcrcCore {
             clock: Default::default(),
             reset: Default::default(),
@@ -171,7 +231,7 @@ impl IcrcCore {
             mask: Default::default(),
             beat_m: XorMatrix::new(beat_matrix()),
             a64: XorMatrix::new(shift_matrix(64)),
-            u: [u(1), u(2), u(3), u(4), u(8), u(12), u(16), u(32), u(48)],
+            fix: [CrcFixStep::new(1), CrcFixStep::new(4), CrcFixStep::new(16)],
             mid: Default::default(),
             a_valid: Default::default(),
             a_data: Default::default(),
@@ -203,15 +263,6 @@ impl IcrcCore {
             s: Default::default(),
             s_valid: Default::default(),
             s_crc: Default::default(),
-            f1: Default::default(),
-            f1_valid: Default::default(),
-            f1_crc: Default::default(),
-            f2: Default::default(),
-            f2_valid: Default::default(),
-            f2_crc: Default::default(),
-            f3: Default::default(),
-            f3_valid: Default::default(),
-            f3_crc: Default::default(),
             seed64: Constant::new((shift_matrix(64).apply(&[icrc_seed() as u64])).into()),
             len_adj: Constant::new(adj.into()),
             min_v4: Constant::new((MIN_ROCE_V4 as u64 - adj).into()),
@@ -243,7 +294,7 @@ impl IcrcCore {
 impl Logic for IcrcCore {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mid, a_valid, a_data, a_keep, a_last, a_user, a_first, a_k, a_v6, a_roce, a_short, a_rem0, v6_q, roce_q, rem_q, bad_q, second_q, b, b_valid, b_v6, b_second, b_keff, p, p_valid, p_masked, m, m_valid, m_md, s, s_valid, s_crc, f1, f1_valid, f1_crc, f2, f2_valid, f2_crc, f3, f3_valid, f3_crc);
+        dff_setup!(self, clock, mid, a_valid, a_data, a_keep, a_last, a_user, a_first, a_k, a_v6, a_roce, a_short, a_rem0, v6_q, roce_q, rem_q, bad_q, second_q, b, b_valid, b_v6, b_second, b_keff, p, p_valid, p_masked, m, m_valid, m_md, s, s_valid, s_crc);
         // ---------------- stage a: count, classify (fields outside tkeep read as zero)
         self.first_in.next = !self.mid.q.val();
         self.kcount.keep.next = self.in_keep.val();
@@ -384,53 +435,30 @@ impl Logic for IcrcCore {
             }
         }
         // ---------------- stages f1..f3: undo the zero bytes after the last covered byte
-        self.u[0].x.next = self.s_crc.q.val();
-        self.u[1].x.next = self.s_crc.q.val();
-        self.u[2].x.next = self.s_crc.q.val();
-        self.u[3].x.next = self.f1_crc.q.val();
-        self.u[4].x.next = self.f1_crc.q.val();
-        self.u[5].x.next = self.f1_crc.q.val();
-        self.u[6].x.next = self.f2_crc.q.val();
-        self.u[7].x.next = self.f2_crc.q.val();
-        self.u[8].x.next = self.f2_crc.q.val();
-        if self.en.val() {
-            self.f1_valid.d.next = self.s_valid.q.val();
-            self.f1.d.next = self.s.q.val();
-            self.f1_crc.d.next = self.s_crc.q.val();
-            if self.s.q.val().last {
-                match self.s.q.val().zl.index() {
-                    1 => self.f1_crc.d.next = self.u[0].y.val(),
-                    2 => self.f1_crc.d.next = self.u[1].y.val(),
-                    3 => self.f1_crc.d.next = self.u[2].y.val(),
-                    _ => {}
-                }
-            }
-            self.f2_valid.d.next = self.f1_valid.q.val();
-            self.f2.d.next = self.f1.q.val();
-            self.f2_crc.d.next = self.f1_crc.q.val();
-            if self.f1.q.val().last {
-                match self.f1.q.val().zm.index() {
-                    1 => self.f2_crc.d.next = self.u[3].y.val(),
-                    2 => self.f2_crc.d.next = self.u[4].y.val(),
-                    3 => self.f2_crc.d.next = self.u[5].y.val(),
-                    _ => {}
-                }
-            }
-            self.f3_valid.d.next = self.f2_valid.q.val();
-            self.f3.d.next = self.f2.q.val();
-            self.f3_crc.d.next = self.f2_crc.q.val();
-            if self.f2.q.val().last {
-                match self.f2.q.val().zh.index() {
-                    1 => self.f3_crc.d.next = self.u[6].y.val(),
-                    2 => self.f3_crc.d.next = self.u[7].y.val(),
-                    3 => self.f3_crc.d.next = self.u[8].y.val(),
-                    _ => {}
-                }
-            }
-        }
-        self.out_valid.next = self.f3_valid.q.val();
-        self.out_beat.next = self.f3.q.val();
-        self.out_crc.next = self.f3_crc.q.val();
+        self.fix[0].clock.next = self.clock.val();
+        self.fix[1].clock.next = self.clock.val();
+        self.fix[2].clock.next = self.clock.val();
+        self.fix[0].reset.next = self.reset.val();
+        self.fix[1].reset.next = self.reset.val();
+        self.fix[2].reset.next = self.reset.val();
+        self.fix[0].en.next = self.en.val();
+        self.fix[1].en.next = self.en.val();
+        self.fix[2].en.next = self.en.val();
+        self.fix[0].in_valid.next = self.s_valid.q.val();
+        self.fix[0].in_beat.next = self.s.q.val();
+        self.fix[0].in_crc.next = self.s_crc.q.val();
+        self.fix[0].digit.next = self.s.q.val().zl;
+        self.fix[1].in_valid.next = self.fix[0].out_valid.val();
+        self.fix[1].in_beat.next = self.fix[0].out_beat.val();
+        self.fix[1].in_crc.next = self.fix[0].out_crc.val();
+        self.fix[1].digit.next = self.fix[0].out_beat.val().zm;
+        self.fix[2].in_valid.next = self.fix[1].out_valid.val();
+        self.fix[2].in_beat.next = self.fix[1].out_beat.val();
+        self.fix[2].in_crc.next = self.fix[1].out_crc.val();
+        self.fix[2].digit.next = self.fix[1].out_beat.val().zh;
+        self.out_valid.next = self.fix[2].out_valid.val();
+        self.out_beat.next = self.fix[2].out_beat.val();
+        self.out_crc.next = self.fix[2].out_crc.val();
         if self.reset.val() {
             self.mid.d.next = false;
             self.bad_q.d.next = false;
@@ -440,9 +468,6 @@ impl Logic for IcrcCore {
             self.p_valid.d.next = false;
             self.m_valid.d.next = false;
             self.s_valid.d.next = false;
-            self.f1_valid.d.next = false;
-            self.f2_valid.d.next = false;
-            self.f3_valid.d.next = false;
         }
     }
 }
