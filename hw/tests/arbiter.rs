@@ -4,10 +4,12 @@ use nicgen_hw::stream::*;
 use nicgen_sim::axis::*;
 use nicgen_sim::*;
 
+/// Frames of input `src`: lengths 2..=131 in turn (every `tkeep` residue), with a 9 KiB frame
+/// every 25th; bytes 0 and 1 name the input and the frame.
 fn frames_for(rng: &mut Rng, src: u8, n: usize) -> Vec<AxisFrame> {
     (0..n)
         .map(|i| {
-            let len = rng.range(2, 400) as usize;
+            let len = if i % 25 == 24 { 9216 - src as usize } else { 2 + (i * 4 + src as usize) % 130 };
             let mut d = rng.bytes(len);
             d[0] = src;
             d[1] = i as u8;
