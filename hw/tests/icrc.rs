@@ -372,3 +372,48 @@ fn rx_drops_and_counts_every_bad_frame_without_backpressure() {
     let ovf = { let p = sim.port("overflow"); sim.get_u64(p) };
     assert_eq!(ovf, 0);
 }
+
+/// Every single-bit flip of whole frames (IPv4 and IPv6): the checker flags each one, except
+/// flips in the fields the ICRC masks by design and flips that make the frame something other
+/// than RoCEv2 (which then passes through unchecked, as any non-RoCE frame does).
+#[test]
+fn check_flags_every_single_bit_flip() {
+    use nicgen_hw::crc::fields::classify;
+    let mut sim = verilate(&mut IcrcRx::default());
+    let mut rng = Rng::new(31);
+    let v4 = RoceHeaders::new(IpHdr::V4 { src: [10, 1, 2, 3], dst: [10, 4, 5, 6], dscp: 0, ecn: 0, ttl: 64, id: 7 }, opcode::WRITE_ONLY, 0x12, 0x345);
+    let v6 = RoceHeaders::new(IpHdr::V6 { src: [0xfd; 16], dst: [0xfe; 16], tclass: 0, flow: 0, hlim: 64 }, opcode::SEND_ONLY, 0x99, 0x777);
+    let mut input = vec![];
+    let mut expect_pass = vec![];
+    for f in [v4.build(&rng.bytes(70)), v6.build(&rng.bytes(23))] {
+        let (l4, _) = locate_udp(&f).unwrap();
+        let v6f = f[12] == 0x86;
+        for bit in 0..f.len() * 8 {
+            let byte = bit / 8;
+            let mut g = f.clone();
+            g[byte] ^= 1 << (bit % 8);
+            let masked = byte < 14
+                || (!v6f && [15, 22, 24, 25].contains(&byte))
+                || (v6f && ((byte == 14 && bit % 8 < 4) || (15..=17).contains(&byte) || byte == 21))
+                || byte == l4 + 6
+                || byte == l4 + 7
+                || byte == l4 + 12;
+            let still_roce = classify(&g).roce;
+            input.push(AxisFrame::new(g.clone()));
+            // passes: the flip is invisible to the ICRC, or the frame is no longer RoCE
+            expect_pass.push(if masked || !still_roce { Some(g[..g.len() - if still_roce { 4 } else { 0 }].to_vec()) } else { None });
+            input.push(AxisFrame::new(f.clone()));
+            expect_pass.push(Some(f[..f.len() - 4].to_vec()));
+        }
+    }
+    let expect: Vec<Vec<u8>> = expect_pass.iter().flatten().cloned().collect();
+    let dropped_exp = expect_pass.iter().filter(|e| e.is_none()).count() as u64;
+    let (got, _) = pass_through(&mut sim, &input, 100, 100, 1);
+    assert_eq!(got.len(), expect.len(), "frames through");
+    for (i, (g, e)) in got.iter().zip(&expect).enumerate() {
+        assert_eq!(&g.data, e, "frame {i}");
+    }
+    let dropped = { let p = sim.port("dropped"); sim.get_u64(p) };
+    assert_eq!(dropped, dropped_exp);
+    assert!(dropped > 1000, "most flips are caught: {dropped}");
+}
