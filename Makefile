@@ -38,7 +38,7 @@ check-hdl:
 	python3 scripts/check_hdl_gen.py hw/src
 
 test: setup check-hdl
-	$(CARGO) test --release --workspace
+	bash scripts/test.sh
 
 bench:
 	@echo "nicgen bench arrives with the RC engine (issue 5); 'nicgen sim icrc' prints the ICRC figures today." >&2; exit 1
