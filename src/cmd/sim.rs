@@ -69,13 +69,13 @@ pub fn icrc(n: usize, seed: u64, pcap: Option<&Path>, trace: Option<&Path>) -> R
     let span = fr.out.last().unwrap().last_cycle - fr.out[0].first_cycle + 1;
     let out_beats: usize = frames.iter().map(|f| f.len().div_ceil(64)).sum();
 
-    // checker: every 10th frame corrupted in one bit
+    // checker: every 10th frame has one bit of its ICRC flipped
     let mut cin = vec![];
     for (i, f) in frames.iter().enumerate() {
         let mut g = f.clone();
         if i % 10 == 3 {
             let n = g.len();
-            g[n - 1 - (i / 10) % 20] ^= 0x20;
+            g[n - 1 - (i / 10) % 4] ^= 0x20;
         }
         cin.push(AxisFrame::new(g));
     }
