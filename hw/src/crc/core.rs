@@ -1,6 +1,6 @@
 //! The ICRC pipeline shared by the generator and the checker.
 //!
-//! Stages (all advance together on `en`; a beat enters when `en & in_valid`):
+//! Stages (all advance together on `en`; a beat enters when `en & s_axis.tvalid`):
 //! 1. `a`: count the valid bytes; on a first beat, classify it and read its IP length;
 //! 2. `b`: frame length checks against the IP length, bytes covered in this beat;
 //! 3. `p`: the covered bytes: Ethernet header zeroed, variant fields set to ones, the rest of
@@ -121,12 +121,10 @@ impl Logic for CrcFixStep {
 pub struct IcrcCore {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
+    /// Advance the pipeline (a beat is taken from `s_axis` when `en & tvalid`).
     pub en: Signal<In, Bit>,
-    pub in_valid: Signal<In, Bit>,
-    pub in_data: Signal<In, Bits<512>>,
-    pub in_keep: Signal<In, Bits<64>>,
-    pub in_last: Signal<In, Bit>,
-    pub in_user: Signal<In, Bit>,
+    /// The input stream; `tready` is `en`.
+    pub s_axis: crate::stream::Axis512Sink,
     pub out_valid: Signal<Out, Bit>,
     pub out_beat: Signal<Out, IcrcBeat>,
     /// Raw CRC register after the frame (meaningful with `out_beat.last`).
@@ -213,11 +211,7 @@ impl IcrcCore {
             clock: Default::default(),
             reset: Default::default(),
             en: Default::default(),
-            in_valid: Default::default(),
-            in_data: Default::default(),
-            in_keep: Default::default(),
-            in_last: Default::default(),
-            in_user: Default::default(),
+            s_axis: Default::default(),
             out_valid: Default::default(),
             out_beat: Default::default(),
             out_crc: Default::default(),
@@ -296,18 +290,19 @@ impl Logic for IcrcCore {
     fn update(&mut self) {
         dff_setup!(self, clock, mid, a_valid, a_data, a_keep, a_last, a_user, a_first, a_k, a_v6, a_roce, a_short, a_rem0, v6_q, roce_q, rem_q, bad_q, second_q, b, b_valid, b_v6, b_second, b_keff, p, p_valid, p_masked, m, m_valid, m_md, s, s_valid, s_crc);
         // ---------------- stage a: count, classify (fields outside tkeep read as zero)
+        self.s_axis.tready.next = self.en.val();
         self.first_in.next = !self.mid.q.val();
-        self.kcount.keep.next = self.in_keep.val();
-        self.kexp.keep.next = self.in_keep.val();
-        self.classify.data.next = self.in_data.val() & self.kexp.mask.val();
+        self.kcount.keep.next = self.s_axis.tkeep.val();
+        self.kexp.keep.next = self.s_axis.tkeep.val();
+        self.classify.data.next = self.s_axis.tdata.val() & self.kexp.mask.val();
         if self.en.val() {
-            self.a_valid.d.next = self.in_valid.val();
-            if self.in_valid.val() {
-                self.mid.d.next = !self.in_last.val();
-                self.a_data.d.next = self.in_data.val();
-                self.a_keep.d.next = self.in_keep.val();
-                self.a_last.d.next = self.in_last.val();
-                self.a_user.d.next = self.in_user.val();
+            self.a_valid.d.next = self.s_axis.tvalid.val();
+            if self.s_axis.tvalid.val() {
+                self.mid.d.next = !self.s_axis.tlast.val();
+                self.a_data.d.next = self.s_axis.tdata.val();
+                self.a_keep.d.next = self.s_axis.tkeep.val();
+                self.a_last.d.next = self.s_axis.tlast.val();
+                self.a_user.d.next = self.s_axis.tuser.val();
                 self.a_first.d.next = self.first_in.val();
                 self.a_k.d.next = self.kcount.count.val();
                 self.a_v6.d.next = self.classify.v6.val();
@@ -315,7 +310,7 @@ impl Logic for IcrcCore {
                 self.a_rem0.d.next = self.classify.ip_frame_len.val() - self.len_adj.val();
                 // an IP frame that ends before its UDP destination port cannot be classified
                 self.a_short.d.next = self.first_in.val()
-                    & self.in_last.val()
+                    & self.s_axis.tlast.val()
                     & ((self.classify.v4.val() & (self.kcount.count.val() < self.need_v4.val()))
                         | (self.classify.v6.val() & (self.kcount.count.val() < self.need_v6.val())));
             }

@@ -73,12 +73,7 @@ impl Logic for IcrcGen {
         Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
         self.en.next = self.skid.s_axis.tready.val() & !self.extra.q.val();
         self.core.en.next = self.en.val();
-        self.core.in_valid.next = self.s_axis.tvalid.val();
-        self.core.in_data.next = self.s_axis.tdata.val();
-        self.core.in_keep.next = self.s_axis.tkeep.val();
-        self.core.in_last.next = self.s_axis.tlast.val();
-        self.core.in_user.next = self.s_axis.tuser.val();
-        self.s_axis.tready.next = self.en.val();
+        Axis512Sink::link(&mut self.s_axis, &mut self.core.s_axis);
         self.place.data.next = self.core.out_beat.val().data;
         self.place.k.next = self.core.out_beat.val().kcnt;
         self.place.icrc.next = !self.core.out_crc.val();
@@ -214,12 +209,7 @@ impl Logic for IcrcCheck {
         Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
         self.en.next = self.skid.s_axis.tready.val();
         self.core.en.next = self.en.val();
-        self.core.in_valid.next = self.s_axis.tvalid.val();
-        self.core.in_data.next = self.s_axis.tdata.val();
-        self.core.in_keep.next = self.s_axis.tkeep.val();
-        self.core.in_last.next = self.s_axis.tlast.val();
-        self.core.in_user.next = self.s_axis.tuser.val();
-        self.s_axis.tready.next = self.en.val();
+        Axis512Sink::link(&mut self.s_axis, &mut self.core.s_axis);
         self.b.next = self.core.out_beat.val();
         self.bvalid.next = self.core.out_valid.val();
         // fields the checker does not use (Verilator ignores names matching *unused*)
