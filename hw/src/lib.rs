@@ -1,3 +1,4 @@
+pub mod axil;
 pub mod crc;
 pub mod stream;
 pub mod top;

@@ -8,6 +8,7 @@
 //!
 //! [`Recorder`] wraps any back end and writes a self-checking Verilog testbench of the run.
 //! [`axis`] holds the AXI4-Stream driver and monitor with random gaps and backpressure.
+pub mod axil;
 pub mod axis;
 pub mod cycle;
 pub mod diff;

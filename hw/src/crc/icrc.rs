@@ -303,8 +303,13 @@ pub struct IcrcRx {
     pub overflow: Signal<Out, Bits<32>>,
     /// Beats held in the frame FIFO.
     pub level: Signal<Out, Bits<16>>,
+    /// The counters above, read-only, at the offsets of `gen/icrc_rx/regmap.json`.
+    pub s_axil: crate::axil::AxilSlave,
     check: IcrcCheck,
     fifo: AxisFifo512,
+    bridge: crate::axil::AxilBridge,
+    window: crate::axil::StatusWindow8,
+    unused_wr: Signal<Local, Bit>,
 }
 
 impl Default for IcrcRx {
@@ -318,8 +323,12 @@ impl Default for IcrcRx {
             dropped: Default::default(),
             overflow: Default::default(),
             level: Default::default(),
+            s_axil: Default::default(),
             check: Default::default(),
             fifo: AxisFifo512::new(true),
+            bridge: Default::default(),
+            window: Default::default(),
+            unused_wr: Default::default(),
         }
     }
 }
@@ -327,9 +336,26 @@ impl Default for IcrcRx {
 impl Logic for IcrcRx {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, check, fifo);
+        clock!(self, clock, check, fifo, bridge, window);
         self.check.reset.next = self.reset.val();
         self.fifo.reset.next = self.reset.val();
+        self.bridge.reset.next = self.reset.val();
+        crate::axil::AxilSlave::link(&mut self.s_axil, &mut self.bridge.s_axil);
+        self.window.rd_en.next = self.bridge.rd_en.val();
+        self.window.rd_addr.next = self.bridge.rd_addr.val();
+        self.bridge.rd_data.next = self.window.rd_data.val();
+        self.bridge.rd_err.next = self.window.rd_err.val();
+        self.bridge.wr_err.next = self.window.wr_err.val();
+        // the write path carries no data here: the window is read-only
+        self.unused_wr.next = self.bridge.wr_en.val() | self.bridge.wr_addr.val().any() | self.bridge.wr_data.val().any() | self.bridge.wr_strb.val().any();
+        self.window.status[0].next = self.check.cnt.frames.val();
+        self.window.status[1].next = self.check.cnt.roce.val();
+        self.window.status[2].next = self.check.cnt.bad_icrc.val();
+        self.window.status[3].next = self.check.cnt.truncated.val();
+        self.window.status[4].next = self.check.cnt.bad_length.val();
+        self.window.status[5].next = self.check.cnt.user_flagged.val();
+        self.window.status[6].next = self.fifo.drop_bad.val();
+        self.window.status[7].next = self.fifo.drop_overflow.val();
         Axis512Sink::link(&mut self.s_axis, &mut self.check.s_axis);
         Axis512Source::join(&mut self.check.m_axis, &mut self.fifo.s_axis);
         Axis512Source::link(&mut self.m_axis, &mut self.fifo.m_axis);
@@ -348,4 +374,7 @@ impl Logic for IcrcRx {
 nicgen_sim::impl_ports!(IcrcRx, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
-    cnt.frames, cnt.roce, cnt.bad_icrc, cnt.truncated, cnt.bad_length, cnt.user_flagged, dropped, overflow, level]);
+    cnt.frames, cnt.roce, cnt.bad_icrc, cnt.truncated, cnt.bad_length, cnt.user_flagged, dropped, overflow, level,
+    s_axil.awaddr, s_axil.awvalid, s_axil.awready, s_axil.wdata, s_axil.wstrb, s_axil.wvalid, s_axil.wready,
+    s_axil.bresp, s_axil.bvalid, s_axil.bready, s_axil.araddr, s_axil.arvalid, s_axil.arready,
+    s_axil.rdata, s_axil.rresp, s_axil.rvalid, s_axil.rready]);

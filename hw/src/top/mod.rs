@@ -27,6 +27,8 @@ pub struct Top {
     pub verilog: String,
     pub ports: Vec<PortInfo>,
     pub regs: Vec<Reg>,
+    /// The registers are also served read-only on the block's `s_axil` AXI4-Lite port.
+    pub axil: bool,
 }
 
 fn make<T: Block>(name: &'static str, about: &'static str, mut uut: T, regs: &[(&str, &'static str)]) -> Top {
@@ -41,7 +43,8 @@ fn make<T: Block>(name: &'static str, about: &'static str, mut uut: T, regs: &[(
             Reg { name: p.clean_name(), port: p.name.clone(), offset: 4 * i as u32, width: p.width, access: "ro", doc }
         })
         .collect();
-    Top { name, about, verilog, ports, regs }
+    let axil = ports.iter().any(|p| p.name.starts_with("s_axil$"));
+    Top { name, about, verilog, ports, regs, axil }
 }
 
 const ICRC_COUNTERS: [(&str, &str); 6] = [
@@ -104,7 +107,11 @@ pub fn regmap_json(top: &Top) -> String {
     serde_json::to_string_pretty(&Map {
         block: top.name,
         about: top.about,
-        note: "status counters: read-only ports of the top level; offsets are their slots in the block's status window",
+        note: if top.axil {
+            "status counters: read-only over AXI4-Lite (s_axil) at these byte offsets, and as ports; reads elsewhere and all writes return SLVERR"
+        } else {
+            "status counters: read-only ports of the top level; offsets are their slots in the block's status window"
+        },
         registers: &top.regs,
     })
     .unwrap()
