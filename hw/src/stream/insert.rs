@@ -29,8 +29,8 @@ pub struct AxisInsert {
     flush_data: DFF<Bits<512>>,
     flush_keep: DFF<Bits<64>>,
     flush_user: DFF<Bit>,
-    kcount: crate::crc::fields::KeepCount<64, 7>,
-    k: Signal<Local, Bits<7>>,
+    spill: Signal<Local, Bit>,
+    kshr6: Signal<Local, Bits<6>>,
     shl: Signal<Local, Bits<10>>,
     shr: Signal<Local, Bits<10>>,
     kshr: Signal<Local, Bits<7>>,
@@ -48,11 +48,13 @@ impl Logic for AxisInsert {
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
         Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
-        self.kcount.keep.next = self.s_axis.tkeep.val();
-        self.k.next = self.kcount.count.val();
         self.shl.next = bit_cast::<10, 6>(self.c_q.q.val()) << 3;
         self.kshr.next = self.c64.val() - bit_cast::<7, 6>(self.c_q.q.val());
         self.shr.next = bit_cast::<10, 7>(self.kshr.val()) << 3;
+        // the last beat spills into one more beat <=> it has more than 64 - c bytes <=> tkeep bit
+        // 64 - c is set (tkeep is contiguous; never when c = 0)
+        self.kshr6.next = bit_cast::<6, 7>(self.kshr.val());
+        self.spill.next = self.c_q.q.val().any() & self.s_axis.tkeep.val().get_bits::<1>(self.kshr6.val().index()).any();
         self.hdr_ready.next = !self.busy.q.val();
         self.s_axis.tready.next = false;
         self.skid.s_axis.tvalid.next = false;
@@ -120,7 +122,7 @@ impl Logic for AxisInsert {
                     self.carry_keep.d.next = self.zero64.val();
                 }
                 if self.s_axis.tlast.val() {
-                    if (self.k.val() + bit_cast::<7, 6>(self.c_q.q.val())) > self.c64.val() {
+                    if self.spill.val() {
                         self.flush.d.next = true;
                         self.flush_data.d.next = self.s_axis.tdata.val() >> self.shr.val();
                         self.flush_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.val();
@@ -164,8 +166,8 @@ impl Default for AxisInsert {
             flush_data: Default::default(),
             flush_keep: Default::default(),
             flush_user: Default::default(),
-            kcount: Default::default(),
-            k: Default::default(),
+            spill: Default::default(),
+            kshr6: Default::default(),
             shl: Default::default(),
             shr: Default::default(),
             kshr: Default::default(),

@@ -29,17 +29,17 @@ pub struct AxisStrip {
     runt_q: DFF<Bits<32>>,
     skip: Signal<Local, Bits<2>>,
     r: Signal<Local, Bits<6>>,
-    k: Signal<Local, Bits<7>>,
+    keep_at_r: Signal<Local, Bit>,
     shr: Signal<Local, Bits<10>>,
-    shl: Signal<Local, Bits<10>>,
-    kshl: Signal<Local, Bits<7>>,
+    cat_data: Signal<Local, Bits<1024>>,
+    cat_keep: Signal<Local, Bits<128>>,
     comb_data: Signal<Local, Bits<512>>,
     comb_keep: Signal<Local, Bits<64>>,
     out_here: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
-    kcount: crate::crc::fields::KeepCount<64, 7>,
     c64: Constant<Bits<7>>,
+    c512: Constant<Bits<10>>,
     one2: Constant<Bits<2>>,
 }
 
@@ -67,17 +67,17 @@ impl Default for AxisStrip {
             runt_q: Default::default(),
             skip: Default::default(),
             r: Default::default(),
-            k: Default::default(),
+            keep_at_r: Default::default(),
             shr: Default::default(),
-            shl: Default::default(),
-            kshl: Default::default(),
+            cat_data: Default::default(),
+            cat_keep: Default::default(),
             comb_data: Default::default(),
             comb_keep: Default::default(),
             out_here: Default::default(),
             accept: Default::default(),
             take: Default::default(),
-            kcount: Default::default(),
             c64: Constant::new(64u64.into()),
+            c512: Constant::new(512u64.into()),
             one2: Constant::new(1u64.into()),
         }
     }
@@ -90,26 +90,26 @@ impl Logic for AxisStrip {
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
         Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
-        self.kcount.keep.next = self.s_axis.tkeep.val();
-        self.k.next = self.kcount.count.val();
         self.skip.next = self.skip_q.q.val();
         self.r.next = self.r_q.q.val();
         if !self.mid.q.val() {
             self.skip.next = self.strip_len.val().get_bits::<2>(6);
             self.r.next = self.strip_len.val().get_bits::<6>(0);
         }
+        // more than r valid bytes <=> tkeep bit r is set (tkeep is contiguous): a mux, not a count
+        self.keep_at_r.next = self.s_axis.tkeep.val().get_bits::<1>(self.r.val().index()).any();
         self.shr.next = bit_cast::<10, 6>(self.r.val()) << 3;
-        // 64 - r (not `!r + 1`: Verilog widens before it inverts)
-        self.kshl.next = self.c64.val() - bit_cast::<7, 6>(self.r.val());
-        self.shl.next = bit_cast::<10, 7>(self.kshl.val()) << 3;
-        self.comb_data.next = (self.carry.q.val() >> self.shr.val()) | (self.s_axis.tdata.val() << self.shl.val());
-        self.comb_keep.next = (self.carry_keep.q.val() >> self.r.val()) | (self.s_axis.tkeep.val() << self.kshl.val());
+        // one funnel shift of {data, carry} right by r bytes (no 64 - r on the path)
+        self.cat_data.next = bit_cast::<1024, 512>(self.carry.q.val()) | (bit_cast::<1024, 512>(self.s_axis.tdata.val()) << self.c512.val());
+        self.cat_keep.next = bit_cast::<128, 64>(self.carry_keep.q.val()) | (bit_cast::<128, 64>(self.s_axis.tkeep.val()) << self.c64.val());
+        self.comb_data.next = bit_cast::<512, 1024>(self.cat_data.val() >> self.shr.val());
+        self.comb_keep.next = bit_cast::<64, 128>(self.cat_keep.val() >> self.r.val());
         // does the input beat make an output beat this cycle?
         self.out_here.next = false;
         if !self.skip.val().any() {
             if self.have.q.val() | !self.r.val().any() {
                 self.out_here.next = true;
-            } else if self.s_axis.tlast.val() & (self.k.val() > bit_cast::<7, 6>(self.r.val())) {
+            } else if self.s_axis.tlast.val() & (self.keep_at_r.val()) {
                 self.out_here.next = true;
             }
         }
@@ -150,7 +150,7 @@ impl Logic for AxisStrip {
                 self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
             } else if !self.have.q.val() {
                 if self.s_axis.tlast.val() {
-                    if self.k.val() > bit_cast::<7, 6>(self.r.val()) {
+                    if self.keep_at_r.val() {
                         self.skid.s_axis.tvalid.next = true;
                         self.skid.s_axis.tdata.next = self.s_axis.tdata.val() >> self.shr.val();
                         self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() >> self.r.val();
@@ -170,7 +170,7 @@ impl Logic for AxisStrip {
                 self.carry_keep.d.next = self.s_axis.tkeep.val();
                 if self.s_axis.tlast.val() {
                     self.have.d.next = false;
-                    if self.k.val() > bit_cast::<7, 6>(self.r.val()) {
+                    if self.keep_at_r.val() {
                         self.flush.d.next = true;
                         self.flush_data.d.next = self.s_axis.tdata.val() >> self.shr.val();
                         self.flush_keep.d.next = self.s_axis.tkeep.val() >> self.r.val();
