@@ -44,6 +44,14 @@ fn pcap_check_reports_bad_frames_and_exit_code() {
         assert!(line.contains("expected ICRC 0x") && line.contains("found 0x") && line.contains("qpn") && line.contains("psn"), "{line}");
         assert!(line.contains("[model and hardware]"), "{line}");
     }
+    // the same capture as PCAPNG (what tshark and Wireshark write), converted by editcap
+    let ng = dir.join("bad.pcapng");
+    let conv = Command::new("editcap").args(["-F", "pcapng"]).arg(&bad).arg(&ng).output().expect("editcap (run scripts/setup.sh)");
+    assert!(conv.status.success(), "{}", String::from_utf8_lossy(&conv.stderr));
+    let out = nicgen().args(["pcap", "check"]).arg(&ng).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("41 frames, 40 roce, 2 bad") && text.contains("frame 8:") && text.contains("frame 21:"), "{text}");
     // a file that is not a PCAP names the file
     let junk = dir.join("junk.pcap");
     std::fs::write(&junk, b"not a capture").unwrap();
