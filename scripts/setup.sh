@@ -7,6 +7,7 @@ command -v verilator >/dev/null 2>&1 || need_apt+=(verilator)
 command -v yosys     >/dev/null 2>&1 || need_apt+=(yosys)
 command -v iverilog  >/dev/null 2>&1 || need_apt+=(iverilog)
 command -v tshark    >/dev/null 2>&1 || need_apt+=(tshark)
+command -v editcap   >/dev/null 2>&1 || need_apt+=(wireshark-common)
 command -v g++       >/dev/null 2>&1 || need_apt+=(g++)
 command -v make      >/dev/null 2>&1 || need_apt+=(make)
 if [ ${#need_apt[@]} -gt 0 ]; then
