@@ -207,12 +207,6 @@ impl AxisMonitor {
     }
 }
 
-/// Every frame length whose last beat has each possible `tkeep` residue, over `beats` beats:
-/// lengths 1..=bytes*beats. Handy for tests that must cover every residue.
-pub fn all_residue_lengths(bytes: usize, beats: usize) -> Vec<usize> {
-    (1..=bytes * beats).collect()
-}
-
 /// Drivers and monitors stepped together, one cycle at a time.
 #[derive(Default)]
 pub struct StreamBench {

@@ -26,8 +26,6 @@ pub struct AxisInsert {
     carry: DFF<Bits<512>>,
     carry_keep: DFF<Bits<64>>,
     flush: DFF<Bit>,
-    flush_data: DFF<Bits<512>>,
-    flush_keep: DFF<Bits<64>>,
     flush_user: DFF<Bit>,
     spill: Signal<Local, Bit>,
     kshr6: Signal<Local, Bits<6>>,
@@ -44,7 +42,7 @@ pub struct AxisInsert {
 impl Logic for AxisInsert {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, hdr, hfull, c_q, only_q, carry, carry_keep, flush, flush_data, flush_keep, flush_user);
+        dff_setup!(self, clock, busy, hdr, hfull, c_q, only_q, carry, carry_keep, flush, flush_user);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
         Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
@@ -78,8 +76,8 @@ impl Logic for AxisInsert {
             }
         } else if self.flush.q.val() {
             self.skid.s_axis.tvalid.next = true;
-            self.skid.s_axis.tdata.next = self.flush_data.q.val();
-            self.skid.s_axis.tkeep.next = self.flush_keep.q.val();
+            self.skid.s_axis.tdata.next = self.carry.q.val();
+            self.skid.s_axis.tkeep.next = self.carry_keep.q.val();
             self.skid.s_axis.tlast.next = true;
             self.skid.s_axis.tuser.next = self.flush_user.q.val();
             if self.skid.s_axis.tready.val() {
@@ -123,9 +121,8 @@ impl Logic for AxisInsert {
                 }
                 if self.s_axis.tlast.val() {
                     if self.spill.val() {
+                        // the spilled bytes are exactly the new carry: flush it
                         self.flush.d.next = true;
-                        self.flush_data.d.next = self.s_axis.tdata.val() >> self.shr.val();
-                        self.flush_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.val();
                         self.flush_user.d.next = self.s_axis.tuser.val();
                     } else {
                         self.skid.s_axis.tlast.next = true;
@@ -163,8 +160,6 @@ impl Default for AxisInsert {
             carry: Default::default(),
             carry_keep: Default::default(),
             flush: Default::default(),
-            flush_data: Default::default(),
-            flush_keep: Default::default(),
             flush_user: Default::default(),
             spill: Default::default(),
             kshr6: Default::default(),
