@@ -1,4 +1,5 @@
 pub mod axil;
 pub mod crc;
+pub mod roce;
 pub mod stream;
 pub mod top;

@@ -239,6 +239,30 @@ impl StreamBench {
         self.cycles += 1;
         n
     }
+    /// Like [`step`](Self::step), calling `f` after `eval` (to sample other ports). Returns
+    /// whether anything moved or is still on offer: a monitor beat, a `tvalid` a monitor saw, or
+    /// `f` returning true.
+    pub fn step_with<S: CycleSim + ?Sized, F: FnMut(&mut S) -> bool>(&mut self, sim: &mut S, mut f: F) -> bool {
+        for d in &mut self.drivers {
+            d.drive(sim);
+        }
+        for m in &mut self.monitors {
+            m.drive(sim);
+        }
+        sim.eval();
+        for d in &mut self.drivers {
+            d.sample(sim);
+        }
+        let mut moved = false;
+        for m in &mut self.monitors {
+            moved |= m.sample(sim);
+            moved |= sim.get_bit(m.ports.tvalid);
+        }
+        moved |= f(sim);
+        sim.tick();
+        self.cycles += 1;
+        moved
+    }
     /// Step until every driver is empty and no monitor has been offered a beat for `quiet`
     /// cycles. Panics after `max` cycles (a stalled pipeline).
     pub fn drain<S: CycleSim + ?Sized>(&mut self, sim: &mut S, quiet: u64, max: u64) -> u64 {

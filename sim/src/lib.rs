@@ -10,6 +10,7 @@
 //! [`axis`] holds the AXI4-Stream driver and monitor with random gaps and backpressure.
 pub mod axil;
 pub mod axis;
+pub mod chan;
 pub mod cycle;
 pub mod diff;
 pub mod frames;
@@ -23,7 +24,7 @@ pub use cycle::{top_ports, CycleSim, Dir, PortInfo};
 pub use diff::Diff;
 pub use recorder::Recorder;
 pub use rng::Rng;
-pub use rusthdl::{PortAccess, RustHdlSim, SigWords};
+pub use rusthdl::{PortAccess, RustHdlSim, SigWords, StructWords};
 pub use verilator::{VerilatorBuild, VerilatorOptions, VerilatorSim};
 
 /// Emit a block's Verilog with its root module named `name` (submodules become `name$child`).

@@ -70,6 +70,30 @@ macro_rules! sigwords_dir {
 sigwords_dir!(In);
 sigwords_dir!(Out);
 
+/// A `LogicStruct` port type that testbenches set and read as u32 words (its packed bits).
+/// Implement it next to the struct; every `Signal` of that type then works with `impl_ports!`.
+pub trait StructWords: Synth {
+    fn to_words(&self) -> Vec<u32>;
+    fn from_words(w: &[u32]) -> Self;
+}
+
+macro_rules! structwords_dir {
+    ($d:ty) => {
+        impl<T: StructWords> SigWords for Signal<$d, T> {
+            fn put(&mut self, w: &[u32]) {
+                self.next = T::from_words(w)
+            }
+            fn take(&self, w: &mut [u32]) {
+                let v = self.val().to_words();
+                let n = w.len().min(v.len());
+                w[..n].copy_from_slice(&v[..n]);
+            }
+        }
+    };
+}
+structwords_dir!(In);
+structwords_dir!(Out);
+
 /// Implemented per top-level block by [`impl_ports!`](crate::impl_ports): index → signal, in
 /// `top_ports` order.
 pub trait PortAccess {

@@ -16,3 +16,7 @@ pub mod insert;
 pub use insert::*;
 pub mod arbiter;
 pub use arbiter::*;
+pub mod limit;
+pub use limit::*;
+pub mod chan;
+pub use chan::*;

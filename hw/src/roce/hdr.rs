@@ -1,0 +1,447 @@
+//! The parsed RoCEv2 header: one field definition, [`RoceHdr`], shared by the RX parser, the
+//! dispatcher, the testbenches (through [`RxHdrFields`]) and the field extractors.
+//!
+//! Fields are located by a table of wire positions ([`FIELDS`], in bits from the start of the
+//! Ethernet frame, most significant bit first), one for IPv4 and one for IPv6 frames. The
+//! extractors are emitted as `Verilog::Custom` from that table; their Rust models read the same
+//! table. Tests check both against the golden model (`nicgen-model`, built on etherparse).
+use crate::crc::matrix::bits_to_u64s;
+use nicgen_model::OpcodeLayout;
+use num_bigint::BigUint;
+use rust_hdl::prelude::*;
+
+/// A parsed RoCEv2 header, as it travels on the header channel beside the payload stream.
+/// RETH and AETH fields are read at the position right after the BTH whatever the opcode; the
+/// opcode says which of them are meaningful.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RoceHdr {
+    pub opcode: Bits<8>,
+    pub se: Bit,
+    pub migreq: Bit,
+    pub pad: Bits<2>,
+    pub tver: Bits<4>,
+    pub pkey: Bits<16>,
+    pub fecn: Bit,
+    pub becn: Bit,
+    pub dqpn: Bits<24>,
+    pub ackreq: Bit,
+    pub psn: Bits<24>,
+    pub va: Bits<64>,
+    pub rkey: Bits<32>,
+    pub dma_len: Bits<32>,
+    pub syndrome: Bits<8>,
+    pub msn: Bits<24>,
+    pub ipv6: Bit,
+    pub ecn: Bits<2>,
+    /// IPv4 addresses sit in the low 32 bits.
+    pub src_ip: Bits<128>,
+    pub udp_sport: Bits<16>,
+    /// The opcode is an RC opcode whose header layout the parser knows.
+    pub known: Bit,
+    /// Headers plus pad do not fit in the frame (the frame carries no payload then).
+    pub len_err: Bit,
+    /// Payload bytes, pad excluded (0 when `len_err`).
+    pub plen: Bits<16>,
+}
+
+/// Byte offsets of the BTH in IPv4 and IPv6 frames.
+pub const BTH_V4: usize = 14 + 20 + 8;
+pub const BTH_V6: usize = 14 + 40 + 8;
+
+/// A field read from the wire: its name in [`RoceHdr`], and (bit position, width) in IPv4 and
+/// IPv6 frames.
+pub struct Field {
+    pub name: &'static str,
+    pub v4: (usize, usize),
+    pub v6: (usize, usize),
+}
+
+const fn bth(byte: usize, bit: usize, w: usize) -> ((usize, usize), (usize, usize)) {
+    ((8 * (BTH_V4 + byte) + bit, w), (8 * (BTH_V6 + byte) + bit, w))
+}
+
+macro_rules! f {
+    ($n:literal, $p:expr) => {
+        Field { name: $n, v4: $p.0, v6: $p.1 }
+    };
+}
+
+/// Every field the wire carries, by position.
+pub const FIELDS: [Field; 19] = [
+    f!("opcode", bth(0, 0, 8)),
+    f!("se", bth(1, 0, 1)),
+    f!("migreq", bth(1, 1, 1)),
+    f!("pad", bth(1, 2, 2)),
+    f!("tver", bth(1, 4, 4)),
+    f!("pkey", bth(2, 0, 16)),
+    f!("fecn", bth(4, 0, 1)),
+    f!("becn", bth(4, 1, 1)),
+    f!("dqpn", bth(5, 0, 24)),
+    f!("ackreq", bth(8, 0, 1)),
+    f!("psn", bth(9, 0, 24)),
+    f!("va", bth(12, 0, 64)),
+    f!("rkey", bth(20, 0, 32)),
+    f!("dma_len", bth(24, 0, 32)),
+    f!("syndrome", bth(12, 0, 8)),
+    f!("msn", bth(13, 0, 24)),
+    Field { name: "ecn", v4: (8 * 15 + 6, 2), v6: (8 * 14 + 10, 2) },
+    Field { name: "src_ip", v4: (8 * 26, 32), v6: (8 * 22, 128) },
+    Field { name: "udp_sport", v4: (8 * 34, 16), v6: (8 * 54, 16) },
+];
+
+/// Positions (bytes) of the fields that locate and size the headers.
+const ETHERTYPE: usize = 12;
+const V4_VER_IHL: usize = 14;
+const V4_TOTAL_LEN: usize = 16;
+const V4_PROTO: usize = 23;
+const V4_DPORT: usize = 36;
+const V6_PAYLOAD_LEN: usize = 18;
+const V6_NEXT_HDR: usize = 20;
+const V6_DPORT: usize = 56;
+
+/// (offset, width) of a field inside the packed [`RoceHdr`].
+pub fn slot(name: &str) -> (usize, usize) {
+    let h = RoceHdr::default();
+    match name {
+        "opcode" => (h.get_my_offset_opcode(), h.get_my_width_opcode()),
+        "se" => (h.get_my_offset_se(), 1),
+        "migreq" => (h.get_my_offset_migreq(), 1),
+        "pad" => (h.get_my_offset_pad(), 2),
+        "tver" => (h.get_my_offset_tver(), 4),
+        "pkey" => (h.get_my_offset_pkey(), 16),
+        "fecn" => (h.get_my_offset_fecn(), 1),
+        "becn" => (h.get_my_offset_becn(), 1),
+        "dqpn" => (h.get_my_offset_dqpn(), 24),
+        "ackreq" => (h.get_my_offset_ackreq(), 1),
+        "psn" => (h.get_my_offset_psn(), 24),
+        "va" => (h.get_my_offset_va(), 64),
+        "rkey" => (h.get_my_offset_rkey(), 32),
+        "dma_len" => (h.get_my_offset_dma_len(), 32),
+        "syndrome" => (h.get_my_offset_syndrome(), 8),
+        "msn" => (h.get_my_offset_msn(), 24),
+        "ipv6" => (h.get_my_offset_ipv6(), 1),
+        "ecn" => (h.get_my_offset_ecn(), 2),
+        "src_ip" => (h.get_my_offset_src_ip(), 128),
+        "udp_sport" => (h.get_my_offset_udp_sport(), 16),
+        "known" => (h.get_my_offset_known(), 1),
+        "len_err" => (h.get_my_offset_len_err(), 1),
+        "plen" => (h.get_my_offset_plen(), 16),
+        _ => panic!("RoceHdr has no field {name}"),
+    }
+}
+
+/// Bits `pos..pos+width` of `bytes` in wire order (MSB of byte 0 first); bytes past the end read 0.
+pub fn wire_bits(bytes: &[u8], pos: usize, width: usize) -> u128 {
+    (0..width).fold(0u128, |a, i| {
+        let q = pos + i;
+        let bit = bytes.get(q / 8).map_or(0, |b| b >> (7 - q % 8) & 1);
+        a << 1 | bit as u128
+    })
+}
+
+/// Extension-header bytes after the BTH, if `op` is an RC opcode the parser knows.
+pub fn ext_len(op: u8) -> Option<usize> {
+    OpcodeLayout::of(op).map(|l| l.ext_len())
+}
+
+/// The header fields as plain integers: the word-level model of the extractors, and the
+/// testbench view of a `RoceHdr` port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RxHdrFields {
+    pub opcode: u8,
+    pub se: bool,
+    pub migreq: bool,
+    pub pad: u8,
+    pub tver: u8,
+    pub pkey: u16,
+    pub fecn: bool,
+    pub becn: bool,
+    pub dqpn: u32,
+    pub ackreq: bool,
+    pub psn: u32,
+    pub va: u64,
+    pub rkey: u32,
+    pub dma_len: u32,
+    pub syndrome: u8,
+    pub msn: u32,
+    pub ipv6: bool,
+    pub ecn: u8,
+    pub src_ip: u128,
+    pub udp_sport: u16,
+    pub known: bool,
+    pub len_err: bool,
+    pub plen: u16,
+}
+
+/// What the first beat of a frame says about it (the model of [`RoceFrameInfo`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FrameInfo {
+    /// IPv4 without options or IPv6, UDP to port 4791.
+    pub roce: bool,
+    /// Bytes of Ethernet, IP, UDP, BTH and extension headers.
+    pub hdr_len: u16,
+    /// Frame bytes without the ICRC and the pad: headers plus payload.
+    pub limit: u16,
+    pub known: bool,
+    pub len_err: bool,
+    pub plen: u16,
+}
+
+pub fn frame_info(b: &[u8]) -> FrameInfo {
+    let be = |o: usize| wire_bits(b, 8 * o, 16) as u16;
+    let byte = |o: usize| wire_bits(b, 8 * o, 8) as u8;
+    let v6 = be(ETHERTYPE) == 0x86dd;
+    let v4 = be(ETHERTYPE) == 0x0800;
+    let roce = (v4 && byte(V4_VER_IHL) == 0x45 && byte(V4_PROTO) == 17 && be(V4_DPORT) == 4791)
+        || (v6 && byte(V6_NEXT_HDR) == 17 && be(V6_DPORT) == 4791);
+    let bth = if v6 { BTH_V6 } else { BTH_V4 };
+    let op = byte(bth);
+    let pad = byte(bth + 1) >> 4 & 3;
+    let ext = ext_len(op);
+    let hdr_len = (bth + 12 + ext.unwrap_or(0)) as u16;
+    let data_len = if v6 { be(V6_PAYLOAD_LEN).wrapping_add(50) } else { be(V4_TOTAL_LEN).wrapping_add(10) };
+    let limit = data_len.wrapping_sub(pad as u16);
+    let len_err = limit < hdr_len;
+    FrameInfo { roce, hdr_len, limit, known: ext.is_some(), len_err, plen: if len_err { 0 } else { limit - hdr_len } }
+}
+
+impl RxHdrFields {
+    /// The model of [`RoceHdrExtract`]: the fields of a frame whose first 128 bytes are `b`.
+    pub fn from_frame(b: &[u8]) -> Self {
+        let v6 = wire_bits(b, 8 * ETHERTYPE, 16) == 0x86dd;
+        let get = |name: &str| {
+            let f = FIELDS.iter().find(|f| f.name == name).unwrap();
+            let (p, w) = if v6 { f.v6 } else { f.v4 };
+            wire_bits(b, p, w)
+        };
+        let i = frame_info(b);
+        RxHdrFields {
+            opcode: get("opcode") as u8,
+            se: get("se") == 1,
+            migreq: get("migreq") == 1,
+            pad: get("pad") as u8,
+            tver: get("tver") as u8,
+            pkey: get("pkey") as u16,
+            fecn: get("fecn") == 1,
+            becn: get("becn") == 1,
+            dqpn: get("dqpn") as u32,
+            ackreq: get("ackreq") == 1,
+            psn: get("psn") as u32,
+            va: get("va") as u64,
+            rkey: get("rkey") as u32,
+            dma_len: get("dma_len") as u32,
+            syndrome: get("syndrome") as u8,
+            msn: get("msn") as u32,
+            ipv6: v6,
+            ecn: get("ecn") as u8,
+            src_ip: get("src_ip"),
+            udp_sport: get("udp_sport") as u16,
+            known: i.known,
+            len_err: i.len_err,
+            plen: i.plen,
+        }
+    }
+
+    /// Unpack a `RoceHdr` port read as u32 words.
+    pub fn from_words(w: &[u32]) -> Self {
+        let big = BigUint::from_slice(w);
+        let get = |name: &str| {
+            let (o, n) = slot(name);
+            let v = (&big >> o) & ((BigUint::from(1u8) << n) - 1u8);
+            v.to_u64_digits().iter().rev().fold(0u128, |a, d| a << 64 | *d as u128)
+        };
+        RxHdrFields {
+            opcode: get("opcode") as u8,
+            se: get("se") == 1,
+            migreq: get("migreq") == 1,
+            pad: get("pad") as u8,
+            tver: get("tver") as u8,
+            pkey: get("pkey") as u16,
+            fecn: get("fecn") == 1,
+            becn: get("becn") == 1,
+            dqpn: get("dqpn") as u32,
+            ackreq: get("ackreq") == 1,
+            psn: get("psn") as u32,
+            va: get("va") as u64,
+            rkey: get("rkey") as u32,
+            dma_len: get("dma_len") as u32,
+            syndrome: get("syndrome") as u8,
+            msn: get("msn") as u32,
+            ipv6: get("ipv6") == 1,
+            ecn: get("ecn") as u8,
+            src_ip: get("src_ip"),
+            udp_sport: get("udp_sport") as u16,
+            known: get("known") == 1,
+            len_err: get("len_err") == 1,
+            plen: get("plen") as u16,
+        }
+    }
+
+    /// The packed [`RoceHdr`] value.
+    pub fn to_struct(&self) -> RoceHdr {
+        let b = |x: bool| -> Bit { x };
+        RoceHdr {
+            opcode: (self.opcode as u64).into(),
+            se: b(self.se),
+            migreq: b(self.migreq),
+            pad: (self.pad as u64).into(),
+            tver: (self.tver as u64).into(),
+            pkey: (self.pkey as u64).into(),
+            fecn: b(self.fecn),
+            becn: b(self.becn),
+            dqpn: (self.dqpn as u64).into(),
+            ackreq: b(self.ackreq),
+            psn: (self.psn as u64).into(),
+            va: self.va.into(),
+            rkey: (self.rkey as u64).into(),
+            dma_len: (self.dma_len as u64).into(),
+            syndrome: (self.syndrome as u64).into(),
+            msn: (self.msn as u64).into(),
+            ipv6: b(self.ipv6),
+            ecn: (self.ecn as u64).into(),
+            src_ip: Bits::<128>::from(BigUint::from(self.src_ip)),
+            udp_sport: (self.udp_sport as u64).into(),
+            known: b(self.known),
+            len_err: b(self.len_err),
+            plen: (self.plen as u64).into(),
+        }
+    }
+}
+
+// ------------------------------------------------------------------ Verilog generation
+
+/// `{x[..], x[..], ...}`: bits `pos..pos+w` of the wire-order byte stream `x` (byte 0 in x[7:0]),
+/// most significant first, zero-extended to `width`.
+fn vwire(x: &str, pos: usize, w: usize, width: usize) -> String {
+    let mut parts = vec![];
+    if width > w {
+        parts.push(format!("{}'d0", width - w));
+    }
+    let mut i = 0;
+    while i < w {
+        let q = pos + i;
+        if q % 8 == 0 && w - i >= 8 {
+            parts.push(format!("{x}[{}:{}]", 8 * (q / 8) + 7, 8 * (q / 8)));
+            i += 8;
+        } else {
+            parts.push(format!("{x}[{}]", 8 * (q / 8) + 7 - q % 8));
+            i += 1;
+        }
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// Wires shared by both extractors, read from input `x`: `v6`, `roce`, `opcode`, `pad`, `ext`,
+/// `known`, `hdr_len`, `limit`, `len_err`, `plen`.
+fn common_wires(x: &str) -> String {
+    let b16 = |o: usize| vwire(x, 8 * o, 16, 16);
+    let b8 = |o: usize| vwire(x, 8 * o, 8, 8);
+    let mut v = String::new();
+    v += &format!("wire is4 = {} == 16'h0800;\nwire v6 = {} == 16'h86dd;\n", b16(ETHERTYPE), b16(ETHERTYPE));
+    v += &format!(
+        "wire roce_w = (is4 & ({} == 8'h45) & ({} == 8'h11) & ({} == 16'd4791)) | (v6 & ({} == 8'h11) & ({} == 16'd4791));\n",
+        b8(V4_VER_IHL),
+        b8(V4_PROTO),
+        b16(V4_DPORT),
+        b8(V6_NEXT_HDR),
+        b16(V6_DPORT)
+    );
+    v += &format!("wire [7:0] op = v6 ? {} : {};\n", b8(BTH_V6), b8(BTH_V4));
+    v += &format!("wire [1:0] padc = v6 ? {} : {};\n", vwire(x, 8 * BTH_V6 + 10, 2, 2), vwire(x, 8 * BTH_V4 + 10, 2, 2));
+    v += "reg [5:0] ext;\nreg known_w;\nalways @(*) begin\n  known_w = 1'b1;\n  case (op)\n";
+    for op in 0..=255u8 {
+        if let Some(e) = ext_len(op) {
+            v += &format!("    8'h{op:02x}: ext = 6'd{e};\n");
+        }
+    }
+    v += "    default: begin ext = 6'd0; known_w = 1'b0; end\n  endcase\nend\n";
+    v += &format!("wire [15:0] hdr_len_w = (v6 ? 16'd{} : 16'd{}) + {{10'd0, ext}};\n", BTH_V6 + 12, BTH_V4 + 12);
+    v += &format!("wire [15:0] data_len = v6 ? ({} + 16'd50) : ({} + 16'd10);\n", b16(V6_PAYLOAD_LEN), b16(V4_TOTAL_LEN));
+    v += "wire [15:0] limit_w = data_len - {14'd0, padc};\n";
+    v += "wire len_err_w = limit_w < hdr_len_w;\n";
+    v += "wire [15:0] plen_w = len_err_w ? 16'd0 : limit_w - hdr_len_w;\n";
+    v
+}
+
+/// The header extractor: every [`RoceHdr`] field from the first 128 bytes of a frame (`w`,
+/// byte 0 in `w[7:0]`; zeros past the frame's end). Pure logic: byte selects by IP version,
+/// an opcode ROM and three 16-bit adders.
+#[derive(LogicBlock, Default)]
+pub struct RoceHdrExtract {
+    pub w: Signal<In, Bits<1024>>,
+    pub hdr: Signal<Out, RoceHdr>,
+}
+
+fn bytes_of<const N: usize>(b: Bits<N>) -> Vec<u8> {
+    bits_to_u64s(b).iter().flat_map(|w| w.to_le_bytes()).take(N / 8).collect()
+}
+
+impl Logic for RoceHdrExtract {
+    fn update(&mut self) {
+        self.hdr.next = RxHdrFields::from_frame(&bytes_of(self.w.val())).to_struct();
+    }
+    fn connect(&mut self) {
+        self.hdr.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("wire unused_w = ^w; // only header bytes are read\n");
+        v += &common_wires("w");
+        v += "wire unused_info = roce_w;\n";
+        for f in FIELDS.iter() {
+            let (o, n) = slot(f.name);
+            v += &format!("assign hdr[{}:{}] = v6 ? {} : {};\n", o + n - 1, o, vwire("w", f.v6.0, f.v6.1, n), vwire("w", f.v4.0, f.v4.1, n));
+        }
+        let one = |name: &str, e: &str| {
+            let (o, n) = slot(name);
+            format!("assign hdr[{}:{}] = {e};\n", o + n - 1, o)
+        };
+        v += &one("ipv6", "v6");
+        v += &one("known", "known_w");
+        v += &one("len_err", "len_err_w");
+        v += &one("plen", "plen_w");
+        Verilog::Custom(v)
+    }
+}
+
+/// The first-beat classifier of the RX path: whether the frame is RoCEv2, how many header bytes
+/// to strip and how many bytes (headers and payload) to keep.
+#[derive(LogicBlock, Default)]
+pub struct RoceFrameInfo {
+    pub data: Signal<In, Bits<512>>,
+    pub roce: Signal<Out, Bit>,
+    pub hdr_len: Signal<Out, Bits<8>>,
+    pub limit: Signal<Out, Bits<16>>,
+}
+
+impl Logic for RoceFrameInfo {
+    fn update(&mut self) {
+        let i = frame_info(&bytes_of(self.data.val()));
+        self.roce.next = i.roce;
+        self.hdr_len.next = (i.hdr_len as u64).into();
+        self.limit.next = (i.limit as u64).into();
+    }
+    fn connect(&mut self) {
+        self.roce.connect();
+        self.hdr_len.connect();
+        self.limit.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("wire unused_data = ^data; // only header bytes are read\n");
+        v += &common_wires("data");
+        v += "wire unused_info = known_w ^ ^plen_w ^ len_err_w ^ ^hdr_len_w[15:8];\n";
+        v += "assign roce = roce_w;\nassign hdr_len = hdr_len_w[7:0];\nassign limit = limit_w;\n";
+        Verilog::Custom(v)
+    }
+}
+
+impl nicgen_sim::StructWords for RoceHdr {
+    fn to_words(&self) -> Vec<u32> {
+        let b: Bits<{ <RoceHdr as Synth>::BITS }> = (*self).into();
+        let mut w = BigUint::from(b).to_u32_digits();
+        w.resize(<RoceHdr as Synth>::BITS.div_ceil(32), 0);
+        w
+    }
+    fn from_words(w: &[u32]) -> Self {
+        RxHdrFields::from_words(w).to_struct()
+    }
+}

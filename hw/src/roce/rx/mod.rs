@@ -1,0 +1,2 @@
+//! RX path: parse (headers off, payload on), then dispatch.
+pub mod parse;

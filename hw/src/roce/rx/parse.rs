@@ -1,0 +1,124 @@
+//! `RoceRxParse` (`rx/eth_ip_udp` + `rx/bth`): splits each RoCEv2 frame into a parsed header
+//! ([`RoceHdr`] on the `hdr` valid/ready channel) and its payload (`m_axis`: the bytes after the
+//! BTH and extension headers, pad removed). It sits after the ICRC check (`IcrcRx`), so frames
+//! arrive without their ICRC and with a length that matches their IP header.
+//!
+//! * One header per RoCEv2 frame, issued once the first two beats are in (the first, for a
+//!   one-beat frame). A payload frame follows on `m_axis` only when `plen > 0`.
+//! * Frames that are not RoCEv2 (not IPv4 without options or IPv6, UDP to 4791) are consumed,
+//!   dropped and counted in `not_roce`. `frames` counts the RoCEv2 frames.
+//! * II=1: one beat per cycle in and out. Path: input → `AxisLimit` (cut the pad) →
+//!   `AxisStrip` (remove the headers) → `m_axis`. Each stage reads its per-frame parameter from
+//!   the frame's own first beat with a [`RoceFrameInfo`], so nothing has to travel beside the
+//!   stream.
+use crate::roce::hdr::*;
+use crate::stream::*;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct RoceRxParse {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    pub hdr: Signal<Out, RoceHdr>,
+    pub hdr_valid: Signal<Out, Bit>,
+    pub hdr_ready: Signal<In, Bit>,
+    pub frames: Signal<Out, Bits<32>>,
+    pub not_roce: Signal<Out, Bits<32>>,
+    info_in: RoceFrameInfo,
+    info_strip: RoceFrameInfo,
+    ext: RoceHdrExtract,
+    limit: AxisLimit,
+    strip: AxisStrip,
+    hskid: ChanSkid<RoceHdr>,
+    mid: DFF<Bit>,
+    dropping: DFF<Bit>,
+    pend: DFF<Bit>,
+    beat0: DFF<Bits<512>>,
+    c_frames: DFF<Bits<32>>,
+    c_not_roce: DFF<Bits<32>>,
+    discard: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    emit: Signal<Local, Bit>,
+    unused_runts: Signal<Local, Bits<32>>,
+}
+
+impl Logic for RoceRxParse {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, mid, dropping, pend, beat0, c_frames, c_not_roce);
+        clock!(self, clock, limit, strip, hskid);
+        self.limit.reset.next = self.reset.val();
+        self.strip.reset.next = self.reset.val();
+        self.hskid.reset.next = self.reset.val();
+        self.frames.next = self.c_frames.q.val();
+        self.not_roce.next = self.c_not_roce.q.val();
+        // first-beat classification of the input
+        self.info_in.data.next = self.s_axis.tdata.val();
+        self.discard.next = self.dropping.q.val();
+        if !self.mid.q.val() & !self.info_in.roce.val() {
+            self.discard.next = true;
+        }
+        self.s_axis.tready.next = self.discard.val() | (self.limit.s_axis.tready.val() & self.hskid.s_ready.val());
+        self.take.next = self.s_axis.tvalid.val() & self.s_axis.tready.val();
+        // payload path: limit (drops the pad) then strip (drops the headers)
+        self.limit.limit.next = self.info_in.limit.val();
+        self.limit.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val() & self.hskid.s_ready.val();
+        self.limit.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.limit.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.limit.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.limit.s_axis.tuser.next = self.s_axis.tuser.val();
+        self.info_strip.data.next = self.limit.m_axis.tdata.val();
+        self.strip.strip_len.next = self.info_strip.hdr_len.val();
+        self.strip.s_axis.tvalid.next = self.limit.m_axis.tvalid.val();
+        self.strip.s_axis.tdata.next = self.limit.m_axis.tdata.val();
+        self.strip.s_axis.tkeep.next = self.limit.m_axis.tkeep.val();
+        self.strip.s_axis.tlast.next = self.limit.m_axis.tlast.val();
+        self.strip.s_axis.tuser.next = self.limit.m_axis.tuser.val();
+        self.limit.m_axis.tready.next = self.strip.s_axis.tready.val();
+        Axis512Source::link(&mut self.m_axis, &mut self.strip.m_axis);
+        self.unused_runts.next = self.strip.runts.val();
+        // header path: the first two beats of the frame
+        self.ext.w.next = bit_cast::<1024, 512>(self.s_axis.tdata.val());
+        if self.pend.q.val() {
+            self.ext.w.next = (bit_cast::<1024, 512>(self.s_axis.tdata.val()) << 512) | bit_cast::<1024, 512>(self.beat0.q.val());
+        }
+        self.emit.next = (self.pend.q.val() & self.mid.q.val()) | (!self.mid.q.val() & self.s_axis.tlast.val());
+        self.hskid.s_data.next = self.ext.hdr.val();
+        self.hskid.s_valid.next = self.take.val() & !self.discard.val() & self.emit.val();
+        self.hdr.next = self.hskid.m_data.val();
+        self.hdr_valid.next = self.hskid.m_valid.val();
+        self.hskid.m_ready.next = self.hdr_ready.val();
+        if self.take.val() {
+            self.mid.d.next = !self.s_axis.tlast.val();
+            if !self.mid.q.val() {
+                self.beat0.d.next = self.s_axis.tdata.val();
+                if self.discard.val() {
+                    self.c_not_roce.d.next = self.c_not_roce.q.val() + 1;
+                    self.dropping.d.next = !self.s_axis.tlast.val();
+                } else {
+                    self.c_frames.d.next = self.c_frames.q.val() + 1;
+                    self.pend.d.next = !self.s_axis.tlast.val();
+                }
+            } else {
+                self.pend.d.next = false;
+                if self.s_axis.tlast.val() {
+                    self.dropping.d.next = false;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.mid.d.next = false;
+            self.dropping.d.next = false;
+            self.pend.d.next = false;
+            self.c_frames.d.next = 0.into();
+            self.c_not_roce.d.next = 0.into();
+        }
+    }
+}
+
+nicgen_sim::impl_ports!(RoceRxParse, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    hdr, hdr_valid, hdr_ready, frames, not_roce]);

@@ -1,0 +1,47 @@
+//! `ChanSkid<T>`: the skid buffer of a valid/ready channel that carries a struct (a parsed
+//! header, a command). Same behaviour as the stream skid buffer: full rate, registered
+//! `m_valid`, `m_data` and `s_ready`, latency 1.
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct ChanSkid<T: Synth> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_data: Signal<In, T>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_ready: Signal<Out, Bit>,
+    pub m_data: Signal<Out, T>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_ready: Signal<In, Bit>,
+    out_data: DFF<T>,
+    out_valid: DFF<Bit>,
+    skid_data: DFF<T>,
+    skid_valid: DFF<Bit>,
+}
+
+impl<T: Synth> Logic for ChanSkid<T> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, out_data, out_valid, skid_data, skid_valid);
+        self.s_ready.next = !self.skid_valid.q.val();
+        self.m_data.next = self.out_data.q.val();
+        self.m_valid.next = self.out_valid.q.val();
+        if !self.out_valid.q.val() | self.m_ready.val() {
+            if self.skid_valid.q.val() {
+                self.out_data.d.next = self.skid_data.q.val();
+                self.out_valid.d.next = true;
+                self.skid_valid.d.next = false;
+            } else {
+                self.out_data.d.next = self.s_data.val();
+                self.out_valid.d.next = self.s_valid.val();
+            }
+        } else if self.s_valid.val() & !self.skid_valid.q.val() {
+            self.skid_data.d.next = self.s_data.val();
+            self.skid_valid.d.next = true;
+        }
+        if self.reset.val() {
+            self.out_valid.d.next = false;
+            self.skid_valid.d.next = false;
+        }
+    }
+}

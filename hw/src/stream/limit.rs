@@ -1,0 +1,90 @@
+//! `AxisLimit`: keeps the first `limit` bytes (sampled with each frame's first beat) of every
+//! frame and discards the rest. The beat that reaches the limit carries `tlast`; later beats of
+//! the frame are consumed and dropped. A limit of zero drops the whole frame. The output leaves
+//! from a skid buffer; `s_tready` does not depend on `m_tready` combinationally.
+use super::axis::*;
+use super::skid::AxisSkid512;
+use crate::crc::fields::Thermo;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct AxisLimit {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub limit: Signal<In, Bits<16>>,
+    pub s_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    skid: AxisSkid512,
+    th: Thermo<7, 64>,
+    mid: DFF<Bit>,
+    done: DFF<Bit>,
+    rem: DFF<Bits<16>>,
+    r: Signal<Local, Bits<16>>,
+    cut: Signal<Local, Bit>,
+    discard: Signal<Local, Bit>,
+    c64: Constant<Bits<16>>,
+}
+
+impl Default for AxisLimit {
+    fn default() -> Self {
+        AxisLimit {
+            clock: Default::default(),
+            reset: Default::default(),
+            limit: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            skid: Default::default(),
+            th: Thermo::new(0),
+            mid: Default::default(),
+            done: Default::default(),
+            rem: Default::default(),
+            r: Default::default(),
+            cut: Default::default(),
+            discard: Default::default(),
+            c64: Constant::new(64u64.into()),
+        }
+    }
+}
+
+impl Logic for AxisLimit {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, mid, done, rem);
+        clock!(self, clock, skid);
+        self.skid.reset.next = self.reset.val();
+        Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
+        // bytes still allowed, counting this beat
+        self.r.next = self.limit.val();
+        self.discard.next = false;
+        if self.mid.q.val() {
+            self.r.next = self.rem.q.val();
+            self.discard.next = self.done.q.val();
+        }
+        if !self.r.val().any() {
+            self.discard.next = true;
+        }
+        self.cut.next = self.r.val() <= self.c64.val();
+        self.th.x.next = self.r.val().get_bits::<7>(0);
+        self.s_axis.tready.next = self.skid.s_axis.tready.val() | self.discard.val();
+        self.skid.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val();
+        self.skid.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.skid.s_axis.tlast.next = self.s_axis.tlast.val() | self.cut.val();
+        self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+        if self.cut.val() {
+            self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() & self.th.out.val();
+        }
+        if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
+            self.mid.d.next = !self.s_axis.tlast.val();
+            self.rem.d.next = self.r.val() - self.c64.val();
+            self.done.d.next = self.cut.val() | self.discard.val();
+        }
+        if self.reset.val() {
+            self.mid.d.next = false;
+        }
+    }
+}
+
+nicgen_sim::impl_ports!(AxisLimit, clock = clock, [clock, reset, limit,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);

@@ -1,0 +1,317 @@
+//! RX parser on Verilator: headers checked field by field against the golden model's parse
+//! (etherparse), payloads byte for byte, with random gaps and backpressure on every port; the
+//! pad trimmer (`AxisLimit`) on every residue; lock step against rust-hdl.
+mod common;
+use nicgen_hw::roce::hdr::*;
+use nicgen_hw::roce::rx::parse::RoceRxParse;
+use nicgen_hw::stream::AxisLimit;
+use nicgen_model::*;
+use nicgen_sim::axis::*;
+use nicgen_sim::chan::ChanMonitor;
+use nicgen_sim::frames::*;
+use nicgen_sim::*;
+
+// ------------------------------------------------------------------ AxisLimit
+
+fn run_limit<S: CycleSim>(sim: &mut S, frames: &[AxisFrame], lims: &[usize], valid: u32, ready: u32, seed: u64) -> Vec<Vec<u8>> {
+    sim.reset(2);
+    let lp = sim.port("limit");
+    let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
+    let mut m = AxisMonitor::new(sim, "m_axis", ready, seed + 3);
+    for f in frames {
+        d.push(f.clone());
+    }
+    let mut quiet = 0;
+    let mut cycles = 0u64;
+    while quiet < 30 {
+        sim.set_u64(lp, *lims.get(d.frames as usize).unwrap_or(&0) as u64);
+        d.drive(sim);
+        m.drive(sim);
+        sim.eval();
+        d.sample(sim);
+        let got = m.sample(sim);
+        sim.tick();
+        cycles += 1;
+        quiet = if got || !d.idle() { 0 } else { quiet + 1 };
+        assert!(cycles < 2_000_000, "stalled");
+    }
+    m.frames.into_iter().map(|f| f.data).collect()
+}
+
+fn limit_case(n: usize, seed: u64) -> (Vec<AxisFrame>, Vec<usize>, Vec<Vec<u8>>) {
+    let mut rng = Rng::new(seed);
+    let mut frames = vec![];
+    let mut lims = vec![];
+    let mut want = vec![];
+    for i in 0..n {
+        let len = if i < 192 { i + 1 } else { rng.range(1, 9216) as usize };
+        let lim = match rng.below(4) {
+            0 => len,
+            1 => len.saturating_sub(rng.below(4) as usize),
+            2 => rng.below(len as u64 + 70) as usize,
+            _ => rng.below(65536) as usize,
+        };
+        let f = rng.bytes(len);
+        if lim > 0 {
+            want.push(f[..lim.min(len)].to_vec());
+        }
+        frames.push(AxisFrame::new(f));
+        lims.push(lim);
+    }
+    (frames, lims, want)
+}
+
+#[test]
+fn limit_cuts_every_residue_under_backpressure() {
+    let mut sim = verilate(&mut AxisLimit::default());
+    let (frames, lims, want) = limit_case(600, 5);
+    for (seed, v, r) in [(1, 100, 100), (2, 50, 40), (3, 90, 70)] {
+        assert_eq!(run_limit(&mut sim, &frames, &lims, v, r, seed), want, "seed {seed}");
+    }
+}
+
+#[test]
+fn limit_lock_step() {
+    let mut sim = Diff::new(verilate(&mut AxisLimit::default()), RustHdlSim::new(AxisLimit::default()));
+    let (frames, lims, want) = limit_case(40, 9);
+    assert_eq!(run_limit(&mut sim, &frames[..40], &lims, 70, 60, 4), want);
+}
+
+// ------------------------------------------------------------------ parser
+
+/// What the parser must report for a frame (given with its ICRC), from the golden model.
+fn expect_hdr(f: &[u8]) -> (RxHdrFields, Vec<u8>) {
+    let p = parse(f).expect("golden model parses its own frame");
+    let h = &p.hdr;
+    let l = OpcodeLayout::of(h.bth.opcode).unwrap();
+    let (ipv6, ecn, src_ip) = match h.ip {
+        IpHdr::V4 { src, ecn, .. } => (false, ecn, u32::from_be_bytes(src) as u128),
+        IpHdr::V6 { src, tclass, .. } => (true, tclass & 3, u128::from_be_bytes(src)),
+    };
+    let mut e = RxHdrFields {
+        opcode: h.bth.opcode,
+        se: h.bth.se,
+        migreq: h.bth.migreq,
+        pad: h.bth.pad,
+        tver: h.bth.tver,
+        pkey: h.bth.pkey,
+        fecn: h.bth.fecn,
+        becn: h.bth.becn,
+        dqpn: h.bth.dqpn,
+        ackreq: h.bth.ackreq,
+        psn: h.bth.psn,
+        ipv6,
+        ecn,
+        src_ip,
+        udp_sport: h.udp_sport,
+        known: true,
+        len_err: false,
+        plen: p.payload.len() as u16,
+        ..Default::default()
+    };
+    if let Some(r) = h.reth {
+        (e.va, e.rkey, e.dma_len) = (r.va, r.rkey, r.dma_len);
+    }
+    if let Some(a) = h.aeth {
+        (e.syndrome, e.msn) = (a.syndrome, a.msn);
+    }
+    let _ = l;
+    (e, p.payload)
+}
+
+/// Compare, ignoring the RETH/AETH slots the opcode does not have (they hold other bytes).
+fn same_hdr(got: &RxHdrFields, want: &RxHdrFields) -> bool {
+    let l = OpcodeLayout::of(want.opcode);
+    let mut g = *got;
+    if !l.is_some_and(|l| l.reth) {
+        (g.va, g.rkey, g.dma_len) = (want.va, want.rkey, want.dma_len);
+    }
+    if !l.is_some_and(|l| l.aeth) {
+        (g.syndrome, g.msn) = (want.syndrome, want.msn);
+    }
+    g == *want
+}
+
+struct Case {
+    /// Frames as the ICRC checker passes them on: without the ICRC.
+    frames: Vec<AxisFrame>,
+    hdrs: Vec<RxHdrFields>,
+    payloads: Vec<Vec<u8>>,
+    not_roce: u64,
+}
+
+fn parser_case(n: usize, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
+    let mut c = Case { frames: vec![], hdrs: vec![], payloads: vec![], not_roce: 0 };
+    for i in 0..n {
+        let kind = rng.below(20);
+        if kind == 0 {
+            // not RoCE: random bytes, a UDP frame to another port, or a VLAN-tagged frame
+            let mut f = random_roce_frame(&mut rng, 600);
+            match rng.below(3) {
+                0 => {
+                    let n = rng.range(1, 300) as usize;
+                    f = rng.bytes(n)
+                }
+                1 => {
+                    let (l4, _) = locate_udp(&f).unwrap();
+                    f[l4 + 3] ^= 0x40;
+                }
+                _ => {
+                    f.splice(12..12, [0x81, 0x00, 0x00, 0x05]);
+                }
+            }
+            f.truncate(f.len().max(5) - 4);
+            c.frames.push(AxisFrame::new(f));
+            c.not_roce += 1;
+            continue;
+        }
+        let mut h = random_headers(&mut rng);
+        let op = h.bth.opcode;
+        let len = if i < 200 && OpcodeLayout::of(op).unwrap().payload {
+            i % 130 // every residue of the payload's last beat, whatever the header length
+        } else {
+            random_payload_len(&mut rng, op, 9000)
+        };
+        h.bth.tver = rng.below(16) as u8;
+        let f = h.build(&rng.bytes(len));
+        let (e, p) = expect_hdr(&f);
+        c.hdrs.push(e);
+        if !p.is_empty() {
+            c.payloads.push(p);
+        }
+        c.frames.push(AxisFrame::new(f[..f.len() - 4].to_vec()));
+        if kind == 1 {
+            // an opcode the engine does not know (UD SEND ONLY): no extension headers assumed
+            let mut h2 = RoceHeaders::new(h.ip, opcode::WRITE_MIDDLE, 7, 9);
+            h2.bth.opcode = 0x64;
+            let n = rng.below(200) as usize;
+            let pay = rng.bytes(n);
+            let f = h2.build(&pay);
+            let mut e = expect_hdr(&h.build(&[])).0;
+            e = RxHdrFields { opcode: 0x64, dqpn: 7, psn: 9, pad: f[if e.ipv6 { BTH_V6 } else { BTH_V4 } + 1] >> 4 & 3, known: false, plen: pay.len() as u16, ..e };
+            e.se = false;
+            e.migreq = false;
+            e.tver = 0;
+            e.pkey = 0xffff;
+            e.fecn = false;
+            e.becn = false;
+            e.ackreq = false;
+            e.udp_sport = 0xc000;
+            c.hdrs.push(e);
+            if !pay.is_empty() {
+                c.payloads.push(pay);
+            }
+            c.frames.push(AxisFrame::new(f[..f.len() - 4].to_vec()));
+        }
+        if kind == 2 {
+            // pad count larger than the payload area: a length error, no payload
+            let h3 = RoceHeaders::new(h.ip, opcode::WRITE_MIDDLE, 3, 4);
+            let mut f = h3.build(&[]);
+            let b = if matches!(h.ip, IpHdr::V6 { .. }) { BTH_V6 } else { BTH_V4 };
+            f[b + 1] |= 0x30;
+            let mut e = expect_hdr(&h3.build(&[])).0;
+            e.pad = 3;
+            e.len_err = true;
+            e.plen = 0;
+            c.hdrs.push(e);
+            c.frames.push(AxisFrame::new(f[..f.len() - 4].to_vec()));
+        }
+    }
+    c
+}
+
+fn run_parser<S: CycleSim>(sim: &mut S, c: &Case, valid: u32, ready: u32, hready: u32, seed: u64) -> (Vec<RxHdrFields>, Vec<Vec<u8>>, u64, u64) {
+    sim.reset(2);
+    let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
+    let m = AxisMonitor::new(sim, "m_axis", ready, seed + 1);
+    let mut hm = ChanMonitor::new(sim, "hdr", hready, seed + 2);
+    for f in &c.frames {
+        d.push(f.clone());
+    }
+    let mut b = StreamBench::new(vec![d], vec![m]);
+    let mut quiet = 0;
+    while quiet < 40 {
+        hm.drive(sim);
+        let moved = b.step_with(sim, |s| hm.sample(s) | s.get_bit(hm.ports.valid));
+        quiet = if moved || !b.drivers[0].idle() { 0 } else { quiet + 1 };
+        assert!(b.cycles < 3_000_000, "parser stalled");
+    }
+    let hdrs = hm.seen.iter().map(|(_, w)| RxHdrFields::from_words(w)).collect();
+    let pays = b.monitors[0].frames.iter().map(|f| f.data.clone()).collect();
+    let fr = { let p = sim.port("frames"); sim.get_u64(p) };
+    let nr = { let p = sim.port("not_roce"); sim.get_u64(p) };
+    (hdrs, pays, fr, nr)
+}
+
+fn check_parser<S: CycleSim>(sim: &mut S, c: &Case, valid: u32, ready: u32, hready: u32, seed: u64) {
+    let (hdrs, pays, frames, not_roce) = run_parser(sim, c, valid, ready, hready, seed);
+    assert_eq!(hdrs.len(), c.hdrs.len(), "header count");
+    for (i, (g, w)) in hdrs.iter().zip(&c.hdrs).enumerate() {
+        assert!(same_hdr(g, w), "header {i}:\n got  {g:x?}\n want {w:x?}");
+    }
+    assert_eq!(pays.len(), c.payloads.len(), "payload count");
+    for (i, (g, w)) in pays.iter().zip(&c.payloads).enumerate() {
+        assert_eq!(g, w, "payload {i}");
+    }
+    assert_eq!((frames, not_roce), (c.hdrs.len() as u64, c.not_roce));
+}
+
+#[test]
+fn parser_matches_golden_model_under_backpressure() {
+    let mut sim = verilate(&mut RoceRxParse::default());
+    let c = parser_case(700, 11);
+    for (seed, v, r, h) in [(1, 100, 100, 100), (2, 60, 50, 40), (3, 95, 80, 20), (4, 30, 100, 100)] {
+        check_parser(&mut sim, &c, v, r, h, seed);
+    }
+}
+
+#[test]
+fn parser_lock_step() {
+    let mut sim = Diff::new(verilate(&mut RoceRxParse::default()), RustHdlSim::new(RoceRxParse::default()));
+    let c = parser_case(25, 12);
+    check_parser(&mut sim, &c, 80, 70, 60, 5);
+}
+
+#[test]
+fn parser_keeps_line_rate() {
+    // long frames, no gaps, no backpressure: one beat per cycle in
+    let mut sim = verilate(&mut RoceRxParse::default());
+    let mut rng = Rng::new(3);
+    let mut c = Case { frames: vec![], hdrs: vec![], payloads: vec![], not_roce: 0 };
+    for _ in 0..50 {
+        let mut h = random_headers(&mut rng);
+        h.bth.opcode = opcode::WRITE_MIDDLE;
+        h.reth = None;
+        h.aeth = None;
+        h.immdt = None;
+        h.ieth = None;
+        h.atomic = None;
+        let f = h.build(&rng.bytes(4096));
+        let (e, p) = expect_hdr(&f);
+        c.hdrs.push(e);
+        c.payloads.push(p);
+        c.frames.push(AxisFrame::new(f[..f.len() - 4].to_vec()));
+    }
+    let beats_in: u64 = c.frames.iter().map(|f| f.data.len().div_ceil(64) as u64).sum();
+    sim.reset(2);
+    let mut d = AxisDriver::new(&sim, "s_axis", 100, 1);
+    let m = AxisMonitor::new(&sim, "m_axis", 100, 2);
+    let mut hm = ChanMonitor::new(&sim, "hdr", 100, 3);
+    for f in &c.frames {
+        d.push(f.clone());
+    }
+    let mut b = StreamBench::new(vec![d], vec![m]);
+    let mut stalls = 0;
+    while !b.drivers[0].idle() {
+        hm.drive(&mut sim);
+        let tr = sim.port("s_axis$tready");
+        b.step_with(&mut sim, |s| {
+            if !s.get_bit(tr) {
+                stalls += 1;
+            }
+            hm.sample(s)
+        });
+    }
+    assert!(stalls <= 2, "input stalled {stalls} cycles over {beats_in} beats");
+}
