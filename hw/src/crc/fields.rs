@@ -9,11 +9,11 @@ use super::matrix::bits_to_u64s;
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
 
-fn bytes_of<const N: usize>(b: Bits<N>) -> Vec<u8> {
+pub fn bytes_of<const N: usize>(b: Bits<N>) -> Vec<u8> {
     bits_to_u64s(b).iter().flat_map(|w| w.to_le_bytes()).take(N / 8).collect()
 }
 
-fn bits_of<const N: usize>(bytes: &[u8]) -> Bits<N> {
+pub fn bits_of<const N: usize>(bytes: &[u8]) -> Bits<N> {
     Bits::<N>::from(BigUint::from_bytes_le(bytes))
 }
 

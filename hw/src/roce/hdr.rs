@@ -5,7 +5,7 @@
 //! Ethernet frame, most significant bit first), one for IPv4 and one for IPv6 frames. The
 //! extractors are emitted as `Verilog::Custom` from that table; their Rust models read the same
 //! table. Tests check both against the golden model (`nicgen-model`, built on etherparse).
-use crate::crc::matrix::bits_to_u64s;
+use crate::crc::fields::bytes_of;
 use nicgen_model::OpcodeLayout;
 use num_bigint::BigUint;
 use rust_hdl::prelude::*;
@@ -312,7 +312,7 @@ impl RxHdrFields {
 
 /// `{x[..], x[..], ...}`: bits `pos..pos+w` of the wire-order byte stream `x` (byte 0 in x[7:0]),
 /// most significant first, zero-extended to `width`.
-fn vwire(x: &str, pos: usize, w: usize, width: usize) -> String {
+pub(crate) fn vwire(x: &str, pos: usize, w: usize, width: usize) -> String {
     let mut parts = vec![];
     if width > w {
         parts.push(format!("{}'d0", width - w));
@@ -348,14 +348,14 @@ fn common_wires(x: &str) -> String {
     );
     v += &format!("wire [7:0] op = v6 ? {} : {};\n", b8(BTH_V6), b8(BTH_V4));
     v += &format!("wire [1:0] padc = v6 ? {} : {};\n", vwire(x, 8 * BTH_V6 + 10, 2, 2), vwire(x, 8 * BTH_V4 + 10, 2, 2));
-    v += "reg [5:0] ext;\nreg known_w;\nalways @(*) begin\n  known_w = 1'b1;\n  case (op)\n";
+    v += "reg [5:0] ext_n;\nreg known_w;\nalways @(*) begin\n  known_w = 1'b1;\n  case (op)\n";
     for op in 0..=255u8 {
         if let Some(e) = ext_len(op) {
-            v += &format!("    8'h{op:02x}: ext = 6'd{e};\n");
+            v += &format!("    8'h{op:02x}: ext_n = 6'd{e};\n");
         }
     }
-    v += "    default: begin ext = 6'd0; known_w = 1'b0; end\n  endcase\nend\n";
-    v += &format!("wire [15:0] hdr_len_w = (v6 ? 16'd{} : 16'd{}) + {{10'd0, ext}};\n", BTH_V6 + 12, BTH_V4 + 12);
+    v += "    default: begin ext_n = 6'd0; known_w = 1'b0; end\n  endcase\nend\n";
+    v += &format!("wire [15:0] hdr_len_w = (v6 ? 16'd{} : 16'd{}) + {{10'd0, ext_n}};\n", BTH_V6 + 12, BTH_V4 + 12);
     v += &format!("wire [15:0] data_len = v6 ? ({} + 16'd50) : ({} + 16'd10);\n", b16(V6_PAYLOAD_LEN), b16(V4_TOTAL_LEN));
     v += "wire [15:0] limit_w = data_len - {14'd0, padc};\n";
     v += "wire len_err_w = limit_w < hdr_len_w;\n";
@@ -370,10 +370,6 @@ fn common_wires(x: &str) -> String {
 pub struct RoceHdrExtract {
     pub w: Signal<In, Bits<1024>>,
     pub hdr: Signal<Out, RoceHdr>,
-}
-
-fn bytes_of<const N: usize>(b: Bits<N>) -> Vec<u8> {
-    bits_to_u64s(b).iter().flat_map(|w| w.to_le_bytes()).take(N / 8).collect()
 }
 
 impl Logic for RoceHdrExtract {

@@ -15,13 +15,15 @@ pub struct AxisLimit {
     pub s_axis: Axis512Sink,
     pub m_axis: Axis512Source,
     skid: AxisSkid512,
-    th: Thermo<7, 64>,
+    th_first: Thermo<7, 64>,
+    th_mid: Thermo<7, 64>,
     mid: DFF<Bit>,
     done: DFF<Bit>,
     rem: DFF<Bits<16>>,
     r: Signal<Local, Bits<16>>,
     cut: Signal<Local, Bit>,
     discard: Signal<Local, Bit>,
+    zero: Signal<Local, Bit>,
     c64: Constant<Bits<16>>,
 }
 
@@ -34,13 +36,15 @@ impl Default for AxisLimit {
             s_axis: Default::default(),
             m_axis: Default::default(),
             skid: Default::default(),
-            th: Thermo::new(0),
+            th_first: Thermo::new(0),
+            th_mid: Thermo::new(0),
             mid: Default::default(),
             done: Default::default(),
             rem: Default::default(),
             r: Default::default(),
             cut: Default::default(),
             discard: Default::default(),
+            zero: Default::default(),
             c64: Constant::new(64u64.into()),
         }
     }
@@ -53,18 +57,17 @@ impl Logic for AxisLimit {
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
         Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
-        // bytes still allowed, counting this beat
+        // bytes still allowed, counting this beat (signals on the ready path are assigned once,
+        // so Verilator sees no false combinational loop)
         self.r.next = self.limit.val();
-        self.discard.next = false;
         if self.mid.q.val() {
             self.r.next = self.rem.q.val();
-            self.discard.next = self.done.q.val();
         }
-        if !self.r.val().any() {
-            self.discard.next = true;
-        }
+        self.zero.next = !self.mid.q.val() & !self.limit.val().any();
+        self.discard.next = (self.mid.q.val() & self.done.q.val()) | self.zero.val();
         self.cut.next = self.r.val() <= self.c64.val();
-        self.th.x.next = self.r.val().get_bits::<7>(0);
+        self.th_first.x.next = self.limit.val().get_bits::<7>(0);
+        self.th_mid.x.next = self.rem.q.val().get_bits::<7>(0);
         self.s_axis.tready.next = self.skid.s_axis.tready.val() | self.discard.val();
         self.skid.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val();
         self.skid.s_axis.tdata.next = self.s_axis.tdata.val();
@@ -72,7 +75,11 @@ impl Logic for AxisLimit {
         self.skid.s_axis.tlast.next = self.s_axis.tlast.val() | self.cut.val();
         self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
         if self.cut.val() {
-            self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() & self.th.out.val();
+            if self.mid.q.val() {
+                self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() & self.th_mid.out.val();
+            } else {
+                self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() & self.th_first.out.val();
+            }
         }
         if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
             self.mid.d.next = !self.s_axis.tlast.val();

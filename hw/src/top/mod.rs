@@ -1,6 +1,8 @@
 //! Top levels: every block that `nicgen verilog` emits, with its clean-port wrapper, file
 //! list and register map. Add a block here and it is emitted, linted and reported.
 use crate::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
+use crate::roce::rx::parse::RoceRxParse;
+use crate::roce::tx::build::RoceTxBuild;
 use crate::stream::*;
 use nicgen_sim::{top_ports, verilog_named, Dir, PortInfo};
 use rust_hdl::prelude::*;
@@ -70,6 +72,9 @@ pub fn all_tops() -> Vec<Top> {
         make("axis_frame_fifo", "store-and-forward frame FIFO that drops flagged frames", AxisFrameFifo512::new(), &[("drop_bad", "flagged frames dropped"), ("drop_overflow", "frames dropped for lack of room")]),
         make("axis_strip", "header stripper (removes N bytes per frame)", AxisStrip::default(), &[("runts", "frames no longer than the bytes to strip")]),
         make("axis_insert", "header inserter (prepends up to 128 bytes per frame)", AxisInsert::default(), &[]),
+        make("axis_limit", "frame length limiter (keeps the first N bytes per frame)", AxisLimit::default(), &[]),
+        make("roce_rx_parse", "RoCEv2 RX parser: header channel and payload stream", RoceRxParse::default(), &[("frames", "RoCEv2 frames parsed"), ("not_roce", "frames that are not RoCEv2, dropped")]),
+        make("roce_tx_build", "RoCEv2 TX deparser: Ethernet/IP/UDP/BTH/RETH/AETH, pad, ICRC", RoceTxBuild::default(), &[]),
         make("axis_arb4", "four-input frame arbiter, round robin", AxisArb4::default(), &[]),
         make("bram_64x512", "simple dual-port BRAM, output register", Ram::<64, 9>::new(RamStyle::Block, true), &[]),
         make("uram_72x4k", "simple dual-port URAM, output register", Ram::<72, 12>::new(RamStyle::Ultra, true), &[]),

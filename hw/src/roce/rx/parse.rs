@@ -7,7 +7,7 @@
 //!   one-beat frame). A payload frame follows on `m_axis` only when `plen > 0`.
 //! * Frames that are not RoCEv2 (not IPv4 without options or IPv6, UDP to 4791) are consumed,
 //!   dropped and counted in `not_roce`. `frames` counts the RoCEv2 frames.
-//! * II=1: one beat per cycle in and out. Path: input → `AxisLimit` (cut the pad) →
+//! * II=1: one beat per cycle in and out. Path: input → `AxisLimit` (`trim`) (cut the pad) →
 //!   `AxisStrip` (remove the headers) → `m_axis`. Each stage reads its per-frame parameter from
 //!   the frame's own first beat with a [`RoceFrameInfo`], so nothing has to travel beside the
 //!   stream.
@@ -28,8 +28,8 @@ pub struct RoceRxParse {
     pub not_roce: Signal<Out, Bits<32>>,
     info_in: RoceFrameInfo,
     info_strip: RoceFrameInfo,
-    ext: RoceHdrExtract,
-    limit: AxisLimit,
+    hx: RoceHdrExtract,
+    trim: AxisLimit,
     strip: AxisStrip,
     hskid: ChanSkid<RoceHdr>,
     mid: DFF<Bit>,
@@ -42,50 +42,49 @@ pub struct RoceRxParse {
     take: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
     unused_runts: Signal<Local, Bits<32>>,
+    unused_info: Signal<Local, Bit>,
 }
 
 impl Logic for RoceRxParse {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, mid, dropping, pend, beat0, c_frames, c_not_roce);
-        clock!(self, clock, limit, strip, hskid);
-        self.limit.reset.next = self.reset.val();
+        clock!(self, clock, trim, strip, hskid);
+        self.trim.reset.next = self.reset.val();
         self.strip.reset.next = self.reset.val();
         self.hskid.reset.next = self.reset.val();
         self.frames.next = self.c_frames.q.val();
         self.not_roce.next = self.c_not_roce.q.val();
         // first-beat classification of the input
         self.info_in.data.next = self.s_axis.tdata.val();
-        self.discard.next = self.dropping.q.val();
-        if !self.mid.q.val() & !self.info_in.roce.val() {
-            self.discard.next = true;
-        }
-        self.s_axis.tready.next = self.discard.val() | (self.limit.s_axis.tready.val() & self.hskid.s_ready.val());
+        self.discard.next = self.dropping.q.val() | (!self.mid.q.val() & !self.info_in.roce.val());
+        self.s_axis.tready.next = self.discard.val() | (self.trim.s_axis.tready.val() & self.hskid.s_ready.val());
         self.take.next = self.s_axis.tvalid.val() & self.s_axis.tready.val();
         // payload path: limit (drops the pad) then strip (drops the headers)
-        self.limit.limit.next = self.info_in.limit.val();
-        self.limit.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val() & self.hskid.s_ready.val();
-        self.limit.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.limit.s_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.limit.s_axis.tlast.next = self.s_axis.tlast.val();
-        self.limit.s_axis.tuser.next = self.s_axis.tuser.val();
-        self.info_strip.data.next = self.limit.m_axis.tdata.val();
+        self.trim.limit.next = self.info_in.limit.val();
+        self.trim.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val() & self.hskid.s_ready.val();
+        self.trim.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.trim.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.trim.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.trim.s_axis.tuser.next = self.s_axis.tuser.val();
+        self.info_strip.data.next = self.trim.m_axis.tdata.val();
         self.strip.strip_len.next = self.info_strip.hdr_len.val();
-        self.strip.s_axis.tvalid.next = self.limit.m_axis.tvalid.val();
-        self.strip.s_axis.tdata.next = self.limit.m_axis.tdata.val();
-        self.strip.s_axis.tkeep.next = self.limit.m_axis.tkeep.val();
-        self.strip.s_axis.tlast.next = self.limit.m_axis.tlast.val();
-        self.strip.s_axis.tuser.next = self.limit.m_axis.tuser.val();
-        self.limit.m_axis.tready.next = self.strip.s_axis.tready.val();
+        self.strip.s_axis.tvalid.next = self.trim.m_axis.tvalid.val();
+        self.strip.s_axis.tdata.next = self.trim.m_axis.tdata.val();
+        self.strip.s_axis.tkeep.next = self.trim.m_axis.tkeep.val();
+        self.strip.s_axis.tlast.next = self.trim.m_axis.tlast.val();
+        self.strip.s_axis.tuser.next = self.trim.m_axis.tuser.val();
+        self.trim.m_axis.tready.next = self.strip.s_axis.tready.val();
         Axis512Source::link(&mut self.m_axis, &mut self.strip.m_axis);
         self.unused_runts.next = self.strip.runts.val();
+        self.unused_info.next = self.info_in.hdr_len.val().any() | self.info_strip.roce.val() | self.info_strip.limit.val().any();
         // header path: the first two beats of the frame
-        self.ext.w.next = bit_cast::<1024, 512>(self.s_axis.tdata.val());
+        self.hx.w.next = bit_cast::<1024, 512>(self.s_axis.tdata.val());
         if self.pend.q.val() {
-            self.ext.w.next = (bit_cast::<1024, 512>(self.s_axis.tdata.val()) << 512) | bit_cast::<1024, 512>(self.beat0.q.val());
+            self.hx.w.next = (bit_cast::<1024, 512>(self.s_axis.tdata.val()) << 512) | bit_cast::<1024, 512>(self.beat0.q.val());
         }
         self.emit.next = (self.pend.q.val() & self.mid.q.val()) | (!self.mid.q.val() & self.s_axis.tlast.val());
-        self.hskid.s_data.next = self.ext.hdr.val();
+        self.hskid.s_data.next = self.hx.hdr.val();
         self.hskid.s_valid.next = self.take.val() & !self.discard.val() & self.emit.val();
         self.hdr.next = self.hskid.m_data.val();
         self.hdr_valid.next = self.hskid.m_valid.val();

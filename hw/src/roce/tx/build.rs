@@ -1,0 +1,569 @@
+//! `RoceTxBuild` (`tx/bth` + `tx/eth_ip_udp` + `crc/append`): the deparser. It takes one
+//! [`TxHdr`] per frame and, when `plen > 0`, a payload frame of exactly `plen` bytes, and sends
+//! the whole RoCEv2 frame: Ethernet, IPv4 (checksum computed) or IPv6, UDP (checksum 0),
+//! BTH, RETH or AETH as the opcode requires, payload, zero pad to a 4-byte multiple, ICRC.
+//!
+//! The header bytes come from a placement table ([`layout`]) emitted as `Verilog::Custom`
+//! ([`RoceHdrPack`]); its Rust model reads the same table. Tests check the frames byte for byte
+//! against the golden model (etherparse), and with scapy and tshark.
+use crate::crc::fields::{bits_of, Thermo, KeepCount};
+use crate::crc::icrc::IcrcGen;
+use crate::roce::hdr::{ext_len, BTH_V4, BTH_V6};
+use crate::stream::*;
+use nicgen_model::OpcodeLayout;
+use num_bigint::BigUint;
+use rust_hdl::prelude::*;
+
+/// What the transmit side knows about a frame before it is built: the QP's addressing and the
+/// packet's transport fields.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct TxHdr {
+    pub opcode: Bits<8>,
+    pub se: Bit,
+    pub ackreq: Bit,
+    pub pkey: Bits<16>,
+    pub dqpn: Bits<24>,
+    pub psn: Bits<24>,
+    pub va: Bits<64>,
+    pub rkey: Bits<32>,
+    pub dma_len: Bits<32>,
+    pub syndrome: Bits<8>,
+    pub msn: Bits<24>,
+    pub ipv6: Bit,
+    /// IPv4 addresses in the low 32 bits.
+    pub src_ip: Bits<128>,
+    pub dst_ip: Bits<128>,
+    pub src_mac: Bits<48>,
+    pub dst_mac: Bits<48>,
+    pub udp_sport: Bits<16>,
+    pub dscp: Bits<6>,
+    pub ecn: Bits<2>,
+    /// IPv4 TTL or IPv6 hop limit.
+    pub ttl: Bits<8>,
+    pub flow: Bits<20>,
+    /// Payload bytes (the pad is added here).
+    pub plen: Bits<16>,
+}
+
+/// The plain-integer mirror of [`TxHdr`] for testbenches and the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TxFields {
+    pub opcode: u8,
+    pub se: bool,
+    pub ackreq: bool,
+    pub pkey: u16,
+    pub dqpn: u32,
+    pub psn: u32,
+    pub va: u64,
+    pub rkey: u32,
+    pub dma_len: u32,
+    pub syndrome: u8,
+    pub msn: u32,
+    pub ipv6: bool,
+    pub src_ip: u128,
+    pub dst_ip: u128,
+    pub src_mac: u64,
+    pub dst_mac: u64,
+    pub udp_sport: u16,
+    pub dscp: u8,
+    pub ecn: u8,
+    pub ttl: u8,
+    pub flow: u32,
+    pub plen: u16,
+}
+
+/// The field names of [`TxHdr`], in packing order.
+pub const TX_FIELDS: [&str; 22] = ["opcode", "se", "ackreq", "pkey", "dqpn", "psn", "va", "rkey", "dma_len", "syndrome", "msn", "ipv6", "src_ip", "dst_ip", "src_mac", "dst_mac", "udp_sport", "dscp", "ecn", "ttl", "flow", "plen"];
+
+/// (offset, width) of a field in the packed [`TxHdr`].
+pub fn tx_slot(name: &str) -> (usize, usize) {
+    let h = TxHdr::default();
+    match name {
+        "opcode" => (h.get_my_offset_opcode(), h.get_my_width_opcode()),
+        "se" => (h.get_my_offset_se(), h.get_my_width_se()),
+        "ackreq" => (h.get_my_offset_ackreq(), h.get_my_width_ackreq()),
+        "pkey" => (h.get_my_offset_pkey(), h.get_my_width_pkey()),
+        "dqpn" => (h.get_my_offset_dqpn(), h.get_my_width_dqpn()),
+        "psn" => (h.get_my_offset_psn(), h.get_my_width_psn()),
+        "va" => (h.get_my_offset_va(), h.get_my_width_va()),
+        "rkey" => (h.get_my_offset_rkey(), h.get_my_width_rkey()),
+        "dma_len" => (h.get_my_offset_dma_len(), h.get_my_width_dma_len()),
+        "syndrome" => (h.get_my_offset_syndrome(), h.get_my_width_syndrome()),
+        "msn" => (h.get_my_offset_msn(), h.get_my_width_msn()),
+        "ipv6" => (h.get_my_offset_ipv6(), h.get_my_width_ipv6()),
+        "src_ip" => (h.get_my_offset_src_ip(), h.get_my_width_src_ip()),
+        "dst_ip" => (h.get_my_offset_dst_ip(), h.get_my_width_dst_ip()),
+        "src_mac" => (h.get_my_offset_src_mac(), h.get_my_width_src_mac()),
+        "dst_mac" => (h.get_my_offset_dst_mac(), h.get_my_width_dst_mac()),
+        "udp_sport" => (h.get_my_offset_udp_sport(), h.get_my_width_udp_sport()),
+        "dscp" => (h.get_my_offset_dscp(), h.get_my_width_dscp()),
+        "ecn" => (h.get_my_offset_ecn(), h.get_my_width_ecn()),
+        "ttl" => (h.get_my_offset_ttl(), h.get_my_width_ttl()),
+        "flow" => (h.get_my_offset_flow(), h.get_my_width_flow()),
+        "plen" => (h.get_my_offset_plen(), h.get_my_width_plen()),
+        _ => panic!("TxHdr has no field {name}"),
+    }
+}
+
+impl TxFields {
+    /// A field by name, as an integer.
+    pub fn get(&self, name: &str) -> u128 {
+        match name {
+            "opcode" => self.opcode as u128,
+            "se" => self.se as u128,
+            "ackreq" => self.ackreq as u128,
+            "pkey" => self.pkey as u128,
+            "dqpn" => self.dqpn as u128,
+            "psn" => self.psn as u128,
+            "va" => self.va as u128,
+            "rkey" => self.rkey as u128,
+            "dma_len" => self.dma_len as u128,
+            "syndrome" => self.syndrome as u128,
+            "msn" => self.msn as u128,
+            "ipv6" => self.ipv6 as u128,
+            "src_ip" => self.src_ip as u128,
+            "dst_ip" => self.dst_ip as u128,
+            "src_mac" => self.src_mac as u128,
+            "dst_mac" => self.dst_mac as u128,
+            "udp_sport" => self.udp_sport as u128,
+            "dscp" => self.dscp as u128,
+            "ecn" => self.ecn as u128,
+            "ttl" => self.ttl as u128,
+            "flow" => self.flow as u128,
+            "plen" => self.plen as u128,
+            _ => panic!("TxHdr has no field {name}"),
+        }
+    }
+    pub fn set(&mut self, name: &str, v: u128) {
+        match name {
+            "opcode" => self.opcode = v as u8,
+            "se" => self.se = v & 1 == 1,
+            "ackreq" => self.ackreq = v & 1 == 1,
+            "pkey" => self.pkey = v as u16,
+            "dqpn" => self.dqpn = v as u32,
+            "psn" => self.psn = v as u32,
+            "va" => self.va = v as u64,
+            "rkey" => self.rkey = v as u32,
+            "dma_len" => self.dma_len = v as u32,
+            "syndrome" => self.syndrome = v as u8,
+            "msn" => self.msn = v as u32,
+            "ipv6" => self.ipv6 = v & 1 == 1,
+            "src_ip" => self.src_ip = v as u128,
+            "dst_ip" => self.dst_ip = v as u128,
+            "src_mac" => self.src_mac = v as u64,
+            "dst_mac" => self.dst_mac = v as u64,
+            "udp_sport" => self.udp_sport = v as u16,
+            "dscp" => self.dscp = v as u8,
+            "ecn" => self.ecn = v as u8,
+            "ttl" => self.ttl = v as u8,
+            "flow" => self.flow = v as u32,
+            "plen" => self.plen = v as u16,
+            _ => panic!("TxHdr has no field {name}"),
+        }
+    }
+    pub fn from_words(w: &[u32]) -> Self {
+        let big = BigUint::from_slice(w);
+        let mut f = TxFields::default();
+        for n in TX_FIELDS {
+            let (o, width) = tx_slot(n);
+            let v = (&big >> o) & ((BigUint::from(1u8) << width) - 1u8);
+            f.set(n, v.to_u64_digits().iter().rev().fold(0u128, |a, d| a << 64 | *d as u128));
+        }
+        f
+    }
+    pub fn to_words(&self) -> Vec<u32> {
+        let mut big = BigUint::from(0u8);
+        for n in TX_FIELDS {
+            let (o, width) = tx_slot(n);
+            big |= BigUint::from(self.get(n) & (u128::MAX >> (128 - width))) << o;
+        }
+        let mut w = big.to_u32_digits();
+        w.resize(<TxHdr as Synth>::BITS.div_ceil(32), 0);
+        w
+    }
+    pub fn to_struct(&self) -> TxHdr {
+        let w = self.to_words();
+        let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let b: Bits<{ <TxHdr as Synth>::BITS }> = bits_of(&bytes[..<TxHdr as Synth>::BITS.div_ceil(8)]);
+        let mut h = TxHdr::default();
+        h.opcode = b.get_bits::<8>(h.get_my_offset_opcode());
+        h.se = b.get_bit(h.get_my_offset_se());
+        h.ackreq = b.get_bit(h.get_my_offset_ackreq());
+        h.pkey = b.get_bits::<16>(h.get_my_offset_pkey());
+        h.dqpn = b.get_bits::<24>(h.get_my_offset_dqpn());
+        h.psn = b.get_bits::<24>(h.get_my_offset_psn());
+        h.va = b.get_bits::<64>(h.get_my_offset_va());
+        h.rkey = b.get_bits::<32>(h.get_my_offset_rkey());
+        h.dma_len = b.get_bits::<32>(h.get_my_offset_dma_len());
+        h.syndrome = b.get_bits::<8>(h.get_my_offset_syndrome());
+        h.msn = b.get_bits::<24>(h.get_my_offset_msn());
+        h.ipv6 = b.get_bit(h.get_my_offset_ipv6());
+        h.src_ip = b.get_bits::<128>(h.get_my_offset_src_ip());
+        h.dst_ip = b.get_bits::<128>(h.get_my_offset_dst_ip());
+        h.src_mac = b.get_bits::<48>(h.get_my_offset_src_mac());
+        h.dst_mac = b.get_bits::<48>(h.get_my_offset_dst_mac());
+        h.udp_sport = b.get_bits::<16>(h.get_my_offset_udp_sport());
+        h.dscp = b.get_bits::<6>(h.get_my_offset_dscp());
+        h.ecn = b.get_bits::<2>(h.get_my_offset_ecn());
+        h.ttl = b.get_bits::<8>(h.get_my_offset_ttl());
+        h.flow = b.get_bits::<20>(h.get_my_offset_flow());
+        h.plen = b.get_bits::<16>(h.get_my_offset_plen());
+        h
+    }
+}
+
+impl nicgen_sim::StructWords for TxHdr {
+    fn to_words(&self) -> Vec<u32> {
+        let b: Bits<{ <TxHdr as Synth>::BITS }> = (*self).into();
+        let mut w = BigUint::from(b).to_u32_digits();
+        w.resize(<TxHdr as Synth>::BITS.div_ceil(32), 0);
+        w
+    }
+    fn from_words(w: &[u32]) -> Self {
+        TxFields::from_words(w).to_struct()
+    }
+}
+
+// ------------------------------------------------------------------ header placement
+
+/// Where a header bit range comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Src {
+    /// Bits `lo..lo+width` of a [`TxHdr`] field.
+    F(&'static str, usize),
+    /// A constant.
+    C(u64),
+    /// A computed value: `pad` (2), `ulen` (UDP length, 16), `iplen` (IPv4 total length, 16),
+    /// `csum` (IPv4 header checksum, 16), `tclass` (DSCP and ECN, 8), `ext` (RETH or AETH,
+    /// 128, left-aligned).
+    W(&'static str),
+}
+
+/// One field of the header: wire bit position (from frame start, MSB first), width, source.
+#[derive(Clone, Copy, Debug)]
+pub struct Place {
+    pub pos: usize,
+    pub width: usize,
+    pub src: Src,
+}
+
+const fn p(pos: usize, width: usize, src: Src) -> Place {
+    Place { pos, width, src }
+}
+
+/// The header layout of an IPv4 or IPv6 RoCEv2 frame.
+pub fn layout(v6: bool) -> Vec<Place> {
+    use Src::*;
+    let mut v = vec![p(0, 48, F("dst_mac", 0)), p(48, 48, F("src_mac", 0))];
+    let (l4, b) = if v6 {
+        v.extend([
+            p(96, 16, C(0x86dd)),
+            p(112, 4, C(6)),
+            p(116, 8, W("tclass")),
+            p(124, 20, F("flow", 0)),
+            p(144, 16, W("ulen")),
+            p(160, 8, C(17)),
+            p(168, 8, F("ttl", 0)),
+            p(176, 128, F("src_ip", 0)),
+            p(304, 128, F("dst_ip", 0)),
+        ]);
+        (14 + 40, BTH_V6)
+    } else {
+        v.extend([
+            p(96, 16, C(0x0800)),
+            p(112, 8, C(0x45)),
+            p(120, 8, W("tclass")),
+            p(128, 16, W("iplen")),
+            p(144, 16, C(0)),
+            p(160, 16, C(0x4000)),
+            p(176, 8, F("ttl", 0)),
+            p(184, 8, C(17)),
+            p(192, 16, W("csum")),
+            p(208, 32, F("src_ip", 0)),
+            p(240, 32, F("dst_ip", 0)),
+        ]);
+        (14 + 20, BTH_V4)
+    };
+    let (u, b) = (8 * l4, 8 * b);
+    v.extend([
+        p(u, 16, F("udp_sport", 0)),
+        p(u + 16, 16, C(4791)),
+        p(u + 32, 16, W("ulen")),
+        p(u + 48, 16, C(0)),
+        p(b, 8, F("opcode", 0)),
+        p(b + 8, 1, F("se", 0)),
+        p(b + 9, 1, C(0)),
+        p(b + 10, 2, W("pad")),
+        p(b + 12, 4, C(0)),
+        p(b + 16, 16, F("pkey", 0)),
+        p(b + 32, 8, C(0)),
+        p(b + 40, 24, F("dqpn", 0)),
+        p(b + 64, 1, F("ackreq", 0)),
+        p(b + 65, 7, C(0)),
+        p(b + 72, 24, F("psn", 0)),
+        p(b + 96, 128, W("ext")),
+    ]);
+    v
+}
+
+/// The computed values of [`Src::W`], and the header length.
+pub struct Derived {
+    pub pad: u128,
+    pub ulen: u128,
+    pub iplen: u128,
+    pub csum: u128,
+    pub tclass: u128,
+    pub ext: u128,
+    pub hdr_len: usize,
+}
+
+pub fn derive(f: &TxFields) -> Derived {
+    let l = OpcodeLayout::of(f.opcode);
+    let ext_n = ext_len(f.opcode).unwrap_or(0) as u128;
+    let plen = f.plen as u128;
+    let pad = (4 - plen % 4) % 4;
+    let ulen = (24 + ext_n + plen + pad) & 0xffff;
+    let iplen = (ulen + 20) & 0xffff;
+    let tclass = (f.dscp as u128 & 63) << 2 | f.ecn as u128 & 3;
+    let (s, d) = (f.src_ip as u32 as u128, f.dst_ip as u32 as u128);
+    let s0 = (0x45 << 8 | tclass) + iplen + 0x4000 + ((f.ttl as u128) << 8 | 17) + (s >> 16) + (s & 0xffff) + (d >> 16) + (d & 0xffff);
+    let s1 = (s0 & 0xffff) + (s0 >> 16);
+    let s2 = (s1 & 0xffff) + (s1 >> 16);
+    let ext = if l.is_some_and(|l| l.reth) {
+        (f.va as u128) << 64 | (f.rkey as u128) << 32 | f.dma_len as u128
+    } else if l.is_some_and(|l| l.aeth) {
+        ((f.syndrome as u128) << 24 | f.msn as u128 & 0xff_ffff) << 96
+    } else {
+        0
+    };
+    let hdr_len = if f.ipv6 { BTH_V6 } else { BTH_V4 } + 12 + ext_n as usize;
+    Derived { pad, ulen, iplen, csum: !s2 & 0xffff, tclass, ext, hdr_len }
+}
+
+/// The model of [`RoceHdrPack`]: the header bytes (128, zero past the header) and their count.
+pub fn pack(f: &TxFields) -> (Vec<u8>, usize) {
+    let d = derive(f);
+    let mut out = vec![0u8; 128];
+    for pl in layout(f.ipv6) {
+        let v = match pl.src {
+            Src::F(n, lo) => f.get(n) >> lo,
+            Src::C(c) => c as u128,
+            Src::W(w) => match w {
+                "pad" => d.pad,
+                "ulen" => d.ulen,
+                "iplen" => d.iplen,
+                "csum" => d.csum,
+                "tclass" => d.tclass,
+                "ext" => d.ext,
+                _ => unreachable!(),
+            },
+        };
+        for i in 0..pl.width {
+            let bit = v >> (pl.width - 1 - i) & 1;
+            let q = pl.pos + i;
+            out[q / 8] |= (bit as u8) << (7 - q % 8);
+        }
+    }
+    (out, d.hdr_len)
+}
+
+/// The header packer: [`TxHdr`] in, header bytes (`data`, byte 0 in `data[7:0]`), their count
+/// and "no payload" out. Byte selects, an opcode ROM, three adders and the IPv4 checksum.
+#[derive(LogicBlock, Default)]
+pub struct RoceHdrPack {
+    pub h: Signal<In, TxHdr>,
+    pub data: Signal<Out, Bits<1024>>,
+    pub len: Signal<Out, Bits<8>>,
+    pub only: Signal<Out, Bit>,
+}
+
+impl Logic for RoceHdrPack {
+    fn update(&mut self) {
+        let w = nicgen_sim::StructWords::to_words(&self.h.val());
+        let f = TxFields::from_words(&w);
+        let (bytes, n) = pack(&f);
+        self.data.next = bits_of(&bytes);
+        self.len.next = (n as u64).into();
+        self.only.next = f.plen == 0;
+    }
+    fn connect(&mut self) {
+        self.data.connect();
+        self.len.connect();
+        self.only.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let fld = |n: &str| {
+            let (o, w) = tx_slot(n);
+            if w == 1 {
+                format!("h[{o}]")
+            } else {
+                format!("h[{}:{}]", o + w - 1, o)
+            }
+        };
+        let mut v = String::new();
+        v += &format!("wire v6 = {};\nwire [7:0] op = {};\nwire [15:0] plen = {};\n", fld("ipv6"), fld("opcode"), fld("plen"));
+        v += "reg [5:0] ext_n;\nreg has_reth;\nreg has_aeth;\nalways @(*) begin\n  has_reth = 1'b0;\n  has_aeth = 1'b0;\n  ext_n = 6'd0;\n  case (op)\n";
+        for op in 0..=255u8 {
+            if let Some(l) = OpcodeLayout::of(op) {
+                v += &format!("    8'h{op:02x}: begin ext_n = 6'd{}; has_reth = 1'b{}; has_aeth = 1'b{}; end\n", l.ext_len(), l.reth as u8, l.aeth as u8);
+            }
+        }
+        v += "    default: ;\n  endcase\nend\n";
+        v += "wire [1:0] pad = 2'd0 - plen[1:0];\n";
+        v += "wire [15:0] ulen = 16'd24 + {10'd0, ext_n} + plen + {14'd0, pad};\n";
+        v += "wire [15:0] iplen = ulen + 16'd20;\n";
+        v += &format!("wire [7:0] tclass = {{{}, {}}};\n", fld("dscp"), fld("ecn"));
+        let (so, _) = tx_slot("src_ip");
+        let (d_o, _) = tx_slot("dst_ip");
+        let w16 = |o: usize| format!("{{4'd0, h[{}:{}]}}", o + 15, o);
+        v += &format!(
+            "wire [19:0] s0 = {{12'd0, tclass}} + 20'h04500 + {{4'd0, iplen}} + 20'h04000 + {{4'd0, {}, 8'h11}} + {} + {} + {} + {};\n",
+            fld("ttl"),
+            w16(so + 16),
+            w16(so),
+            w16(d_o + 16),
+            w16(d_o)
+        );
+        v += "wire [16:0] s1 = {1'b0, s0[15:0]} + {13'd0, s0[19:16]};\nwire [15:0] s2 = s1[15:0] + {15'd0, s1[16]};\nwire [15:0] csum = ~s2;\n";
+        v += &format!(
+            "wire [127:0] ext_w = has_reth ? {{{}, {}, {}}} : (has_aeth ? {{{}, {}, 96'd0}} : 128'd0);\n",
+            fld("va"),
+            fld("rkey"),
+            fld("dma_len"),
+            fld("syndrome"),
+            fld("msn")
+        );
+        v += &format!("assign len = (v6 ? 8'd{} : 8'd{}) + {{2'd0, ext_n}};\nassign only = plen == 16'd0;\n", BTH_V6 + 12, BTH_V4 + 12);
+        // every header bit from either layout
+        let table = |v6: bool| {
+            let mut bits = vec!["1'b0".to_string(); 1024];
+            for pl in layout(v6) {
+                for i in 0..pl.width {
+                    let q = pl.pos + i;
+                    let msb = pl.width - 1 - i;
+                    bits[8 * (q / 8) + 7 - q % 8] = match pl.src {
+                        Src::F(n, lo) => {
+                            let (o, _) = tx_slot(n);
+                            format!("h[{}]", o + lo + msb)
+                        }
+                        Src::C(c) => format!("1'b{}", c >> msb & 1),
+                        Src::W(w) => format!("{}[{msb}]", if w == "ext" { "ext_w" } else { w }),
+                    };
+                }
+            }
+            bits
+        };
+        let (t4, t6) = (table(false), table(true));
+        for byte in 0..128 {
+            let cat = |t: &[String]| format!("{{{}}}", (0..8).rev().map(|i| t[8 * byte + i].clone()).collect::<Vec<_>>().join(", "));
+            let (a, b) = (cat(&t6), cat(&t4));
+            if a == b {
+                v += &format!("assign data[{}:{}] = {a};\n", 8 * byte + 7, 8 * byte);
+            } else {
+                v += &format!("assign data[{}:{}] = v6 ? {a} : {b};\n", 8 * byte + 7, 8 * byte);
+            }
+        }
+        // fields the packer does not place in every layout
+        v += &format!("wire unused_h = ^{{{}}};\n", fld("flow"));
+        Verilog::Custom(v)
+    }
+}
+
+// ------------------------------------------------------------------ the deparser
+
+#[derive(LogicBlock)]
+pub struct RoceTxBuild {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub hdr: Signal<In, TxHdr>,
+    pub hdr_valid: Signal<In, Bit>,
+    pub hdr_ready: Signal<Out, Bit>,
+    /// Payload frames: exactly `plen` bytes, one per header with `plen > 0`.
+    pub s_axis: Axis512Sink,
+    /// Whole frames with their ICRC.
+    pub m_axis: Axis512Source,
+    hskid: ChanSkid<TxHdr>,
+    pack: RoceHdrPack,
+    kc: KeepCount<64, 7>,
+    th_data: Thermo<7, 64>,
+    th_keep: Thermo<7, 64>,
+    pad_mask: KeepExpand<64, 512>,
+    ins: AxisInsert,
+    gen: IcrcGen,
+    up4: Signal<Local, Bits<7>>,
+    c3: Constant<Bits<7>>,
+    cmask: Constant<Bits<7>>,
+}
+
+impl Default for RoceTxBuild {
+    fn default() -> Self {
+        RoceTxBuild {
+            clock: Default::default(),
+            reset: Default::default(),
+            hdr: Default::default(),
+            hdr_valid: Default::default(),
+            hdr_ready: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            hskid: Default::default(),
+            pack: Default::default(),
+            kc: Default::default(),
+            th_data: Thermo::new(0),
+            th_keep: Thermo::new(0),
+            pad_mask: Default::default(),
+            ins: Default::default(),
+            gen: Default::default(),
+            up4: Default::default(),
+            c3: Constant::new(3u64.into()),
+            cmask: Constant::new(0x7cu64.into()),
+        }
+    }
+}
+
+impl Logic for RoceTxBuild {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, hskid, ins, gen);
+        self.hskid.reset.next = self.reset.val();
+        self.ins.reset.next = self.reset.val();
+        self.gen.reset.next = self.reset.val();
+        // header: skid → packer → inserter
+        self.hskid.s_data.next = self.hdr.val();
+        self.hskid.s_valid.next = self.hdr_valid.val();
+        self.hdr_ready.next = self.hskid.s_ready.val();
+        self.pack.h.next = self.hskid.m_data.val();
+        self.ins.hdr_data.next = self.pack.data.val();
+        self.ins.hdr_len.next = self.pack.len.val();
+        self.ins.hdr_only.next = self.pack.only.val();
+        self.ins.hdr_valid.next = self.hskid.m_valid.val();
+        self.hskid.m_ready.next = self.ins.hdr_ready.val();
+        // payload: the last beat gets its zero pad (never an extra beat: k % 4 == plen % 4)
+        self.kc.keep.next = self.s_axis.tkeep.val();
+        self.up4.next = (self.kc.count.val() + self.c3.val()) & self.cmask.val();
+        self.th_data.x.next = self.kc.count.val();
+        self.th_keep.x.next = self.up4.val();
+        self.pad_mask.keep.next = self.th_data.out.val();
+        self.ins.s_axis.tvalid.next = self.s_axis.tvalid.val();
+        self.ins.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.ins.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.ins.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.ins.s_axis.tuser.next = self.s_axis.tuser.val();
+        if self.s_axis.tlast.val() {
+            self.ins.s_axis.tdata.next = self.s_axis.tdata.val() & self.pad_mask.mask.val();
+            self.ins.s_axis.tkeep.next = self.th_keep.out.val();
+        }
+        self.s_axis.tready.next = self.ins.s_axis.tready.val();
+        // ICRC
+        self.gen.s_axis.tvalid.next = self.ins.m_axis.tvalid.val();
+        self.gen.s_axis.tdata.next = self.ins.m_axis.tdata.val();
+        self.gen.s_axis.tkeep.next = self.ins.m_axis.tkeep.val();
+        self.gen.s_axis.tlast.next = self.ins.m_axis.tlast.val();
+        self.gen.s_axis.tuser.next = self.ins.m_axis.tuser.val();
+        self.ins.m_axis.tready.next = self.gen.s_axis.tready.val();
+        Axis512Source::link(&mut self.m_axis, &mut self.gen.m_axis);
+    }
+}
+
+nicgen_sim::impl_ports!(RoceTxBuild, clock = clock, [clock, reset, hdr, hdr_valid, hdr_ready,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);

@@ -1,0 +1,2 @@
+//! TX path: work requests and responses become headers; the deparser builds the frames.
+pub mod build;
