@@ -1,4 +1,6 @@
 pub mod axil;
+#[macro_use]
+pub mod record;
 pub mod crc;
 pub mod roce;
 pub mod stream;

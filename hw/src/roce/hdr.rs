@@ -7,42 +7,45 @@
 //! table. Tests check both against the golden model (`nicgen-model`, built on etherparse).
 use crate::crc::fields::bytes_of;
 use nicgen_model::OpcodeLayout;
-use num_bigint::BigUint;
 use rust_hdl::prelude::*;
 
-/// A parsed RoCEv2 header, as it travels on the header channel beside the payload stream.
-/// RETH and AETH fields are read at the position right after the BTH whatever the opcode; the
-/// opcode says which of them are meaningful.
-#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
-pub struct RoceHdr {
-    pub opcode: Bits<8>,
-    pub se: Bit,
-    pub migreq: Bit,
-    pub pad: Bits<2>,
-    pub tver: Bits<4>,
-    pub pkey: Bits<16>,
-    pub fecn: Bit,
-    pub becn: Bit,
-    pub dqpn: Bits<24>,
-    pub ackreq: Bit,
-    pub psn: Bits<24>,
-    pub va: Bits<64>,
-    pub rkey: Bits<32>,
-    pub dma_len: Bits<32>,
-    pub syndrome: Bits<8>,
-    pub msn: Bits<24>,
-    pub ipv6: Bit,
-    pub ecn: Bits<2>,
-    /// IPv4 addresses sit in the low 32 bits.
-    pub src_ip: Bits<128>,
-    pub udp_sport: Bits<16>,
-    /// The opcode is an RC opcode whose header layout the parser knows.
-    pub known: Bit,
-    /// Headers plus pad do not fit in the frame (the frame carries no payload then).
-    pub len_err: Bit,
-    /// Payload bytes, pad excluded (0 when `len_err`).
-    pub plen: Bits<16>,
-}
+crate::record!(
+    /// A parsed RoCEv2 header, as it travels on the header channel beside the payload stream.
+    /// RETH and AETH fields are read at the position right after the BTH whatever the opcode;
+    /// the opcode says which of them are meaningful.
+    RoceHdr,
+    /// The header fields as plain integers: the word-level model of the extractors, and the
+    /// testbench view of a `RoceHdr` port.
+    RxHdrFields {
+        opcode: u8 = 8,
+        se: bool = 1,
+        migreq: bool = 1,
+        pad: u8 = 2,
+        tver: u8 = 4,
+        pkey: u16 = 16,
+        fecn: bool = 1,
+        becn: bool = 1,
+        dqpn: u32 = 24,
+        ackreq: bool = 1,
+        psn: u32 = 24,
+        va: u64 = 64,
+        rkey: u32 = 32,
+        dma_len: u32 = 32,
+        syndrome: u8 = 8,
+        msn: u32 = 24,
+        ipv6: bool = 1,
+        ecn: u8 = 2,
+        /// IPv4 addresses sit in the low 32 bits.
+        src_ip: u128 = 128,
+        udp_sport: u16 = 16,
+        /// The opcode is an RC opcode whose header layout the parser knows.
+        known: bool = 1,
+        /// Headers plus pad do not fit in the frame (the frame carries no payload then).
+        len_err: bool = 1,
+        /// Payload bytes, pad excluded (0 when `len_err`).
+        plen: u16 = 16,
+    }
+);
 
 /// Byte offsets of the BTH in IPv4 and IPv6 frames.
 pub const BTH_V4: usize = 14 + 20 + 8;
@@ -99,37 +102,6 @@ const V6_PAYLOAD_LEN: usize = 18;
 const V6_NEXT_HDR: usize = 20;
 const V6_DPORT: usize = 56;
 
-/// (offset, width) of a field inside the packed [`RoceHdr`].
-pub fn slot(name: &str) -> (usize, usize) {
-    let h = RoceHdr::default();
-    match name {
-        "opcode" => (h.get_my_offset_opcode(), h.get_my_width_opcode()),
-        "se" => (h.get_my_offset_se(), 1),
-        "migreq" => (h.get_my_offset_migreq(), 1),
-        "pad" => (h.get_my_offset_pad(), 2),
-        "tver" => (h.get_my_offset_tver(), 4),
-        "pkey" => (h.get_my_offset_pkey(), 16),
-        "fecn" => (h.get_my_offset_fecn(), 1),
-        "becn" => (h.get_my_offset_becn(), 1),
-        "dqpn" => (h.get_my_offset_dqpn(), 24),
-        "ackreq" => (h.get_my_offset_ackreq(), 1),
-        "psn" => (h.get_my_offset_psn(), 24),
-        "va" => (h.get_my_offset_va(), 64),
-        "rkey" => (h.get_my_offset_rkey(), 32),
-        "dma_len" => (h.get_my_offset_dma_len(), 32),
-        "syndrome" => (h.get_my_offset_syndrome(), 8),
-        "msn" => (h.get_my_offset_msn(), 24),
-        "ipv6" => (h.get_my_offset_ipv6(), 1),
-        "ecn" => (h.get_my_offset_ecn(), 2),
-        "src_ip" => (h.get_my_offset_src_ip(), 128),
-        "udp_sport" => (h.get_my_offset_udp_sport(), 16),
-        "known" => (h.get_my_offset_known(), 1),
-        "len_err" => (h.get_my_offset_len_err(), 1),
-        "plen" => (h.get_my_offset_plen(), 16),
-        _ => panic!("RoceHdr has no field {name}"),
-    }
-}
-
 /// Bits `pos..pos+width` of `bytes` in wire order (MSB of byte 0 first); bytes past the end read 0.
 pub fn wire_bits(bytes: &[u8], pos: usize, width: usize) -> u128 {
     (0..width).fold(0u128, |a, i| {
@@ -142,35 +114,6 @@ pub fn wire_bits(bytes: &[u8], pos: usize, width: usize) -> u128 {
 /// Extension-header bytes after the BTH, if `op` is an RC opcode the parser knows.
 pub fn ext_len(op: u8) -> Option<usize> {
     OpcodeLayout::of(op).map(|l| l.ext_len())
-}
-
-/// The header fields as plain integers: the word-level model of the extractors, and the
-/// testbench view of a `RoceHdr` port.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct RxHdrFields {
-    pub opcode: u8,
-    pub se: bool,
-    pub migreq: bool,
-    pub pad: u8,
-    pub tver: u8,
-    pub pkey: u16,
-    pub fecn: bool,
-    pub becn: bool,
-    pub dqpn: u32,
-    pub ackreq: bool,
-    pub psn: u32,
-    pub va: u64,
-    pub rkey: u32,
-    pub dma_len: u32,
-    pub syndrome: u8,
-    pub msn: u32,
-    pub ipv6: bool,
-    pub ecn: u8,
-    pub src_ip: u128,
-    pub udp_sport: u16,
-    pub known: bool,
-    pub len_err: bool,
-    pub plen: u16,
 }
 
 /// What the first beat of a frame says about it (the model of [`RoceFrameInfo`]).
@@ -242,70 +185,6 @@ impl RxHdrFields {
         }
     }
 
-    /// Unpack a `RoceHdr` port read as u32 words.
-    pub fn from_words(w: &[u32]) -> Self {
-        let big = BigUint::from_slice(w);
-        let get = |name: &str| {
-            let (o, n) = slot(name);
-            let v = (&big >> o) & ((BigUint::from(1u8) << n) - 1u8);
-            v.to_u64_digits().iter().rev().fold(0u128, |a, d| a << 64 | *d as u128)
-        };
-        RxHdrFields {
-            opcode: get("opcode") as u8,
-            se: get("se") == 1,
-            migreq: get("migreq") == 1,
-            pad: get("pad") as u8,
-            tver: get("tver") as u8,
-            pkey: get("pkey") as u16,
-            fecn: get("fecn") == 1,
-            becn: get("becn") == 1,
-            dqpn: get("dqpn") as u32,
-            ackreq: get("ackreq") == 1,
-            psn: get("psn") as u32,
-            va: get("va") as u64,
-            rkey: get("rkey") as u32,
-            dma_len: get("dma_len") as u32,
-            syndrome: get("syndrome") as u8,
-            msn: get("msn") as u32,
-            ipv6: get("ipv6") == 1,
-            ecn: get("ecn") as u8,
-            src_ip: get("src_ip"),
-            udp_sport: get("udp_sport") as u16,
-            known: get("known") == 1,
-            len_err: get("len_err") == 1,
-            plen: get("plen") as u16,
-        }
-    }
-
-    /// The packed [`RoceHdr`] value.
-    pub fn to_struct(&self) -> RoceHdr {
-        let b = |x: bool| -> Bit { x };
-        RoceHdr {
-            opcode: (self.opcode as u64).into(),
-            se: b(self.se),
-            migreq: b(self.migreq),
-            pad: (self.pad as u64).into(),
-            tver: (self.tver as u64).into(),
-            pkey: (self.pkey as u64).into(),
-            fecn: b(self.fecn),
-            becn: b(self.becn),
-            dqpn: (self.dqpn as u64).into(),
-            ackreq: b(self.ackreq),
-            psn: (self.psn as u64).into(),
-            va: self.va.into(),
-            rkey: (self.rkey as u64).into(),
-            dma_len: (self.dma_len as u64).into(),
-            syndrome: (self.syndrome as u64).into(),
-            msn: (self.msn as u64).into(),
-            ipv6: b(self.ipv6),
-            ecn: (self.ecn as u64).into(),
-            src_ip: Bits::<128>::from(BigUint::from(self.src_ip)),
-            udp_sport: (self.udp_sport as u64).into(),
-            known: b(self.known),
-            len_err: b(self.len_err),
-            plen: (self.plen as u64).into(),
-        }
-    }
 }
 
 // ------------------------------------------------------------------ Verilog generation
@@ -384,11 +263,11 @@ impl Logic for RoceHdrExtract {
         v += &common_wires("w");
         v += "wire unused_info = roce_w;\n";
         for f in FIELDS.iter() {
-            let (o, n) = slot(f.name);
+            let (o, n) = RxHdrFields::slot(f.name);
             v += &format!("assign hdr[{}:{}] = v6 ? {} : {};\n", o + n - 1, o, vwire("w", f.v6.0, f.v6.1, n), vwire("w", f.v4.0, f.v4.1, n));
         }
         let one = |name: &str, e: &str| {
-            let (o, n) = slot(name);
+            let (o, n) = RxHdrFields::slot(name);
             format!("assign hdr[{}:{}] = {e};\n", o + n - 1, o)
         };
         v += &one("ipv6", "v6");
@@ -427,17 +306,5 @@ impl Logic for RoceFrameInfo {
         v += "wire unused_info = known_w ^ ^plen_w ^ len_err_w ^ ^hdr_len_w[15:8];\n";
         v += "assign roce = roce_w;\nassign hdr_len = hdr_len_w[7:0];\nassign limit = limit_w;\n";
         Verilog::Custom(v)
-    }
-}
-
-impl nicgen_sim::StructWords for RoceHdr {
-    fn to_words(&self) -> Vec<u32> {
-        let b: Bits<{ <RoceHdr as Synth>::BITS }> = (*self).into();
-        let mut w = BigUint::from(b).to_u32_digits();
-        w.resize(<RoceHdr as Synth>::BITS.div_ceil(32), 0);
-        w
-    }
-    fn from_words(w: &[u32]) -> Self {
-        RxHdrFields::from_words(w).to_struct()
     }
 }

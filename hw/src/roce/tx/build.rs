@@ -11,217 +11,45 @@ use crate::crc::icrc::IcrcGen;
 use crate::roce::hdr::{ext_len, BTH_V4, BTH_V6};
 use crate::stream::*;
 use nicgen_model::OpcodeLayout;
-use num_bigint::BigUint;
 use rust_hdl::prelude::*;
 
-/// What the transmit side knows about a frame before it is built: the QP's addressing and the
-/// packet's transport fields.
-#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
-pub struct TxHdr {
-    pub opcode: Bits<8>,
-    pub se: Bit,
-    pub ackreq: Bit,
-    pub pkey: Bits<16>,
-    pub dqpn: Bits<24>,
-    pub psn: Bits<24>,
-    pub va: Bits<64>,
-    pub rkey: Bits<32>,
-    pub dma_len: Bits<32>,
-    pub syndrome: Bits<8>,
-    pub msn: Bits<24>,
-    pub ipv6: Bit,
-    /// IPv4 addresses in the low 32 bits.
-    pub src_ip: Bits<128>,
-    pub dst_ip: Bits<128>,
-    pub src_mac: Bits<48>,
-    pub dst_mac: Bits<48>,
-    pub udp_sport: Bits<16>,
-    pub dscp: Bits<6>,
-    pub ecn: Bits<2>,
-    /// IPv4 TTL or IPv6 hop limit.
-    pub ttl: Bits<8>,
-    pub flow: Bits<20>,
-    /// Payload bytes (the pad is added here).
-    pub plen: Bits<16>,
-}
-
-/// The plain-integer mirror of [`TxHdr`] for testbenches and the model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct TxFields {
-    pub opcode: u8,
-    pub se: bool,
-    pub ackreq: bool,
-    pub pkey: u16,
-    pub dqpn: u32,
-    pub psn: u32,
-    pub va: u64,
-    pub rkey: u32,
-    pub dma_len: u32,
-    pub syndrome: u8,
-    pub msn: u32,
-    pub ipv6: bool,
-    pub src_ip: u128,
-    pub dst_ip: u128,
-    pub src_mac: u64,
-    pub dst_mac: u64,
-    pub udp_sport: u16,
-    pub dscp: u8,
-    pub ecn: u8,
-    pub ttl: u8,
-    pub flow: u32,
-    pub plen: u16,
-}
-
-/// The field names of [`TxHdr`], in packing order.
-pub const TX_FIELDS: [&str; 22] = ["opcode", "se", "ackreq", "pkey", "dqpn", "psn", "va", "rkey", "dma_len", "syndrome", "msn", "ipv6", "src_ip", "dst_ip", "src_mac", "dst_mac", "udp_sport", "dscp", "ecn", "ttl", "flow", "plen"];
+crate::record!(
+    /// What the transmit side knows about a frame before it is built: the QP's addressing and
+    /// the packet's transport fields.
+    TxHdr,
+    /// The plain-integer mirror of [`TxHdr`] for testbenches and the model.
+    TxFields {
+        opcode: u8 = 8,
+        se: bool = 1,
+        ackreq: bool = 1,
+        pkey: u16 = 16,
+        dqpn: u32 = 24,
+        psn: u32 = 24,
+        va: u64 = 64,
+        rkey: u32 = 32,
+        dma_len: u32 = 32,
+        syndrome: u8 = 8,
+        msn: u32 = 24,
+        ipv6: bool = 1,
+        /// IPv4 addresses in the low 32 bits.
+        src_ip: u128 = 128,
+        dst_ip: u128 = 128,
+        src_mac: u64 = 48,
+        dst_mac: u64 = 48,
+        udp_sport: u16 = 16,
+        dscp: u8 = 6,
+        ecn: u8 = 2,
+        /// IPv4 TTL or IPv6 hop limit.
+        ttl: u8 = 8,
+        flow: u32 = 20,
+        /// Payload bytes (the pad is added here).
+        plen: u16 = 16,
+    }
+);
 
 /// (offset, width) of a field in the packed [`TxHdr`].
 pub fn tx_slot(name: &str) -> (usize, usize) {
-    let h = TxHdr::default();
-    match name {
-        "opcode" => (h.get_my_offset_opcode(), h.get_my_width_opcode()),
-        "se" => (h.get_my_offset_se(), h.get_my_width_se()),
-        "ackreq" => (h.get_my_offset_ackreq(), h.get_my_width_ackreq()),
-        "pkey" => (h.get_my_offset_pkey(), h.get_my_width_pkey()),
-        "dqpn" => (h.get_my_offset_dqpn(), h.get_my_width_dqpn()),
-        "psn" => (h.get_my_offset_psn(), h.get_my_width_psn()),
-        "va" => (h.get_my_offset_va(), h.get_my_width_va()),
-        "rkey" => (h.get_my_offset_rkey(), h.get_my_width_rkey()),
-        "dma_len" => (h.get_my_offset_dma_len(), h.get_my_width_dma_len()),
-        "syndrome" => (h.get_my_offset_syndrome(), h.get_my_width_syndrome()),
-        "msn" => (h.get_my_offset_msn(), h.get_my_width_msn()),
-        "ipv6" => (h.get_my_offset_ipv6(), h.get_my_width_ipv6()),
-        "src_ip" => (h.get_my_offset_src_ip(), h.get_my_width_src_ip()),
-        "dst_ip" => (h.get_my_offset_dst_ip(), h.get_my_width_dst_ip()),
-        "src_mac" => (h.get_my_offset_src_mac(), h.get_my_width_src_mac()),
-        "dst_mac" => (h.get_my_offset_dst_mac(), h.get_my_width_dst_mac()),
-        "udp_sport" => (h.get_my_offset_udp_sport(), h.get_my_width_udp_sport()),
-        "dscp" => (h.get_my_offset_dscp(), h.get_my_width_dscp()),
-        "ecn" => (h.get_my_offset_ecn(), h.get_my_width_ecn()),
-        "ttl" => (h.get_my_offset_ttl(), h.get_my_width_ttl()),
-        "flow" => (h.get_my_offset_flow(), h.get_my_width_flow()),
-        "plen" => (h.get_my_offset_plen(), h.get_my_width_plen()),
-        _ => panic!("TxHdr has no field {name}"),
-    }
-}
-
-impl TxFields {
-    /// A field by name, as an integer.
-    pub fn get(&self, name: &str) -> u128 {
-        match name {
-            "opcode" => self.opcode as u128,
-            "se" => self.se as u128,
-            "ackreq" => self.ackreq as u128,
-            "pkey" => self.pkey as u128,
-            "dqpn" => self.dqpn as u128,
-            "psn" => self.psn as u128,
-            "va" => self.va as u128,
-            "rkey" => self.rkey as u128,
-            "dma_len" => self.dma_len as u128,
-            "syndrome" => self.syndrome as u128,
-            "msn" => self.msn as u128,
-            "ipv6" => self.ipv6 as u128,
-            "src_ip" => self.src_ip as u128,
-            "dst_ip" => self.dst_ip as u128,
-            "src_mac" => self.src_mac as u128,
-            "dst_mac" => self.dst_mac as u128,
-            "udp_sport" => self.udp_sport as u128,
-            "dscp" => self.dscp as u128,
-            "ecn" => self.ecn as u128,
-            "ttl" => self.ttl as u128,
-            "flow" => self.flow as u128,
-            "plen" => self.plen as u128,
-            _ => panic!("TxHdr has no field {name}"),
-        }
-    }
-    pub fn set(&mut self, name: &str, v: u128) {
-        match name {
-            "opcode" => self.opcode = v as u8,
-            "se" => self.se = v & 1 == 1,
-            "ackreq" => self.ackreq = v & 1 == 1,
-            "pkey" => self.pkey = v as u16,
-            "dqpn" => self.dqpn = v as u32,
-            "psn" => self.psn = v as u32,
-            "va" => self.va = v as u64,
-            "rkey" => self.rkey = v as u32,
-            "dma_len" => self.dma_len = v as u32,
-            "syndrome" => self.syndrome = v as u8,
-            "msn" => self.msn = v as u32,
-            "ipv6" => self.ipv6 = v & 1 == 1,
-            "src_ip" => self.src_ip = v as u128,
-            "dst_ip" => self.dst_ip = v as u128,
-            "src_mac" => self.src_mac = v as u64,
-            "dst_mac" => self.dst_mac = v as u64,
-            "udp_sport" => self.udp_sport = v as u16,
-            "dscp" => self.dscp = v as u8,
-            "ecn" => self.ecn = v as u8,
-            "ttl" => self.ttl = v as u8,
-            "flow" => self.flow = v as u32,
-            "plen" => self.plen = v as u16,
-            _ => panic!("TxHdr has no field {name}"),
-        }
-    }
-    pub fn from_words(w: &[u32]) -> Self {
-        let big = BigUint::from_slice(w);
-        let mut f = TxFields::default();
-        for n in TX_FIELDS {
-            let (o, width) = tx_slot(n);
-            let v = (&big >> o) & ((BigUint::from(1u8) << width) - 1u8);
-            f.set(n, v.to_u64_digits().iter().rev().fold(0u128, |a, d| a << 64 | *d as u128));
-        }
-        f
-    }
-    pub fn to_words(&self) -> Vec<u32> {
-        let mut big = BigUint::from(0u8);
-        for n in TX_FIELDS {
-            let (o, width) = tx_slot(n);
-            big |= BigUint::from(self.get(n) & (u128::MAX >> (128 - width))) << o;
-        }
-        let mut w = big.to_u32_digits();
-        w.resize(<TxHdr as Synth>::BITS.div_ceil(32), 0);
-        w
-    }
-    pub fn to_struct(&self) -> TxHdr {
-        let w = self.to_words();
-        let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let b: Bits<{ <TxHdr as Synth>::BITS }> = bits_of(&bytes[..<TxHdr as Synth>::BITS.div_ceil(8)]);
-        let mut h = TxHdr::default();
-        h.opcode = b.get_bits::<8>(h.get_my_offset_opcode());
-        h.se = b.get_bit(h.get_my_offset_se());
-        h.ackreq = b.get_bit(h.get_my_offset_ackreq());
-        h.pkey = b.get_bits::<16>(h.get_my_offset_pkey());
-        h.dqpn = b.get_bits::<24>(h.get_my_offset_dqpn());
-        h.psn = b.get_bits::<24>(h.get_my_offset_psn());
-        h.va = b.get_bits::<64>(h.get_my_offset_va());
-        h.rkey = b.get_bits::<32>(h.get_my_offset_rkey());
-        h.dma_len = b.get_bits::<32>(h.get_my_offset_dma_len());
-        h.syndrome = b.get_bits::<8>(h.get_my_offset_syndrome());
-        h.msn = b.get_bits::<24>(h.get_my_offset_msn());
-        h.ipv6 = b.get_bit(h.get_my_offset_ipv6());
-        h.src_ip = b.get_bits::<128>(h.get_my_offset_src_ip());
-        h.dst_ip = b.get_bits::<128>(h.get_my_offset_dst_ip());
-        h.src_mac = b.get_bits::<48>(h.get_my_offset_src_mac());
-        h.dst_mac = b.get_bits::<48>(h.get_my_offset_dst_mac());
-        h.udp_sport = b.get_bits::<16>(h.get_my_offset_udp_sport());
-        h.dscp = b.get_bits::<6>(h.get_my_offset_dscp());
-        h.ecn = b.get_bits::<2>(h.get_my_offset_ecn());
-        h.ttl = b.get_bits::<8>(h.get_my_offset_ttl());
-        h.flow = b.get_bits::<20>(h.get_my_offset_flow());
-        h.plen = b.get_bits::<16>(h.get_my_offset_plen());
-        h
-    }
-}
-
-impl nicgen_sim::StructWords for TxHdr {
-    fn to_words(&self) -> Vec<u32> {
-        let b: Bits<{ <TxHdr as Synth>::BITS }> = (*self).into();
-        let mut w = BigUint::from(b).to_u32_digits();
-        w.resize(<TxHdr as Synth>::BITS.div_ceil(32), 0);
-        w
-    }
-    fn from_words(w: &[u32]) -> Self {
-        TxFields::from_words(w).to_struct()
-    }
+    TxFields::slot(name)
 }
 
 // ------------------------------------------------------------------ header placement
