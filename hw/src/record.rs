@@ -52,12 +52,12 @@ pub fn words_put(bits: usize, fields: impl Iterator<Item = (usize, usize, u128)>
 #[macro_export]
 macro_rules! record {
     (@hw 1) => { rust_hdl::prelude::Bit };
-    (@hw $w:literal) => { rust_hdl::prelude::Bits<$w> };
+    (@hw $w:tt) => { rust_hdl::prelude::Bits<$w> };
     (@get $b:ident, $o:expr, 1) => { $b.get_bit($o) };
-    (@get $b:ident, $o:expr, $w:literal) => { $b.get_bits::<$w>($o) };
+    (@get $b:ident, $o:expr, $w:tt) => { $b.get_bits::<$w>($o) };
     (
         $(#[$m:meta])* $hw:ident, $(#[$pm:meta])* $plain:ident {
-            $( $(#[$fm:meta])* $f:ident : $t:ty = $w:literal ),* $(,)?
+            $( $(#[$fm:meta])* $f:ident : $t:ty = $w:tt ),* $(,)?
         }
     ) => {
         $(#[$m])*
@@ -147,4 +147,48 @@ macro_rules! record {
             }
         }
     };
+}
+
+use rust_hdl::prelude::*;
+
+/// A record read out of a RAM word: `Bits<N>` in, the struct out (same bits; pure wiring).
+#[derive(LogicBlock, Default)]
+pub struct FromBits<T: Synth + nicgen_sim::StructWords, const N: usize> {
+    pub x: Signal<In, Bits<N>>,
+    pub y: Signal<Out, T>,
+}
+
+impl<T: Synth + nicgen_sim::StructWords, const N: usize> Logic for FromBits<T, N> {
+    fn update(&mut self) {
+        assert_eq!(T::BITS, N);
+        let w: Vec<u32> = crate::crc::matrix::bits_to_u64s(self.x.val()).iter().flat_map(|d| [*d as u32, (*d >> 32) as u32]).collect();
+        self.y.next = T::from_words(&w);
+    }
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("assign y = x;\n".into())
+    }
+}
+
+/// A record written into a RAM word: the struct in, `Bits<N>` out.
+#[derive(LogicBlock, Default)]
+pub struct ToBits<T: Synth + nicgen_sim::StructWords, const N: usize> {
+    pub x: Signal<In, T>,
+    pub y: Signal<Out, Bits<N>>,
+}
+
+impl<T: Synth + nicgen_sim::StructWords, const N: usize> Logic for ToBits<T, N> {
+    fn update(&mut self) {
+        let w = self.x.val().to_words();
+        let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.y.next = crate::crc::fields::bits_of(&bytes[..N.div_ceil(8)]);
+    }
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("assign y = x;\n".into())
+    }
 }

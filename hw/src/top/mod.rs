@@ -2,6 +2,7 @@
 //! list and register map. Add a block here and it is emitted, linted and reported.
 use crate::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
 use crate::roce::rx::parse::RoceRxParse;
+use crate::roce::rx::responder::RoceResponder500;
 use crate::roce::tx::build::RoceTxBuild;
 use crate::stream::*;
 use nicgen_sim::{top_ports, verilog_named, Dir, PortInfo};
@@ -58,6 +59,24 @@ const ICRC_COUNTERS: [(&str, &str); 6] = [
     ("cnt$user_flagged", "frames flagged bad by the MAC (tuser)"),
 ];
 
+const RESPONDER_COUNTERS: [(&str, &str); 15] = [
+    ("cnt$headers", "request and response headers seen"),
+    ("cnt$unknown_qp", "dropped: QPN beyond the QP table"),
+    ("cnt$qp_not_ready", "dropped: QP in RESET or INIT"),
+    ("cnt$qp_error", "dropped: QP in ERROR"),
+    ("cnt$malformed", "dropped: unknown opcode, or a pad that does not fit"),
+    ("cnt$duplicate", "dropped: PSN behind the expected PSN"),
+    ("cnt$psn_out_of_window", "PSN ahead of the expected PSN (one NAK 0x60 per gap)"),
+    ("cnt$bad_opcode_seq", "NAK 0x61: opcode out of sequence or not served"),
+    ("cnt$length_error", "NAK 0x61: packet or message length wrong"),
+    ("cnt$rkey_violation", "NAK 0x62: rkey, access right or address range wrong"),
+    ("cnt$writes", "WRITE packets accepted"),
+    ("cnt$reads", "READ requests accepted"),
+    ("cnt$acks", "ACKs requested"),
+    ("cnt$naks", "NAKs requested"),
+    ("cnt$to_requester", "responses passed to the requester"),
+];
+
 /// Every top level, in emission order.
 pub fn all_tops() -> Vec<Top> {
     let mut rx_regs = ICRC_COUNTERS.to_vec();
@@ -74,6 +93,7 @@ pub fn all_tops() -> Vec<Top> {
         make("axis_insert", "header inserter (prepends up to 128 bytes per frame)", AxisInsert::default(), &[]),
         make("axis_limit", "frame length limiter (keeps the first N bytes per frame)", AxisLimit::default(), &[]),
         make("roce_rx_parse", "RoCEv2 RX parser: header channel and payload stream", RoceRxParse::default(), &[("frames", "RoCEv2 frames parsed"), ("not_roce", "frames that are not RoCEv2, dropped")]),
+        make("roce_responder", "RoCEv2 responder: QP tables (500 QPs), request checks, DMA writes, ACK/NAK and READ jobs", RoceResponder500::default(), &RESPONDER_COUNTERS),
         make("roce_tx_build", "RoCEv2 TX deparser: Ethernet/IP/UDP/BTH/RETH/AETH, pad, ICRC", RoceTxBuild::default(), &[]),
         make("axis_arb4", "four-input frame arbiter, round robin", AxisArb4::default(), &[]),
         make("bram_64x512", "simple dual-port BRAM, output register", Ram::<64, 9>::new(RamStyle::Block, true), &[]),

@@ -1,2 +1,3 @@
 //! RX path: parse (headers off, payload on), then dispatch.
 pub mod parse;
+pub mod responder;

@@ -1,0 +1,106 @@
+//! QP state: the records kept per QP in on-chip RAM, indexed by QPN.
+//!
+//! Names say whose state a field is. `rq_*` fields belong to this QP's responder (requests
+//! arriving from the remote requester); `sq_*` fields to its requester (work this side sends).
+//! So `rq_expected_psn` is the PSN the responder expects next from the remote side, and
+//! `sq_next_psn` the PSN this side's requester sends next; BALBOA's `remote_psn`/`local_psn`
+//! named the same two things less clearly.
+
+use rust_hdl::prelude::*;
+
+/// QP states (IBA 10.3.1). The responder serves requests in RTR and RTS; the requester sends
+/// in RTS only. ERROR drops everything (counted) until the control plane resets the QP.
+pub mod state {
+    pub const RESET: u8 = 0;
+    pub const INIT: u8 = 1;
+    pub const RTR: u8 = 2;
+    pub const RTS: u8 = 3;
+    pub const ERROR: u8 = 4;
+}
+
+/// AETH syndromes.
+pub mod syndrome {
+    /// ACK with the "invalid credit count" code: RC without end-to-end credits.
+    pub const ACK: u8 = 0x1f;
+    pub const NAK_PSN_SEQ: u8 = 0x60;
+    pub const NAK_INVALID_REQ: u8 = 0x61;
+    pub const NAK_REMOTE_ACCESS: u8 = 0x62;
+    pub const NAK_REMOTE_OP: u8 = 0x63;
+}
+
+/// Access bits of [`QpCfgFields::access`].
+pub mod access {
+    pub const REMOTE_WRITE: u8 = 1;
+    pub const REMOTE_READ: u8 = 2;
+}
+
+crate::record!(
+    /// Per-QP configuration, written by the control plane (`s_axil_ctrl`) and read by the
+    /// datapath.
+    QpCfg,
+    QpCfgFields {
+        ipv6: bool = 1,
+        /// log2(PMTU) - 8: 0 = 256 B … 4 = 4096 B.
+        pmtu: u8 = 3,
+        remote_qpn: u32 = 24,
+        /// IPv4 addresses in the low 32 bits.
+        remote_ip: u128 = 128,
+        remote_mac: u64 = 48,
+        udp_sport: u16 = 16,
+        pkey: u16 = 16,
+        ttl: u8 = 8,
+        dscp: u8 = 6,
+        /// The rkey a remote requester must present for this QP's memory region.
+        rkey: u32 = 32,
+        /// The memory region remote requesters may access: `[mr_base, mr_base + mr_len)`.
+        mr_base: u64 = 64,
+        mr_len: u64 = 64,
+        /// [`access`] bits.
+        access: u8 = 2,
+    }
+);
+
+crate::record!(
+    /// Per-QP responder state, read and written by the RX path for every request (and by the
+    /// control plane to set a QP up).
+    QpRq,
+    QpRqFields {
+        /// [`state`] of the QP.
+        state: u8 = 3,
+        /// The PSN the responder expects next.
+        rq_expected_psn: u32 = 24,
+        /// Messages completed (MSN), carried in every ACK.
+        rq_msn: u32 = 24,
+        /// Inside a multi-packet WRITE (after FIRST, before LAST).
+        rq_in_write: bool = 1,
+        /// A PSN sequence NAK was sent for the current gap.
+        rq_nak_sent: bool = 1,
+        /// Next host address of the WRITE in progress.
+        rq_write_va: u64 = 64,
+        /// Bytes the WRITE in progress still has to carry.
+        rq_write_left: u32 = 32,
+        /// Packets accepted since the last ACK (coalescing).
+        rq_unacked: u8 = 8,
+    }
+);
+
+/// Bits of the RAM words.
+pub const QP_CFG_BITS: usize = QpCfgFields::BITS;
+pub const QP_RQ_BITS: usize = QpRqFields::BITS;
+
+/// PMTU in bytes of a [`QpCfgFields::pmtu`] code.
+pub fn pmtu_bytes(code: u8) -> usize {
+    256 << code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn widths_match_the_structs() {
+        use rust_hdl::prelude::Synth;
+        assert_eq!(<QpCfg as Synth>::BITS, QP_CFG_BITS);
+        assert_eq!(<QpRq as Synth>::BITS, QP_RQ_BITS);
+        assert_eq!((QP_CFG_BITS, QP_RQ_BITS), (412, 157));
+    }
+}

@@ -1,0 +1,714 @@
+//! `RoceResponder` (`qp/` state lookup + `rx/dispatch`): checks each parsed request against its
+//! QP and acts on it. One header every 3 cycles (lookup, check, act); payloads move beside it
+//! at one beat per cycle, so long packets run at line rate and 64-byte WRITEs at up to 83 Mpps.
+//!
+//! Per header, in this order (the first that applies decides; IBA 9.7 and rxe's order):
+//! 1. QPN beyond the table: dropped, `unknown_qp`.
+//! 2. QP in RESET or INIT: dropped, `qp_not_ready`. QP in ERROR: dropped, `qp_error`.
+//! 3. Response opcodes (ACK, READ RESPONSE, ATOMIC ACK) go to the requester side unchecked
+//!    (`m_resp` header channel, `m_axis_resp` payload).
+//! 4. Unknown opcode or a pad that does not fit: dropped, `malformed`.
+//! 5. PSN behind the expected one (a duplicate): dropped, `duplicate`. PSN ahead: one NAK
+//!    0x60 per gap (carrying the expected PSN), then silence; `psn_out_of_window`.
+//! 6. Opcode sequence broken (a FIRST must be followed by MIDDLE or LAST), or a request this
+//!    responder does not serve (SEND, with immediate, atomics): NAK 0x61, QP to ERROR,
+//!    `bad_opcode_seq`.
+//! 7. Length: FIRST and MIDDLE carry exactly PMTU, LAST 1..PMTU, ONLY at most PMTU; the WRITE's
+//!    packets add up to the RETH length; a READ REQUEST carries nothing: NAK 0x61, QP to ERROR,
+//!    `length_error`.
+//! 8. rkey, access right or address range (`[va, va+len)` inside the QP's region) wrong on a
+//!    FIRST, ONLY or READ REQUEST with a nonzero length: NAK 0x62, QP to ERROR, `rkey_violation`.
+//! 9. Accepted. WRITE: a DMA write command and the payload to host memory; an ACK (0x1F) when
+//!    AckReq is set or `ack_every` packets went unacknowledged. READ: a read job for the TX
+//!    path, the expected PSN advances by max(1, ceil(len/PMTU)). MSN counts messages.
+use crate::roce::hdr::RoceHdr;
+use crate::roce::qp::*;
+use crate::roce::{AckReq, DmaCmd, ReadJob};
+use crate::record::{FromBits, ToBits};
+use crate::stream::*;
+use nicgen_model::opcode as op;
+use nicgen_model::OpcodeLayout;
+use rust_hdl::prelude::*;
+
+/// Opcode classes of the responder, one-hot (none for an unknown opcode).
+#[derive(LogicBlock, Default)]
+pub struct RespOpClass {
+    pub op: Signal<In, Bits<8>>,
+    pub wr_first: Signal<Out, Bit>,
+    pub wr_mid: Signal<Out, Bit>,
+    pub wr_last: Signal<Out, Bit>,
+    pub wr_only: Signal<Out, Bit>,
+    pub rd_req: Signal<Out, Bit>,
+    /// Response opcodes, for the requester.
+    pub resp: Signal<Out, Bit>,
+    /// Known RC request opcodes this responder does not serve.
+    pub other: Signal<Out, Bit>,
+}
+
+const RESPONSE_OPS: [u8; 6] = [op::READ_RESP_FIRST, op::READ_RESP_MIDDLE, op::READ_RESP_LAST, op::READ_RESP_ONLY, op::ACK, op::ATOMIC_ACK];
+
+/// Class of an opcode: index of the output set (0..=6), or None.
+pub fn op_class(o: u8) -> Option<usize> {
+    match o {
+        op::WRITE_FIRST => Some(0),
+        op::WRITE_MIDDLE => Some(1),
+        op::WRITE_LAST => Some(2),
+        op::WRITE_ONLY => Some(3),
+        op::READ_REQUEST => Some(4),
+        _ if RESPONSE_OPS.contains(&o) => Some(5),
+        _ if OpcodeLayout::of(o).is_some() => Some(6),
+        _ => None,
+    }
+}
+
+const CLASS_NAMES: [&str; 7] = ["wr_first", "wr_mid", "wr_last", "wr_only", "rd_req", "resp", "other"];
+
+impl Logic for RespOpClass {
+    fn update(&mut self) {
+        let o: u64 = self.op.val().into();
+        let c = op_class(o as u8);
+        self.wr_first.next = c == Some(0);
+        self.wr_mid.next = c == Some(1);
+        self.wr_last.next = c == Some(2);
+        self.wr_only.next = c == Some(3);
+        self.rd_req.next = c == Some(4);
+        self.resp.next = c == Some(5);
+        self.other.next = c == Some(6);
+    }
+    fn connect(&mut self) {
+        self.wr_first.connect();
+        self.wr_mid.connect();
+        self.wr_last.connect();
+        self.wr_only.connect();
+        self.rd_req.connect();
+        self.resp.connect();
+        self.other.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        for (i, n) in CLASS_NAMES.iter().enumerate() {
+            let ops: Vec<String> = (0..=255u8).filter(|&o| op_class(o) == Some(i)).map(|o| format!("(op == 8'h{o:02x})")).collect();
+            v += &format!("assign {n} = {};\n", if ops.is_empty() { "1'b0".into() } else { ops.join(" | ") });
+        }
+        Verilog::Custom(v)
+    }
+}
+
+/// Per-cause counters of the responder (wrap at 2^32).
+#[derive(LogicInterface, Default)]
+pub struct RespCounters {
+    pub headers: Signal<Out, Bits<32>>,
+    pub unknown_qp: Signal<Out, Bits<32>>,
+    pub qp_not_ready: Signal<Out, Bits<32>>,
+    pub qp_error: Signal<Out, Bits<32>>,
+    pub malformed: Signal<Out, Bits<32>>,
+    pub duplicate: Signal<Out, Bits<32>>,
+    pub psn_out_of_window: Signal<Out, Bits<32>>,
+    pub bad_opcode_seq: Signal<Out, Bits<32>>,
+    pub length_error: Signal<Out, Bits<32>>,
+    pub rkey_violation: Signal<Out, Bits<32>>,
+    pub writes: Signal<Out, Bits<32>>,
+    pub reads: Signal<Out, Bits<32>>,
+    pub acks: Signal<Out, Bits<32>>,
+    pub naks: Signal<Out, Bits<32>>,
+    pub to_requester: Signal<Out, Bits<32>>,
+}
+
+/// Payload destinations of the mover.
+const DEST_DROP: u64 = 0;
+const DEST_DMA: u64 = 1;
+const DEST_RESP: u64 = 2;
+
+#[derive(LogicBlock)]
+pub struct RoceResponder<const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// Parsed headers and payloads from the RX parser.
+    pub hdr: Signal<In, RoceHdr>,
+    pub hdr_valid: Signal<In, Bit>,
+    pub hdr_ready: Signal<Out, Bit>,
+    pub s_axis: Axis512Sink,
+    /// Host memory writes.
+    pub dma_wr_cmd: Signal<Out, DmaCmd>,
+    pub dma_wr_cmd_valid: Signal<Out, Bit>,
+    pub dma_wr_cmd_ready: Signal<In, Bit>,
+    pub m_axis_dma_wr: Axis512Source,
+    /// ACK/NAK requests and READ jobs for the TX path.
+    pub ack: Signal<Out, AckReq>,
+    pub ack_valid: Signal<Out, Bit>,
+    pub ack_ready: Signal<In, Bit>,
+    pub rd_job: Signal<Out, ReadJob>,
+    pub rd_job_valid: Signal<Out, Bit>,
+    pub rd_job_ready: Signal<In, Bit>,
+    /// Responses (ACK, READ RESPONSE) for the requester side, unchecked.
+    pub resp: Signal<Out, RoceHdr>,
+    pub resp_valid: Signal<Out, Bit>,
+    pub resp_ready: Signal<In, Bit>,
+    pub m_axis_resp: Axis512Source,
+    /// QPs in the table (QPNs 0..num_qps-1).
+    pub num_qps: Signal<In, Bits<24>>,
+    /// Coalescing: an ACK at the latest every `ack_every` accepted packets (1 = every packet).
+    pub ack_every: Signal<In, Bits<8>>,
+    /// Control-plane access to one QP: held until `ctl_done`. Write: `ctl_cfg`/`ctl_rq` into the
+    /// tables. Read: `rd_cfg`/`rd_rq` are valid with `ctl_done`.
+    pub ctl_req: Signal<In, Bit>,
+    pub ctl_write: Signal<In, Bit>,
+    pub ctl_qpn: Signal<In, Bits<A>>,
+    pub ctl_cfg: Signal<In, QpCfg>,
+    pub ctl_rq: Signal<In, QpRq>,
+    pub ctl_done: Signal<Out, Bit>,
+    pub rd_cfg: Signal<Out, QpCfg>,
+    pub rd_rq: Signal<Out, QpRq>,
+    pub cnt: RespCounters,
+    // tables
+    cfg_ram: Ram<QP_CFG_BITS, A>,
+    rq_ram: Ram<QP_RQ_BITS, A>,
+    cfg_in: ToBits<QpCfg, QP_CFG_BITS>,
+    rq_in: ToBits<QpRq, QP_RQ_BITS>,
+    cfg_out: FromBits<QpCfg, QP_CFG_BITS>,
+    rq_out: FromBits<QpRq, QP_RQ_BITS>,
+    cls: RespOpClass,
+    // outputs
+    cmd_q: ChanSkid<DmaCmd>,
+    ack_q: ChanSkid<AckReq>,
+    job_q: ChanSkid<ReadJob>,
+    resp_q: ChanSkid<RoceHdr>,
+    act_q: ChanSkid<Bits<2>>,
+    dma_skid: AxisSkid512,
+    resp_skid: AxisSkid512,
+    // header FSM: 0 idle, 1 look, 2 act, 3 control read
+    st: DFF<Bits<2>>,
+    h: DFF<RoceHdr>,
+    // decided in LOOK, done in ACT
+    d_cmd: DFF<DmaCmd>,
+    d_ack: DFF<AckReq>,
+    d_job: DFF<ReadJob>,
+    d_rq: DFF<QpRq>,
+    d_do_cmd: DFF<Bit>,
+    d_do_ack: DFF<Bit>,
+    d_do_job: DFF<Bit>,
+    d_do_resp: DFF<Bit>,
+    d_do_wb: DFF<Bit>,
+    d_pay: DFF<Bit>,
+    d_dest: DFF<Bits<2>>,
+    d_cause: [DFF<Bit>; 15],
+    counters: [DFF<Bits<32>>; 15],
+    // LOOK-stage logic
+    qp_ok: Signal<Local, Bit>,
+    live: Signal<Local, Bit>,
+    psn_delta: Signal<Local, Bits<24>>,
+    seq_ok: Signal<Local, Bit>,
+    pmtu: Signal<Local, Bits<16>>,
+    len_ok: Signal<Local, Bit>,
+    first_like: Signal<Local, Bit>,
+    acc_ok: Signal<Local, Bit>,
+    va_end: Signal<Local, Bits<65>>,
+    mr_end: Signal<Local, Bits<65>>,
+    npkts: Signal<Local, Bits<24>>,
+    addr: Signal<Local, Bits<64>>,
+    left: Signal<Local, Bits<32>>,
+    ack_now: Signal<Local, Bit>,
+    cause: [Signal<Local, Bit>; 15],
+    in_qpn: Signal<Local, Bits<A>>,
+    h_qpn: Signal<Local, Bits<A>>,
+    c0_8: Constant<Bits<8>>,
+    can_act: Signal<Local, Bit>,
+    unused: Signal<Local, Bit>,
+    c_rtr: Constant<Bits<3>>,
+    c_rts: Constant<Bits<3>>,
+    c_err: Constant<Bits<3>>,
+    c256: Constant<Bits<16>>,
+    c1_24: Constant<Bits<24>>,
+    c1_8: Constant<Bits<8>>,
+    c1_32: Constant<Bits<32>>,
+    c8: Constant<Bits<4>>,
+    s_idle: Constant<Bits<2>>,
+    s_look: Constant<Bits<2>>,
+    s_act: Constant<Bits<2>>,
+    s_ctlrd: Constant<Bits<2>>,
+    syn_ack: Constant<Bits<8>>,
+    syn_seq: Constant<Bits<8>>,
+    syn_inv: Constant<Bits<8>>,
+    syn_acc: Constant<Bits<8>>,
+    dest_drop: Constant<Bits<2>>,
+    dest_dma: Constant<Bits<2>>,
+    dest_resp: Constant<Bits<2>>,
+    acc_w: Constant<Bits<2>>,
+    acc_r: Constant<Bits<2>>,
+}
+
+/// Bit of each cause in `d_cause`, and the counter it feeds (index into `counters`).
+pub mod cause {
+    pub const HEADERS: usize = 0;
+    pub const UNKNOWN_QP: usize = 1;
+    pub const QP_NOT_READY: usize = 2;
+    pub const QP_ERROR: usize = 3;
+    pub const MALFORMED: usize = 4;
+    pub const DUPLICATE: usize = 5;
+    pub const PSN_OOW: usize = 6;
+    pub const BAD_OPSEQ: usize = 7;
+    pub const LENGTH: usize = 8;
+    pub const RKEY: usize = 9;
+    pub const WRITE: usize = 10;
+    pub const READ: usize = 11;
+    pub const ACK: usize = 12;
+    pub const NAK: usize = 13;
+    pub const TO_REQ: usize = 14;
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+impl<const A: usize> Default for RoceResponder<A> {
+    fn default() -> Self {
+        RoceResponder {
+            clock: Default::default(),
+            reset: Default::default(),
+            hdr: Default::default(),
+            hdr_valid: Default::default(),
+            hdr_ready: Default::default(),
+            s_axis: Default::default(),
+            dma_wr_cmd: Default::default(),
+            dma_wr_cmd_valid: Default::default(),
+            dma_wr_cmd_ready: Default::default(),
+            m_axis_dma_wr: Default::default(),
+            ack: Default::default(),
+            ack_valid: Default::default(),
+            ack_ready: Default::default(),
+            rd_job: Default::default(),
+            rd_job_valid: Default::default(),
+            rd_job_ready: Default::default(),
+            resp: Default::default(),
+            resp_valid: Default::default(),
+            resp_ready: Default::default(),
+            m_axis_resp: Default::default(),
+            num_qps: Default::default(),
+            ack_every: Default::default(),
+            ctl_req: Default::default(),
+            ctl_write: Default::default(),
+            ctl_qpn: Default::default(),
+            ctl_cfg: Default::default(),
+            ctl_rq: Default::default(),
+            ctl_done: Default::default(),
+            rd_cfg: Default::default(),
+            rd_rq: Default::default(),
+            cnt: Default::default(),
+            cfg_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            rq_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            cfg_in: Default::default(),
+            rq_in: Default::default(),
+            cfg_out: Default::default(),
+            rq_out: Default::default(),
+            cls: Default::default(),
+            cmd_q: Default::default(),
+            ack_q: Default::default(),
+            job_q: Default::default(),
+            resp_q: Default::default(),
+            act_q: Default::default(),
+            dma_skid: Default::default(),
+            resp_skid: Default::default(),
+            st: Default::default(),
+            h: Default::default(),
+            d_cmd: Default::default(),
+            d_ack: Default::default(),
+            d_job: Default::default(),
+            d_rq: Default::default(),
+            d_do_cmd: Default::default(),
+            d_do_ack: Default::default(),
+            d_do_job: Default::default(),
+            d_do_resp: Default::default(),
+            d_do_wb: Default::default(),
+            d_pay: Default::default(),
+            d_dest: Default::default(),
+            d_cause: Default::default(),
+            counters: Default::default(),
+            qp_ok: Default::default(),
+            live: Default::default(),
+            psn_delta: Default::default(),
+            seq_ok: Default::default(),
+            pmtu: Default::default(),
+            len_ok: Default::default(),
+            first_like: Default::default(),
+            acc_ok: Default::default(),
+            va_end: Default::default(),
+            mr_end: Default::default(),
+            npkts: Default::default(),
+            addr: Default::default(),
+            left: Default::default(),
+            ack_now: Default::default(),
+            cause: Default::default(),
+            in_qpn: Default::default(),
+            h_qpn: Default::default(),
+            c0_8: c(0),
+            can_act: Default::default(),
+            unused: Default::default(),
+            c_rtr: c(state::RTR as u64),
+            c_rts: c(state::RTS as u64),
+            c_err: c(state::ERROR as u64),
+            c256: c(256),
+            c1_24: c(1),
+            c1_8: c(1),
+            c1_32: c(1),
+            c8: c(8),
+            s_idle: c(0),
+            s_look: c(1),
+            s_act: c(2),
+            s_ctlrd: c(3),
+            syn_ack: c(syndrome::ACK as u64),
+            syn_seq: c(syndrome::NAK_PSN_SEQ as u64),
+            syn_inv: c(syndrome::NAK_INVALID_REQ as u64),
+            syn_acc: c(syndrome::NAK_REMOTE_ACCESS as u64),
+            dest_drop: c(DEST_DROP),
+            dest_dma: c(DEST_DMA),
+            dest_resp: c(DEST_RESP),
+            acc_w: c(access::REMOTE_WRITE as u64),
+            acc_r: c(access::REMOTE_READ as u64),
+        }
+    }
+}
+
+impl<const A: usize> Logic for RoceResponder<A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, st, h, d_cmd, d_ack, d_job, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        clock!(self, clock, cfg_ram, rq_ram, cmd_q, ack_q, job_q, resp_q, act_q, dma_skid, resp_skid);
+        for i in 0..15 {
+            self.counters[i].clock.next = self.clock.val();
+            self.counters[i].d.next = self.counters[i].q.val();
+            self.d_cause[i].clock.next = self.clock.val();
+            self.d_cause[i].d.next = self.d_cause[i].q.val();
+            self.cause[i].next = false;
+        }
+        self.in_qpn.next = bit_cast::<A, 24>(self.hdr.val().dqpn);
+        self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
+        self.cmd_q.reset.next = self.reset.val();
+        self.ack_q.reset.next = self.reset.val();
+        self.job_q.reset.next = self.reset.val();
+        self.resp_q.reset.next = self.reset.val();
+        self.act_q.reset.next = self.reset.val();
+        self.dma_skid.reset.next = self.reset.val();
+        self.resp_skid.reset.next = self.reset.val();
+        // ------------------------------------------------ output channels
+        self.dma_wr_cmd.next = self.cmd_q.m_data.val();
+        self.dma_wr_cmd_valid.next = self.cmd_q.m_valid.val();
+        self.cmd_q.m_ready.next = self.dma_wr_cmd_ready.val();
+        self.ack.next = self.ack_q.m_data.val();
+        self.ack_valid.next = self.ack_q.m_valid.val();
+        self.ack_q.m_ready.next = self.ack_ready.val();
+        self.rd_job.next = self.job_q.m_data.val();
+        self.rd_job_valid.next = self.job_q.m_valid.val();
+        self.job_q.m_ready.next = self.rd_job_ready.val();
+        self.resp.next = self.resp_q.m_data.val();
+        self.resp_valid.next = self.resp_q.m_valid.val();
+        self.resp_q.m_ready.next = self.resp_ready.val();
+        self.cmd_q.s_data.next = self.d_cmd.q.val();
+        self.ack_q.s_data.next = self.d_ack.q.val();
+        self.job_q.s_data.next = self.d_job.q.val();
+        self.resp_q.s_data.next = self.h.q.val();
+        self.act_q.s_data.next = self.d_dest.q.val();
+        self.cmd_q.s_valid.next = false;
+        self.ack_q.s_valid.next = false;
+        self.job_q.s_valid.next = false;
+        self.resp_q.s_valid.next = false;
+        self.act_q.s_valid.next = false;
+        // ------------------------------------------------ counters
+        self.cnt.headers.next = self.counters[0].q.val();
+        self.cnt.unknown_qp.next = self.counters[1].q.val();
+        self.cnt.qp_not_ready.next = self.counters[2].q.val();
+        self.cnt.qp_error.next = self.counters[3].q.val();
+        self.cnt.malformed.next = self.counters[4].q.val();
+        self.cnt.duplicate.next = self.counters[5].q.val();
+        self.cnt.psn_out_of_window.next = self.counters[6].q.val();
+        self.cnt.bad_opcode_seq.next = self.counters[7].q.val();
+        self.cnt.length_error.next = self.counters[8].q.val();
+        self.cnt.rkey_violation.next = self.counters[9].q.val();
+        self.cnt.writes.next = self.counters[10].q.val();
+        self.cnt.reads.next = self.counters[11].q.val();
+        self.cnt.acks.next = self.counters[12].q.val();
+        self.cnt.naks.next = self.counters[13].q.val();
+        self.cnt.to_requester.next = self.counters[14].q.val();
+        // ------------------------------------------------ tables
+        self.cfg_out.x.next = self.cfg_ram.rdata.val();
+        self.rq_out.x.next = self.rq_ram.rdata.val();
+        self.rd_cfg.next = self.cfg_out.y.val();
+        self.rd_rq.next = self.rq_out.y.val();
+        self.cfg_ram.oce.next = false;
+        self.rq_ram.oce.next = false;
+        self.cfg_ram.re.next = false;
+        self.rq_ram.re.next = false;
+        self.cfg_ram.raddr.next = self.in_qpn.val();
+        self.rq_ram.raddr.next = self.in_qpn.val();
+        self.cfg_in.x.next = self.ctl_cfg.val();
+        self.rq_in.x.next = self.ctl_rq.val();
+        self.cfg_ram.wdata.next = self.cfg_in.y.val();
+        self.rq_ram.wdata.next = self.rq_in.y.val();
+        self.cfg_ram.waddr.next = self.ctl_qpn.val();
+        self.rq_ram.waddr.next = self.ctl_qpn.val();
+        self.cfg_ram.we.next = false;
+        self.rq_ram.we.next = false;
+        self.hdr_ready.next = false;
+        self.ctl_done.next = false;
+        // ------------------------------------------------ LOOK: checks on the header and its QP
+        self.cls.op.next = self.h.q.val().opcode;
+        self.qp_ok.next = (self.h.q.val().dqpn < self.num_qps.val()) ;
+        self.live.next = (self.rq_out.y.val().state == self.c_rtr.val()) | (self.rq_out.y.val().state == self.c_rts.val());
+        self.psn_delta.next = self.h.q.val().psn - self.rq_out.y.val().rq_expected_psn;
+        self.seq_ok.next = (self.cls.wr_mid.val() | self.cls.wr_last.val()) == self.rq_out.y.val().rq_in_write;
+        self.pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.cfg_out.y.val().pmtu);
+        self.first_like.next = self.cls.wr_first.val() | self.cls.wr_only.val() | self.cls.rd_req.val();
+        self.len_ok.next = false;
+        if self.cls.wr_first.val() {
+            self.len_ok.next = (self.h.q.val().plen == self.pmtu.val()) & (self.h.q.val().dma_len > bit_cast::<32, 16>(self.pmtu.val()));
+        }
+        if self.cls.wr_mid.val() {
+            self.len_ok.next = (self.h.q.val().plen == self.pmtu.val()) & (self.rq_out.y.val().rq_write_left > bit_cast::<32, 16>(self.pmtu.val()));
+        }
+        if self.cls.wr_last.val() {
+            self.len_ok.next = (bit_cast::<32, 16>(self.h.q.val().plen) == self.rq_out.y.val().rq_write_left) & (self.h.q.val().plen <= self.pmtu.val()) & self.h.q.val().plen.any();
+        }
+        if self.cls.wr_only.val() {
+            self.len_ok.next = (bit_cast::<32, 16>(self.h.q.val().plen) == self.h.q.val().dma_len) & (self.h.q.val().plen <= self.pmtu.val());
+        }
+        if self.cls.rd_req.val() {
+            self.len_ok.next = !self.h.q.val().plen.any();
+        }
+        self.va_end.next = bit_cast::<65, 64>(self.h.q.val().va) + bit_cast::<65, 32>(self.h.q.val().dma_len);
+        self.mr_end.next = bit_cast::<65, 64>(self.cfg_out.y.val().mr_base) + bit_cast::<65, 64>(self.cfg_out.y.val().mr_len);
+        self.acc_ok.next = (self.h.q.val().rkey == self.cfg_out.y.val().rkey) & (self.h.q.val().va >= self.cfg_out.y.val().mr_base) & (self.va_end.val() <= self.mr_end.val());
+        if self.cls.rd_req.val() {
+            if !(self.cfg_out.y.val().access & self.acc_r.val()).any() {
+                self.acc_ok.next = false;
+            }
+        } else if !(self.cfg_out.y.val().access & self.acc_w.val()).any() {
+            self.acc_ok.next = false;
+        }
+        if !self.h.q.val().dma_len.any() {
+            self.acc_ok.next = true;
+        }
+        // READ: PSNs the response takes, max(1, ceil(len / PMTU))
+        self.npkts.next = bit_cast::<24, 32>((self.h.q.val().dma_len + bit_cast::<32, 16>(self.pmtu.val()) - self.c1_32.val()) >> (bit_cast::<32, 3>(self.cfg_out.y.val().pmtu) + bit_cast::<32, 4>(self.c8.val())));
+        if !self.h.q.val().dma_len.any() {
+            self.npkts.next = self.c1_24.val();
+        }
+        self.addr.next = self.rq_out.y.val().rq_write_va;
+        self.left.next = self.rq_out.y.val().rq_write_left;
+        if self.cls.wr_first.val() | self.cls.wr_only.val() {
+            self.addr.next = self.h.q.val().va;
+            self.left.next = self.h.q.val().dma_len;
+        }
+        self.ack_now.next = self.h.q.val().ackreq | ((self.rq_out.y.val().rq_unacked + self.c1_8.val()) >= self.ack_every.val());
+        self.unused.next = self.h.q.val().se | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
+            | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().syndrome.any() | self.h.q.val().msn.any()
+            | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any() | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any()
+            | self.cfg_out.y.val().ipv6 | self.cfg_out.y.val().remote_qpn.any() | self.cfg_out.y.val().remote_ip.any()
+            | self.cfg_out.y.val().remote_mac.any() | self.cfg_out.y.val().udp_sport.any() | self.cfg_out.y.val().pkey.any()
+            | self.cfg_out.y.val().ttl.any() | self.cfg_out.y.val().dscp.any();
+        // ------------------------------------------------ ACT: all outputs it needs must have room
+        self.can_act.next = (!self.d_do_cmd.q.val() | self.cmd_q.s_ready.val())
+            & (!self.d_do_ack.q.val() | self.ack_q.s_ready.val())
+            & (!self.d_do_job.q.val() | self.job_q.s_ready.val())
+            & (!self.d_do_resp.q.val() | self.resp_q.s_ready.val())
+            & (!self.d_pay.q.val() | self.act_q.s_ready.val());
+        // ------------------------------------------------ the header FSM
+        if self.st.q.val() == self.s_idle.val() {
+            if self.ctl_req.val() {
+                if self.ctl_write.val() {
+                    self.cfg_ram.we.next = true;
+                    self.rq_ram.we.next = true;
+                    self.ctl_done.next = true;
+                } else {
+                    self.cfg_ram.raddr.next = self.ctl_qpn.val();
+                    self.rq_ram.raddr.next = self.ctl_qpn.val();
+                    self.cfg_ram.re.next = true;
+                    self.rq_ram.re.next = true;
+                    self.st.d.next = self.s_ctlrd.val();
+                }
+            } else {
+                self.hdr_ready.next = true;
+                if self.hdr_valid.val() {
+                    self.h.d.next = self.hdr.val();
+                    self.cfg_ram.re.next = true;
+                    self.rq_ram.re.next = true;
+                    self.st.d.next = self.s_look.val();
+                }
+            }
+        }
+        if self.st.q.val() == self.s_ctlrd.val() {
+            self.ctl_done.next = true;
+            self.st.d.next = self.s_idle.val();
+        }
+        if self.st.q.val() == self.s_look.val() {
+            self.st.d.next = self.s_act.val();
+            // defaults: nothing to send, payload (if any) dropped, state unchanged
+            self.d_do_cmd.d.next = false;
+            self.d_do_ack.d.next = false;
+            self.d_do_job.d.next = false;
+            self.d_do_resp.d.next = false;
+            self.d_do_wb.d.next = false;
+            self.d_pay.d.next = self.h.q.val().plen.any();
+            self.d_dest.d.next = self.dest_drop.val();
+            self.d_rq.d.next = self.rq_out.y.val();
+            self.d_cmd.d.next.addr = self.addr.val();
+            self.d_cmd.d.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
+            self.d_cmd.d.next.tag = self.h.q.val().dqpn;
+            self.d_ack.d.next.qpn = self.h.q.val().dqpn;
+            self.d_ack.d.next.syndrome = self.syn_ack.val();
+            self.d_ack.d.next.msn = self.rq_out.y.val().rq_msn;
+            self.d_ack.d.next.psn = self.h.q.val().psn;
+            self.d_job.d.next.qpn = self.h.q.val().dqpn;
+            self.d_job.d.next.va = self.h.q.val().va;
+            self.d_job.d.next.len = self.h.q.val().dma_len;
+            self.d_job.d.next.psn = self.h.q.val().psn;
+            self.cause[0].next = true;
+            if !self.qp_ok.val() {
+                self.cause[1].next = true;
+            } else if self.rq_out.y.val().state == self.c_err.val() {
+                self.cause[3].next = true;
+            } else if !self.live.val() {
+                self.cause[2].next = true;
+            } else if self.cls.resp.val() {
+                self.cause[14].next = true;
+                self.d_do_resp.d.next = true;
+                self.d_dest.d.next = self.dest_resp.val();
+            } else if !self.h.q.val().known | self.h.q.val().len_err {
+                self.cause[4].next = true;
+            } else if self.psn_delta.val().get_bit(23) {
+                self.cause[5].next = true;
+            } else if self.psn_delta.val().any() {
+                self.cause[6].next = true;
+                if !self.rq_out.y.val().rq_nak_sent {
+                    self.d_do_ack.d.next = true;
+                    self.d_ack.d.next.syndrome = self.syn_seq.val();
+                    self.d_ack.d.next.psn = self.rq_out.y.val().rq_expected_psn;
+                    self.d_do_wb.d.next = true;
+                    self.d_rq.d.next.rq_nak_sent = true;
+                }
+            } else if !self.seq_ok.val() | self.cls.other.val() {
+                self.cause[7].next = true;
+                self.d_do_ack.d.next = true;
+                self.d_ack.d.next.syndrome = self.syn_inv.val();
+                self.d_do_wb.d.next = true;
+                self.d_rq.d.next.state = self.c_err.val();
+            } else if !self.len_ok.val() {
+                self.cause[8].next = true;
+                self.d_do_ack.d.next = true;
+                self.d_ack.d.next.syndrome = self.syn_inv.val();
+                self.d_do_wb.d.next = true;
+                self.d_rq.d.next.state = self.c_err.val();
+            } else if self.first_like.val() & !self.acc_ok.val() {
+                self.cause[9].next = true;
+                self.d_do_ack.d.next = true;
+                self.d_ack.d.next.syndrome = self.syn_acc.val();
+                self.d_do_wb.d.next = true;
+                self.d_rq.d.next.state = self.c_err.val();
+            } else if self.cls.rd_req.val() {
+                self.cause[11].next = true;
+                self.d_do_job.d.next = true;
+                self.d_do_wb.d.next = true;
+                self.d_rq.d.next.rq_expected_psn = self.rq_out.y.val().rq_expected_psn + self.npkts.val();
+                self.d_rq.d.next.rq_msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
+                self.d_rq.d.next.rq_nak_sent = false;
+                self.d_rq.d.next.rq_unacked = self.c0_8.val();
+            } else {
+                // an accepted WRITE packet
+                self.cause[10].next = true;
+                self.d_do_cmd.d.next = self.h.q.val().plen.any();
+                self.d_dest.d.next = self.dest_dma.val();
+                self.d_do_wb.d.next = true;
+                self.d_rq.d.next.rq_expected_psn = self.rq_out.y.val().rq_expected_psn + self.c1_24.val();
+                self.d_rq.d.next.rq_in_write = self.cls.wr_first.val() | self.cls.wr_mid.val();
+                self.d_rq.d.next.rq_nak_sent = false;
+                self.d_rq.d.next.rq_write_va = self.addr.val() + bit_cast::<64, 16>(self.h.q.val().plen);
+                self.d_rq.d.next.rq_write_left = self.left.val() - bit_cast::<32, 16>(self.h.q.val().plen);
+                self.d_rq.d.next.rq_unacked = self.rq_out.y.val().rq_unacked + self.c1_8.val();
+                if self.cls.wr_last.val() | self.cls.wr_only.val() {
+                    self.d_rq.d.next.rq_msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
+                    self.d_ack.d.next.msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
+                }
+                if self.ack_now.val() {
+                    self.d_do_ack.d.next = true;
+                    self.d_rq.d.next.rq_unacked = self.c0_8.val();
+                }
+            }
+            for i in 0..15 {
+                self.d_cause[i].d.next = self.cause[i].val();
+            }
+        }
+        if self.st.q.val() == self.s_act.val() {
+            if self.can_act.val() {
+                self.cmd_q.s_valid.next = self.d_do_cmd.q.val();
+                self.ack_q.s_valid.next = self.d_do_ack.q.val();
+                self.job_q.s_valid.next = self.d_do_job.q.val();
+                self.resp_q.s_valid.next = self.d_do_resp.q.val();
+                self.act_q.s_valid.next = self.d_pay.q.val();
+                self.rq_in.x.next = self.d_rq.q.val();
+                self.rq_ram.waddr.next = self.h_qpn.val();
+                self.rq_ram.we.next = self.d_do_wb.q.val();
+                for i in 0..12 {
+                    if self.d_cause[i].q.val() {
+                        self.counters[i].d.next = self.counters[i].q.val() + 1;
+                    }
+                }
+                if self.d_do_ack.q.val() {
+                    if self.d_ack.q.val().syndrome == self.syn_ack.val() {
+                        self.counters[12].d.next = self.counters[12].q.val() + 1;
+                    } else {
+                        self.counters[13].d.next = self.counters[13].q.val() + 1;
+                    }
+                }
+                if self.d_cause[14].q.val() {
+                    self.counters[14].d.next = self.counters[14].q.val() + 1;
+                }
+                self.st.d.next = self.s_idle.val();
+            }
+        }
+        // ------------------------------------------------ payload mover
+        self.s_axis.tready.next = false;
+        self.act_q.m_ready.next = false;
+        self.dma_skid.s_axis.tvalid.next = false;
+        self.resp_skid.s_axis.tvalid.next = false;
+        self.dma_skid.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.dma_skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.dma_skid.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.dma_skid.s_axis.tuser.next = self.s_axis.tuser.val();
+        self.resp_skid.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.resp_skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.resp_skid.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.resp_skid.s_axis.tuser.next = self.s_axis.tuser.val();
+        if self.act_q.m_valid.val() {
+            if self.act_q.m_data.val() == self.dest_dma.val() {
+                self.s_axis.tready.next = self.dma_skid.s_axis.tready.val();
+                self.dma_skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
+            } else if self.act_q.m_data.val() == self.dest_resp.val() {
+                self.s_axis.tready.next = self.resp_skid.s_axis.tready.val();
+                self.resp_skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
+            } else {
+                self.s_axis.tready.next = true;
+            }
+            self.act_q.m_ready.next = self.s_axis.tvalid.val() & self.s_axis.tready.val() & self.s_axis.tlast.val();
+        }
+        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_skid.m_axis);
+        Axis512Source::link(&mut self.m_axis_resp, &mut self.resp_skid.m_axis);
+        if self.reset.val() {
+            self.st.d.next = self.s_idle.val();
+            for i in 0..15 {
+                self.counters[i].d.next = 0.into();
+            }
+        }
+    }
+}
+
+/// The default table: 512 entries (500 QPs).
+pub type RoceResponder500 = RoceResponder<9>;
+pub type RoceResponder4k = RoceResponder<12>;
+
+nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr_valid, hdr_ready,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready,
+    m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
+    ack, ack_valid, ack_ready, rd_job, rd_job_valid, rd_job_ready, resp, resp_valid, resp_ready,
+    m_axis_resp.tdata, m_axis_resp.tkeep, m_axis_resp.tlast, m_axis_resp.tuser, m_axis_resp.tvalid, m_axis_resp.tready,
+    num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
+    cnt.headers, cnt.unknown_qp, cnt.qp_not_ready, cnt.qp_error, cnt.malformed, cnt.duplicate, cnt.psn_out_of_window,
+    cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester]);
