@@ -147,7 +147,8 @@ pub struct RoceResponder<const A: usize> {
     pub m_axis_resp: Axis512Source,
     /// QPs in the table (QPNs 0..num_qps-1).
     pub num_qps: Signal<In, Bits<24>>,
-    /// Coalescing: an ACK at the latest every `ack_every` accepted packets (1 = every packet).
+    /// Coalescing: an ACK at the latest every `ack_every` accepted WRITE packets (1 = every
+    /// packet; 0 = only when AckReq is set).
     pub ack_every: Signal<In, Bits<8>>,
     /// Control-plane access to one QP: held until `ctl_done`. Write: `ctl_cfg`/`ctl_rq` into the
     /// tables. Read: `rd_cfg`/`rd_rq` are valid with `ctl_done`.
@@ -451,7 +452,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.ctl_done.next = false;
         // ------------------------------------------------ LOOK: checks on the header and its QP
         self.cls.op.next = self.h.q.val().opcode;
-        self.qp_ok.next = (self.h.q.val().dqpn < self.num_qps.val()) ;
+        self.qp_ok.next = self.h.q.val().dqpn < self.num_qps.val();
         self.live.next = (self.rq_out.y.val().state == self.c_rtr.val()) | (self.rq_out.y.val().state == self.c_rts.val());
         self.psn_delta.next = self.h.q.val().psn - self.rq_out.y.val().rq_expected_psn;
         self.seq_ok.next = (self.cls.wr_mid.val() | self.cls.wr_last.val()) == self.rq_out.y.val().rq_in_write;
@@ -497,7 +498,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.addr.next = self.h.q.val().va;
             self.left.next = self.h.q.val().dma_len;
         }
-        self.ack_now.next = self.h.q.val().ackreq | ((self.rq_out.y.val().rq_unacked + self.c1_8.val()) >= self.ack_every.val());
+        self.ack_now.next = self.h.q.val().ackreq | (self.ack_every.val().any() & ((self.rq_out.y.val().rq_unacked + self.c1_8.val()) >= self.ack_every.val()));
         self.unused.next = self.h.q.val().se | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().syndrome.any() | self.h.q.val().msn.any()
             | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any() | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any()
