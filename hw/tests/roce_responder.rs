@@ -103,6 +103,8 @@ fn write_msg(q: &QpSetup, psn: u32, va: u64, data: &[u8]) -> Vec<(RxHdrFields, V
 #[derive(Default, Debug)]
 struct Out {
     cmds: Vec<DmaCmdFields>,
+    /// Cycle of each command transfer.
+    cmd_cycles: Vec<u64>,
     data: Vec<Vec<u8>>,
     acks: Vec<AckReqFields>,
     jobs: Vec<ReadJobFields>,
@@ -156,6 +158,7 @@ fn run<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], valid: u32, r
     }
     Out {
         cmds: cm.seen.iter().map(|(_, w)| DmaCmdFields::from_words(w)).collect(),
+        cmd_cycles: cm.seen.iter().map(|(c, _)| *c).collect(),
         data: b.monitors[0].frames.iter().map(|f| f.data.clone()).collect(),
         acks: am.seen.iter().map(|(_, w)| AckReqFields::from_words(w)).collect(),
         jobs: jm.seen.iter().map(|(_, w)| ReadJobFields::from_words(w)).collect(),
@@ -277,4 +280,326 @@ fn writes_land_in_host_memory_1_8_64_qps() {
 fn lock_step() {
     let mut sim = Diff::new(verilate(&mut RoceResponder500::default()), RustHdlSim::new(RoceResponder500::default()));
     writes_over(&mut sim, 3, 6, 600, 9, 80, 70);
+}
+
+fn read_req(q: &QpSetup, psn: u32, va: u64, len: u32) -> (RxHdrFields, Vec<u8>) {
+    let mut h = hdr(op::READ_REQUEST, q.qpn, psn, 0);
+    (h.va, h.rkey, h.dma_len) = (va, q.cfg.rkey, len);
+    (h, vec![])
+}
+
+#[test]
+fn reads_become_jobs_and_reserve_psns() {
+    let mut sim = verilate(&mut RoceResponder500::default());
+    let mut rng = Rng::new(21);
+    start(&mut sim, 0);
+    let qps: Vec<QpSetup> = (0..4).map(|i| qp(&mut rng, 10 + i)).collect();
+    for q in &qps {
+        setup(&mut sim, q);
+    }
+    let mut items = vec![];
+    let mut want_jobs = vec![];
+    let mut psn: Vec<u32> = qps.iter().map(|q| q.rq.rq_expected_psn).collect();
+    let mut msgs = vec![0u32; qps.len()];
+    for k in 0..120 {
+        let i = rng.below(4) as usize;
+        let q = &qps[i];
+        let pmtu = pmtu_bytes(q.cfg.pmtu) as u32;
+        let len = match k % 5 {
+            0 => 0,
+            1 => pmtu,
+            2 => pmtu + 1,
+            3 => rng.range(1, 64) as u32,
+            _ => rng.range(1, 1 << 20) as u32,
+        };
+        let va = q.cfg.mr_base + rng.below(1 << 24);
+        items.push(read_req(q, psn[i], va, len));
+        want_jobs.push(ReadJobFields { qpn: q.qpn, va, len, psn: psn[i] });
+        // the response takes max(1, ceil(len / PMTU)) PSNs; the next request must follow them
+        psn[i] = (psn[i] + len.div_ceil(pmtu).max(1)) & 0xff_ffff;
+        msgs[i] += 1;
+        if k % 7 == 0 {
+            // a WRITE in between, at the PSN after the reservation
+            let n = rng.range(1, 3000) as usize;
+            let data = rng.bytes(n);
+            let pk = write_msg(q, psn[i], q.cfg.mr_base, &data);
+            psn[i] = (psn[i] + pk.len() as u32) & 0xff_ffff;
+            msgs[i] += 1;
+            items.extend(pk);
+        }
+    }
+    let out = run(&mut sim, &items, 80, 60, 5);
+    assert_eq!(out.jobs, want_jobs);
+    assert_eq!(counter(&mut sim, "reads"), 120);
+    for c in ["duplicate", "psn_out_of_window", "bad_opcode_seq", "length_error", "rkey_violation", "naks"] {
+        assert_eq!(counter(&mut sim, c), 0, "{c}");
+    }
+    for (i, q) in qps.iter().enumerate() {
+        let (_, rq) = read_qp(&mut sim, q.qpn);
+        assert_eq!((rq.rq_expected_psn, rq.rq_msn), (psn[i], (q.rq.rq_msn + msgs[i]) & 0xff_ffff), "QP {}", q.qpn);
+    }
+}
+
+#[test]
+fn acks_coalesce_every_n_packets() {
+    let mut sim = verilate(&mut RoceResponder500::default());
+    let mut rng = Rng::new(4);
+    start(&mut sim, 16);
+    let mut q = qp(&mut rng, 1);
+    q.cfg.pmtu = 0;
+    setup(&mut sim, &q);
+    // 100 single-packet WRITEs without AckReq, then one message of 40 packets with AckReq at the end
+    let mut items = vec![];
+    let mut psn = q.rq.rq_expected_psn;
+    for _ in 0..100 {
+        let mut pk = write_msg(&q, psn, q.cfg.mr_base, &rng.bytes(64));
+        pk[0].0.ackreq = false;
+        psn = (psn + 1) & 0xff_ffff;
+        items.extend(pk);
+    }
+    items.extend(write_msg(&q, psn, q.cfg.mr_base, &rng.bytes(40 * 256)));
+    let out = run(&mut sim, &items, 100, 100, 1);
+    let psns: Vec<u32> = out.acks.iter().map(|a| (a.psn.wrapping_sub(q.rq.rq_expected_psn)) & 0xff_ffff).collect();
+    // every 16th packet (PSN offsets 15, 31, …) and the message end (offset 139)
+    let want: Vec<u32> = (0..140).filter(|i| i % 16 == 15).chain([139]).collect();
+    assert_eq!(psns, want);
+    assert_eq!(out.acks.last().unwrap().msn, (q.rq.rq_msn + 101) & 0xff_ffff);
+}
+
+#[test]
+fn one_header_every_three_cycles() {
+    // 64-byte WRITE ONLY packets over 32 QPs, no gaps, no backpressure: initiation interval 3
+    let mut sim = verilate(&mut RoceResponder500::default());
+    let mut rng = Rng::new(8);
+    start(&mut sim, 0);
+    let qps: Vec<QpSetup> = (0..32).map(|i| qp(&mut rng, i)).collect();
+    for q in &qps {
+        setup(&mut sim, q);
+    }
+    let mut psn: Vec<u32> = qps.iter().map(|q| q.rq.rq_expected_psn).collect();
+    let mut items = vec![];
+    for k in 0..600 {
+        let i = k % 32;
+        items.extend(write_msg(&qps[i], psn[i], qps[i].cfg.mr_base, &rng.bytes(64)));
+        psn[i] = (psn[i] + 1) & 0xff_ffff;
+    }
+    let out = run(&mut sim, &items, 100, 100, 2);
+    assert_eq!(out.cmds.len(), 600);
+    let gaps: Vec<u64> = out.cmd_cycles.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(gaps[10..].iter().all(|&g| g == 3), "command spacing {:?}", &gaps[..40]);
+    assert_eq!(out.data.len(), 600);
+    assert_eq!(counter(&mut sim, "writes"), 600);
+}
+
+struct Case {
+    name: &'static str,
+    state: u8,
+    access: u8,
+    /// The bad QP's packets, given its setup and expected PSN.
+    items: fn(&QpSetup, u32) -> Vec<(RxHdrFields, Vec<u8>)>,
+    /// NAKs (syndrome, PSN offset from the expected PSN) the bad QP gets.
+    naks: Vec<(u8, u32)>,
+    counter: &'static str,
+    delta: u64,
+    end_state: u8,
+}
+
+fn only(q: &QpSetup, psn: u32, va: u64, rkey: u32, n: usize) -> (RxHdrFields, Vec<u8>) {
+    let mut h = hdr(op::WRITE_ONLY, q.qpn, psn, n);
+    (h.va, h.rkey, h.dma_len) = (va, rkey, n as u32);
+    h.ackreq = true;
+    (h, vec![0xa5; n])
+}
+
+fn cases() -> Vec<Case> {
+    use state::*;
+    use syndrome::*;
+    let rw = access::REMOTE_WRITE | access::REMOTE_READ;
+    let c = |name, state, items, naks, counter, delta, end_state| Case { name, state, access: rw, items, naks, counter, delta, end_state };
+    let mut v = vec![
+        c("unknown QPN", RTS, |q, p| {
+            let mut a = only(q, p, q.cfg.mr_base, q.cfg.rkey, 100);
+            a.0.dqpn = 600;
+            let mut b = a.clone();
+            b.0.dqpn = 0xff_ffff;
+            vec![a, b]
+        }, vec![], "unknown_qp", 2, RTS),
+        c("QP in RESET", RESET, |q, p| vec![only(q, p, q.cfg.mr_base, q.cfg.rkey, 100)], vec![], "qp_not_ready", 1, RESET),
+        c("QP in INIT", INIT, |q, p| vec![only(q, p, q.cfg.mr_base, q.cfg.rkey, 100)], vec![], "qp_not_ready", 1, INIT),
+        c("QP in ERROR", ERROR, |q, p| vec![only(q, p, q.cfg.mr_base, q.cfg.rkey, 100)], vec![], "qp_error", 1, ERROR),
+        c("wrong rkey", RTS, |q, p| vec![only(q, p, q.cfg.mr_base, q.cfg.rkey ^ 1, 100)], vec![(NAK_REMOTE_ACCESS, 0)], "rkey_violation", 1, ERROR),
+        c("below the region", RTS, |q, p| vec![only(q, p, q.cfg.mr_base - 1, q.cfg.rkey, 100)], vec![(NAK_REMOTE_ACCESS, 0)], "rkey_violation", 1, ERROR),
+        c("past the region", RTS, |q, p| vec![only(q, p, q.cfg.mr_base + q.cfg.mr_len - 99, q.cfg.rkey, 100)], vec![(NAK_REMOTE_ACCESS, 0)], "rkey_violation", 1, ERROR),
+        c("address wraps", RTS, |q, p| {
+            let mut a = only(q, p, u64::MAX - 10, q.cfg.rkey, 100);
+            a.0.dma_len = 100;
+            vec![a]
+        }, vec![(NAK_REMOTE_ACCESS, 0)], "rkey_violation", 1, ERROR),
+        c("MIDDLE without FIRST", RTS, |q, p| vec![(hdr(op::WRITE_MIDDLE, q.qpn, p, pmtu_bytes(q.cfg.pmtu)), vec![1; pmtu_bytes(q.cfg.pmtu)])], vec![(NAK_INVALID_REQ, 0)], "bad_opcode_seq", 1, ERROR),
+        c("FIRST inside a WRITE", RTS, |q, p| {
+            let n = pmtu_bytes(q.cfg.pmtu);
+            let mut v = write_msg(q, p, q.cfg.mr_base, &vec![3; 3 * n]);
+            v.truncate(1);
+            let mut again = v[0].clone();
+            again.0.psn = (p + 1) & 0xff_ffff;
+            v.push(again);
+            v
+        }, vec![(NAK_INVALID_REQ, 1)], "bad_opcode_seq", 1, ERROR),
+        c("SEND (no receive queue)", RTS, |q, p| vec![(hdr(op::SEND_ONLY, q.qpn, p, 8), vec![1; 8])], vec![(NAK_INVALID_REQ, 0)], "bad_opcode_seq", 1, ERROR),
+        c("short FIRST", RTS, |q, p| {
+            let n = pmtu_bytes(q.cfg.pmtu);
+            let mut v = write_msg(q, p, q.cfg.mr_base, &vec![3; 3 * n]);
+            v.truncate(1);
+            v[0].1.pop();
+            v[0].0.plen -= 1;
+            v
+        }, vec![(NAK_INVALID_REQ, 0)], "length_error", 1, ERROR),
+        c("ONLY longer than PMTU", RTS, |q, p| vec![only(q, p, q.cfg.mr_base, q.cfg.rkey, pmtu_bytes(q.cfg.pmtu) + 4)], vec![(NAK_INVALID_REQ, 0)], "length_error", 1, ERROR),
+        c("LAST short of the RETH length", RTS, |q, p| {
+            let n = pmtu_bytes(q.cfg.pmtu);
+            let mut v = write_msg(q, p, q.cfg.mr_base, &vec![3; 2 * n]);
+            v[1].1.truncate(n - 4);
+            v[1].0.plen -= 4;
+            v
+        }, vec![(NAK_INVALID_REQ, 1)], "length_error", 1, ERROR),
+        c("READ carrying data", RTS, |q, p| {
+            let mut r = read_req(q, p, q.cfg.mr_base, 64);
+            r.0.plen = 16;
+            r.1 = vec![0; 16];
+            vec![r]
+        }, vec![(NAK_INVALID_REQ, 0)], "length_error", 1, ERROR),
+        c("unknown opcode", RTS, |q, p| {
+            let mut a = only(q, p, q.cfg.mr_base, q.cfg.rkey, 40);
+            (a.0.opcode, a.0.known) = (0x64, false);
+            vec![a]
+        }, vec![], "malformed", 1, RTS),
+        c("pad does not fit", RTS, |q, p| {
+            let mut a = only(q, p, q.cfg.mr_base, q.cfg.rkey, 0);
+            a.0.len_err = true;
+            vec![a]
+        }, vec![], "malformed", 1, RTS),
+        c("PSN ahead, twice, then in order", RTS, |q, p| {
+            vec![only(q, p + 2, q.cfg.mr_base, q.cfg.rkey, 10), only(q, p + 3, q.cfg.mr_base, q.cfg.rkey, 10), only(q, p, q.cfg.mr_base, q.cfg.rkey, 10)]
+        }, vec![(NAK_PSN_SEQ, 0)], "psn_out_of_window", 2, RTS),
+        c("duplicate PSN", RTS, |q, p| vec![only(q, p.wrapping_sub(1) & 0xff_ffff, q.cfg.mr_base, q.cfg.rkey, 10)], vec![], "duplicate", 1, RTS),
+        c("zero-length WRITE needs no rkey", RTS, |q, p| vec![only(q, p, 0, q.cfg.rkey ^ 0xffff, 0)], vec![], "writes", 1, RTS),
+    ];
+    v.push(Case { name: "READ without read access", state: RTS, access: access::REMOTE_WRITE, items: |q, p| vec![read_req(q, p, q.cfg.mr_base, 64)], naks: vec![(NAK_REMOTE_ACCESS, 0)], counter: "rkey_violation", delta: 1, end_state: ERROR });
+    v.push(Case { name: "WRITE without write access", state: RTS, access: access::REMOTE_READ, items: |q, p| vec![only(q, p, q.cfg.mr_base, q.cfg.rkey, 64)], naks: vec![(NAK_REMOTE_ACCESS, 0)], counter: "rkey_violation", delta: 1, end_state: ERROR });
+    v
+}
+
+#[test]
+fn bad_requests_are_dropped_or_naked_and_counted() {
+    let mut sim = verilate(&mut RoceResponder500::default());
+    let mut rng = Rng::new(33);
+    start(&mut sim, 0);
+    let good = qp(&mut rng, 499);
+    setup(&mut sim, &good);
+    let mut good_psn = good.rq.rq_expected_psn;
+    let mut good_va = good.cfg.mr_base;
+    for (k, case) in cases().iter().enumerate() {
+        let mut q = qp(&mut rng, 100 + k as u32);
+        q.rq.state = case.state;
+        q.cfg.access = case.access;
+        setup(&mut sim, &q);
+        let p = q.rq.rq_expected_psn;
+        let bad = (case.items)(&q, p);
+        // a healthy QP's WRITEs before, between and after
+        let mut items = vec![];
+        let mut want = vec![];
+        for b in bad.iter().cloned().map(Some).chain([None]) {
+            let n = rng.range(1, 3000) as usize;
+            let data = rng.bytes(n);
+            items.extend(write_msg(&good, good_psn, good_va, &data));
+            good_psn = (good_psn + data.len().div_ceil(pmtu_bytes(good.cfg.pmtu)) as u32) & 0xff_ffff;
+            want.push((good_va, data.clone()));
+            good_va += data.len() as u64;
+            items.extend(b);
+        }
+        let before: HashMap<&str, u64> = ["unknown_qp", "qp_not_ready", "qp_error", "malformed", "duplicate", "psn_out_of_window", "bad_opcode_seq", "length_error", "rkey_violation", "writes"]
+            .iter()
+            .map(|c| (*c, counter(&mut sim, c)))
+            .collect();
+        let out = run(&mut sim, &items, 70, 60, k as u64);
+        let ctx = case.name;
+        let mem = apply(&out);
+        for (va, data) in &want {
+            for (i, b) in data.iter().enumerate() {
+                assert_eq!(mem.get(&(va + i as u64)), Some(b), "{ctx}: healthy QP byte {i} at {va:#x}");
+            }
+        }
+        let naks: Vec<(u8, u32)> = out.acks.iter().filter(|a| a.qpn == q.qpn && a.syndrome != syndrome::ACK).map(|a| (a.syndrome, (a.psn.wrapping_sub(p)) & 0xff_ffff)).collect();
+        assert_eq!(naks, case.naks, "{ctx}");
+        for (c, v) in &before {
+            let now = counter(&mut sim, c);
+            let extra = if *c == case.counter { case.delta } else { 0 };
+            let good_writes = if *c == "writes" { items.len() as u64 - bad.len() as u64 } else { 0 };
+            let ok_writes = if *c == "writes" && case.counter != "writes" {
+                // accepted packets of the bad QP itself (the in-order one after a gap)
+                (case.name.starts_with("PSN ahead") as u64) + (case.name.starts_with("FIRST inside") as u64) + (case.name.starts_with("LAST short") as u64)
+            } else {
+                0
+            };
+            assert_eq!(now - v, extra + good_writes + ok_writes, "{ctx}: counter {c}");
+        }
+        let (_, rq) = read_qp(&mut sim, q.qpn);
+        assert_eq!(rq.state, case.end_state, "{ctx}: QP state");
+        assert!(out.max_stall < 50, "{ctx}: payload input held off {} cycles", out.max_stall);
+        let (_, grq) = read_qp(&mut sim, good.qpn);
+        assert_eq!((grq.state, grq.rq_expected_psn), (state::RTS, good_psn), "{ctx}: healthy QP");
+    }
+}
+
+#[test]
+fn responses_go_to_the_requester_side() {
+    let mut sim = verilate(&mut RoceResponder500::default());
+    let mut rng = Rng::new(5);
+    start(&mut sim, 0);
+    let q = qp(&mut rng, 7);
+    setup(&mut sim, &q);
+    let mut ack = hdr(op::ACK, q.qpn, 5, 0);
+    (ack.syndrome, ack.msn) = (0x1f, 9);
+    let resp = (hdr(op::READ_RESP_ONLY, q.qpn, 6, 300), rng.bytes(300));
+    let items = vec![(ack, vec![]), resp.clone()];
+    let out = run(&mut sim, &items, 80, 80, 1);
+    assert_eq!(out.resps, vec![ack, resp.0]);
+    assert_eq!(out.resp_data, vec![resp.1]);
+    assert_eq!(counter(&mut sim, "to_requester"), 2);
+    assert!(out.cmds.is_empty() && out.acks.is_empty());
+}
+
+#[test]
+fn qp_tables_of_4096_build_and_run() {
+    let mut sim = verilate(&mut RoceResponder4k::default());
+    let mut rng = Rng::new(6);
+    sim.reset(2);
+    let (n, a) = (sim.port("num_qps"), sim.port("ack_every"));
+    sim.set_u64(n, 4096);
+    sim.set_u64(a, 0);
+    let qs: Vec<QpSetup> = [0u32, 4000, 4095].iter().map(|&i| qp(&mut rng, i)).collect();
+    for q in &qs {
+        setup(&mut sim, q);
+    }
+    let mut items = vec![];
+    for q in &qs {
+        items.extend(write_msg(q, q.rq.rq_expected_psn, q.cfg.mr_base + 5, &[q.qpn as u8; 1000]));
+    }
+    let out = run(&mut sim, &items, 90, 90, 3);
+    let mem = apply(&out);
+    for q in &qs {
+        assert_eq!(mem.get(&(q.cfg.mr_base + 5 + 999)), Some(&(q.qpn as u8)));
+    }
+    let (_, rq) = read_qp(&mut sim, 4000);
+    assert_eq!(rq.rq_msn, qs[1].rq.rq_msn + 1);
+}
+
+#[test]
+fn qp_tables_of_16k_elaborate() {
+    let mut r = nicgen_hw::roce::rx::responder::RoceResponder::<14>::default();
+    use rust_hdl::prelude::Block;
+    r.connect_all();
+    let v = verilog_named(&r, "roce_responder_16k");
+    assert!(v.contains("reg [156:0] mem [0:16383]"), "a 16K-entry responder table");
+    assert!(v.contains("reg [411:0] mem [0:16383]"), "a 16K-entry configuration table");
 }
