@@ -314,7 +314,7 @@ fn reads_become_jobs_and_reserve_psns() {
         };
         let va = q.cfg.mr_base + rng.below(1 << 24);
         items.push(read_req(q, psn[i], va, len));
-        want_jobs.push(ReadJobFields { qpn: q.qpn, va, len, psn: psn[i] });
+        want_jobs.push(ReadJobFields { qpn: q.qpn, va, len, psn: psn[i], pmtu: q.cfg.pmtu, msn: (q.rq.rq_msn + msgs[i] + 1) & 0xff_ffff });
         // the response takes max(1, ceil(len / PMTU)) PSNs; the next request must follow them
         psn[i] = (psn[i] + len.div_ceil(pmtu).max(1)) & 0xff_ffff;
         msgs[i] += 1;

@@ -38,5 +38,69 @@ crate::record!(
         va: u64 = 64,
         len: u32 = 32,
         psn: u32 = 24,
+        /// The QP's PMTU code and the MSN the responses carry.
+        pmtu: u8 = 3,
+        msn: u32 = 24,
+    }
+);
+
+/// [`SqWrFields::op`] values.
+pub mod wr_op {
+    pub const WRITE: u8 = 0;
+    pub const READ: u8 = 1;
+}
+
+crate::record!(
+    /// A work request on the send queue (`s_axis_sq`): one whole message.
+    SqWr,
+    SqWrFields {
+        wr_id: u32 = 32,
+        /// [`wr_op`].
+        op: u8 = 2,
+        qpn: u32 = 24,
+        /// Local (host) address: the source of a WRITE, the destination of a READ.
+        laddr: u64 = 64,
+        /// Remote address and key.
+        raddr: u64 = 64,
+        rkey: u32 = 32,
+        len: u32 = 32,
+        /// Post a completion when the message is acknowledged.
+        signaled: bool = 1,
+    }
+);
+
+crate::record!(
+    /// A message the requester has sent, for the completion side: its PSN range.
+    SentWr,
+    SentWrFields {
+        wr_id: u32 = 32,
+        op: u8 = 2,
+        qpn: u32 = 24,
+        first_psn: u32 = 24,
+        last_psn: u32 = 24,
+        laddr: u64 = 64,
+        len: u32 = 32,
+        signaled: bool = 1,
+        pmtu: u8 = 3,
+    }
+);
+
+crate::record!(
+    /// One packet to send, before addressing: what the generators (ACK, READ response,
+    /// requester) decide. The addressing stage adds the QP's addresses from its table.
+    TxDesc,
+    TxDescFields {
+        opcode: u8 = 8,
+        qpn: u32 = 24,
+        psn: u32 = 24,
+        ackreq: bool = 1,
+        va: u64 = 64,
+        rkey: u32 = 32,
+        dma_len: u32 = 32,
+        syndrome: u8 = 8,
+        msn: u32 = 24,
+        plen: u16 = 16,
+        /// Host address of the payload.
+        laddr: u64 = 64,
     }
 );

@@ -561,6 +561,8 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_job.d.next.va = self.h.q.val().va;
             self.d_job.d.next.len = self.h.q.val().dma_len;
             self.d_job.d.next.psn = self.h.q.val().psn;
+            self.d_job.d.next.pmtu = self.cfg_out.y.val().pmtu;
+            self.d_job.d.next.msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
             self.cause[0].next = true;
             if !self.qp_ok.val() {
                 self.cause[1].next = true;
