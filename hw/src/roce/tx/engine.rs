@@ -1,0 +1,589 @@
+//! `RoceTx` (`tx/request` + `tx/arbiter` + `tx/addressing`, then the deparser): everything the
+//! engine sends.
+//!
+//! * **Requester** (`s_axis_sq` work requests): a WRITE becomes PMTU packets
+//!   (FIRST/MIDDLE/LAST/ONLY, RETH on the first, AckReq on the last), each fetching its payload by
+//!   DMA read; a READ becomes one READ REQUEST and reserves max(1, ceil(len/PMTU)) PSNs. The
+//!   send PSN (`sq_next_psn`) lives per QP in RAM. Every sent message is reported on `sent` (its
+//!   PSN range) for the completion side.
+//! * **READ responder** (`rd_job` from the RX responder): READ RESPONSE FIRST/MIDDLE/LAST/ONLY
+//!   streamed from host memory, AETH on FIRST/LAST/ONLY.
+//! * **ACK generator** (`ack` from the RX responder): ACK and NAK packets.
+//! * **Arbiter**: ACK > READ response > new request, one packet at a time (so at frame
+//!   granularity). A chosen packet's DMA read command leaves at once; its descriptor waits in a
+//!   256-entry FIFO for its payload, so up to 256 payload fetches are in flight. DMA reads must
+//!   complete in command order.
+//! * **Addressing**: the QP's table (a copy of the RX configuration table, written by the control
+//!   plane) supplies addresses, destination QPN, P_Key, UDP source port, TTL and DSCP; then
+//!   `RoceTxBuild` builds the frame.
+use crate::record::{FromBits, ToBits};
+use crate::roce::qp::*;
+use crate::roce::tx::build::{RoceTxBuild, TxHdr};
+use crate::roce::*;
+use crate::stream::*;
+use nicgen_model::opcode as op;
+use rust_hdl::prelude::*;
+
+pub const DESC_BITS: usize = TxDescFields::BITS;
+const DESC_W: usize = DESC_BITS + 3;
+
+/// Per-cause TX counters.
+#[derive(LogicInterface, Default)]
+pub struct TxCounters {
+    pub frames: Signal<Out, Bits<32>>,
+    pub acks: Signal<Out, Bits<32>>,
+    pub read_resp: Signal<Out, Bits<32>>,
+    pub requests: Signal<Out, Bits<32>>,
+    pub messages: Signal<Out, Bits<32>>,
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+#[derive(LogicBlock)]
+pub struct RoceTx<const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub sq: Signal<In, SqWr>,
+    pub sq_valid: Signal<In, Bit>,
+    pub sq_ready: Signal<Out, Bit>,
+    pub ack: Signal<In, AckReq>,
+    pub ack_valid: Signal<In, Bit>,
+    pub ack_ready: Signal<Out, Bit>,
+    pub rd_job: Signal<In, ReadJob>,
+    pub rd_job_valid: Signal<In, Bit>,
+    pub rd_job_ready: Signal<Out, Bit>,
+    pub sent: Signal<Out, SentWr>,
+    pub sent_valid: Signal<Out, Bit>,
+    pub sent_ready: Signal<In, Bit>,
+    pub dma_rd_cmd: Signal<Out, DmaCmd>,
+    pub dma_rd_cmd_valid: Signal<Out, Bit>,
+    pub dma_rd_cmd_ready: Signal<In, Bit>,
+    /// DMA read data: one frame of exactly `len` bytes per command, in command order.
+    pub s_axis_dma_rd: Axis512Sink,
+    pub m_axis_tx: Axis512Source,
+    pub local_mac: Signal<In, Bits<48>>,
+    pub local_ip: Signal<In, Bits<128>>,
+    /// Control-plane writes of a QP's TX tables (`ctl_cfg`, and `ctl_sq_psn` as its send PSN);
+    /// held until `ctl_done`.
+    pub ctl_req: Signal<In, Bit>,
+    pub ctl_qpn: Signal<In, Bits<A>>,
+    pub ctl_cfg: Signal<In, QpCfg>,
+    pub ctl_sq_psn: Signal<In, Bits<24>>,
+    pub ctl_done: Signal<Out, Bit>,
+    pub cnt: TxCounters,
+    // inputs
+    sq_q: ChanSkid<SqWr>,
+    ack_q: ChanSkid<AckReq>,
+    job_q: ChanSkid<ReadJob>,
+    sent_q: ChanSkid<SentWr>,
+    cmd_q: ChanSkid<DmaCmd>,
+    // requester: 0 idle, 1 look up the send PSN, 2 generate packets
+    r_st: DFF<Bits<2>>,
+    r_wr: DFF<SqWr>,
+    r_addr: DFF<Bits<64>>,
+    r_left: DFF<Bits<32>>,
+    r_psn: DFF<Bits<24>>,
+    r_first: DFF<Bit>,
+    r_psn0: DFF<Bits<24>>,
+    psn_ram: Ram<24, A>,
+    pmtu_ram: Ram<3, A>,
+    r_pmtu: Signal<Local, Bits<16>>,
+    r_last: Signal<Local, Bit>,
+    r_plen: Signal<Local, Bits<32>>,
+    r_npkts: Signal<Local, Bits<24>>,
+    r_desc: Signal<Local, TxDesc>,
+    r_valid: Signal<Local, Bit>,
+    r_take: Signal<Local, Bit>,
+    wr_qpn: Signal<Local, Bits<A>>,
+    // READ responder
+    j_active: DFF<Bit>,
+    j_job: DFF<ReadJob>,
+    j_addr: DFF<Bits<64>>,
+    j_left: DFF<Bits<32>>,
+    j_psn: DFF<Bits<24>>,
+    j_first: DFF<Bit>,
+    j_pmtu: Signal<Local, Bits<32>>,
+    j_pmtu16: Signal<Local, Bits<16>>,
+    j_last: Signal<Local, Bit>,
+    j_desc: Signal<Local, TxDesc>,
+    j_take: Signal<Local, Bit>,
+    // ACK generator
+    a_desc: Signal<Local, TxDesc>,
+    a_take: Signal<Local, Bit>,
+    // arbiter → descriptor FIFO + DMA command
+    pick: Signal<Local, TxDesc>,
+    pick_valid: Signal<Local, Bit>,
+    fire: Signal<Local, Bit>,
+    desc_in: ToBits<TxDesc, DESC_BITS>,
+    desc_fifo: AxisFifo<DESC_BITS, 1, DESC_W, 8>,
+    desc_out: FromBits<TxDesc, DESC_BITS>,
+    // addressing: 0 wait, 1 table read issued
+    x_st: DFF<Bit>,
+    x_desc: DFF<TxDesc>,
+    cfg_ram: Ram<QP_CFG_BITS, A>,
+    cfg_in: ToBits<QpCfg, QP_CFG_BITS>,
+    cfg_out: FromBits<QpCfg, QP_CFG_BITS>,
+    x_qpn: Signal<Local, Bits<A>>,
+    x_hdr: Signal<Local, TxHdr>,
+    hdr_q: ChanSkid<TxHdr>,
+    build: RoceTxBuild,
+    k_frames: DFF<Bits<32>>,
+    k_acks: DFF<Bits<32>>,
+    k_resp: DFF<Bits<32>>,
+    k_req: DFF<Bits<32>>,
+    k_msgs: DFF<Bits<32>>,
+    unused: Signal<Local, Bit>,
+    c256: Constant<Bits<16>>,
+    c1_24: Constant<Bits<24>>,
+    c1_32: Constant<Bits<32>>,
+    c8: Constant<Bits<4>>,
+    c0_16: Constant<Bits<16>>,
+    c0_24: Constant<Bits<24>>,
+    c0_32: Constant<Bits<32>>,
+    c0_64: Constant<Bits<64>>,
+    s_idle: Constant<Bits<2>>,
+    s_look: Constant<Bits<2>>,
+    s_gen: Constant<Bits<2>>,
+    op_read: Constant<Bits<2>>,
+    o_wf: Constant<Bits<8>>,
+    o_wm: Constant<Bits<8>>,
+    o_wl: Constant<Bits<8>>,
+    o_wo: Constant<Bits<8>>,
+    o_rq: Constant<Bits<8>>,
+    o_rf: Constant<Bits<8>>,
+    o_rm: Constant<Bits<8>>,
+    o_rl: Constant<Bits<8>>,
+    o_ro: Constant<Bits<8>>,
+    o_ack: Constant<Bits<8>>,
+    syn_ack: Constant<Bits<8>>,
+    ecn_ect0: Constant<Bits<2>>,
+    zero_flow: Constant<Bits<20>>,
+}
+
+impl<const A: usize> Default for RoceTx<A> {
+    fn default() -> Self {
+        let style = if A > 10 { RamStyle::Ultra } else { RamStyle::Block };
+        RoceTx {
+            clock: Default::default(),
+            reset: Default::default(),
+            sq: Default::default(),
+            sq_valid: Default::default(),
+            sq_ready: Default::default(),
+            ack: Default::default(),
+            ack_valid: Default::default(),
+            ack_ready: Default::default(),
+            rd_job: Default::default(),
+            rd_job_valid: Default::default(),
+            rd_job_ready: Default::default(),
+            sent: Default::default(),
+            sent_valid: Default::default(),
+            sent_ready: Default::default(),
+            dma_rd_cmd: Default::default(),
+            dma_rd_cmd_valid: Default::default(),
+            dma_rd_cmd_ready: Default::default(),
+            s_axis_dma_rd: Default::default(),
+            m_axis_tx: Default::default(),
+            local_mac: Default::default(),
+            local_ip: Default::default(),
+            ctl_req: Default::default(),
+            ctl_qpn: Default::default(),
+            ctl_cfg: Default::default(),
+            ctl_sq_psn: Default::default(),
+            ctl_done: Default::default(),
+            cnt: Default::default(),
+            sq_q: Default::default(),
+            ack_q: Default::default(),
+            job_q: Default::default(),
+            sent_q: Default::default(),
+            cmd_q: Default::default(),
+            r_st: Default::default(),
+            r_wr: Default::default(),
+            r_addr: Default::default(),
+            r_left: Default::default(),
+            r_psn: Default::default(),
+            r_first: Default::default(),
+            r_psn0: Default::default(),
+            psn_ram: Ram::new(style, false),
+            pmtu_ram: Ram::new(style, false),
+            r_pmtu: Default::default(),
+            r_last: Default::default(),
+            r_plen: Default::default(),
+            r_npkts: Default::default(),
+            r_desc: Default::default(),
+            r_valid: Default::default(),
+            r_take: Default::default(),
+            wr_qpn: Default::default(),
+            j_active: Default::default(),
+            j_job: Default::default(),
+            j_addr: Default::default(),
+            j_left: Default::default(),
+            j_psn: Default::default(),
+            j_first: Default::default(),
+            j_pmtu: Default::default(),
+            j_pmtu16: Default::default(),
+            j_last: Default::default(),
+            j_desc: Default::default(),
+            j_take: Default::default(),
+            a_desc: Default::default(),
+            a_take: Default::default(),
+            pick: Default::default(),
+            pick_valid: Default::default(),
+            fire: Default::default(),
+            desc_in: Default::default(),
+            desc_fifo: AxisFifo::new(false),
+            desc_out: Default::default(),
+            x_st: Default::default(),
+            x_desc: Default::default(),
+            cfg_ram: Ram::new(style, false),
+            cfg_in: Default::default(),
+            cfg_out: Default::default(),
+            x_qpn: Default::default(),
+            x_hdr: Default::default(),
+            hdr_q: Default::default(),
+            build: Default::default(),
+            k_frames: Default::default(),
+            k_acks: Default::default(),
+            k_resp: Default::default(),
+            k_req: Default::default(),
+            k_msgs: Default::default(),
+            unused: Default::default(),
+            c256: c(256),
+            c1_24: c(1),
+            c1_32: c(1),
+            c8: c(8),
+            c0_16: c(0),
+            c0_24: c(0),
+            c0_32: c(0),
+            c0_64: c(0),
+            s_idle: c(0),
+            s_look: c(1),
+            s_gen: c(2),
+            op_read: c(wr_op::READ as u64),
+            o_wf: c(op::WRITE_FIRST as u64),
+            o_wm: c(op::WRITE_MIDDLE as u64),
+            o_wl: c(op::WRITE_LAST as u64),
+            o_wo: c(op::WRITE_ONLY as u64),
+            o_rq: c(op::READ_REQUEST as u64),
+            o_rf: c(op::READ_RESP_FIRST as u64),
+            o_rm: c(op::READ_RESP_MIDDLE as u64),
+            o_rl: c(op::READ_RESP_LAST as u64),
+            o_ro: c(op::READ_RESP_ONLY as u64),
+            o_ack: c(op::ACK as u64),
+            syn_ack: c(syndrome::ACK as u64),
+            ecn_ect0: c(0),
+            zero_flow: c(0),
+        }
+    }
+}
+
+impl<const A: usize> Logic for RoceTx<A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, r_st, r_wr, r_addr, r_left, r_psn, r_first, r_psn0, j_active, j_job, j_addr, j_left, j_psn, j_first, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        clock!(self, clock, sq_q, ack_q, job_q, sent_q, cmd_q, psn_ram, pmtu_ram, desc_fifo, cfg_ram, hdr_q, build);
+        self.sq_q.reset.next = self.reset.val();
+        self.ack_q.reset.next = self.reset.val();
+        self.job_q.reset.next = self.reset.val();
+        self.sent_q.reset.next = self.reset.val();
+        self.cmd_q.reset.next = self.reset.val();
+        self.desc_fifo.reset.next = self.reset.val();
+        self.hdr_q.reset.next = self.reset.val();
+        self.build.reset.next = self.reset.val();
+        // ------------------------------------------------ channels in and out
+        self.sq_q.s_data.next = self.sq.val();
+        self.sq_q.s_valid.next = self.sq_valid.val();
+        self.sq_ready.next = self.sq_q.s_ready.val();
+        self.ack_q.s_data.next = self.ack.val();
+        self.ack_q.s_valid.next = self.ack_valid.val();
+        self.ack_ready.next = self.ack_q.s_ready.val();
+        self.job_q.s_data.next = self.rd_job.val();
+        self.job_q.s_valid.next = self.rd_job_valid.val();
+        self.rd_job_ready.next = self.job_q.s_ready.val();
+        self.sent.next = self.sent_q.m_data.val();
+        self.sent_valid.next = self.sent_q.m_valid.val();
+        self.sent_q.m_ready.next = self.sent_ready.val();
+        self.dma_rd_cmd.next = self.cmd_q.m_data.val();
+        self.dma_rd_cmd_valid.next = self.cmd_q.m_valid.val();
+        self.cmd_q.m_ready.next = self.dma_rd_cmd_ready.val();
+        self.cnt.frames.next = self.k_frames.q.val();
+        self.cnt.acks.next = self.k_acks.q.val();
+        self.cnt.read_resp.next = self.k_resp.q.val();
+        self.cnt.requests.next = self.k_req.q.val();
+        self.cnt.messages.next = self.k_msgs.q.val();
+        // ------------------------------------------------ tables
+        self.wr_qpn.next = bit_cast::<A, 24>(self.sq_q.m_data.val().qpn);
+        self.psn_ram.raddr.next = self.wr_qpn.val();
+        self.pmtu_ram.raddr.next = self.wr_qpn.val();
+        self.psn_ram.re.next = false;
+        self.pmtu_ram.re.next = false;
+        self.psn_ram.oce.next = false;
+        self.pmtu_ram.oce.next = false;
+        self.psn_ram.we.next = false;
+        self.pmtu_ram.we.next = false;
+        self.psn_ram.waddr.next = self.ctl_qpn.val();
+        self.pmtu_ram.waddr.next = self.ctl_qpn.val();
+        self.psn_ram.wdata.next = self.ctl_sq_psn.val();
+        self.pmtu_ram.wdata.next = self.ctl_cfg.val().pmtu;
+        self.cfg_in.x.next = self.ctl_cfg.val();
+        self.cfg_ram.wdata.next = self.cfg_in.y.val();
+        self.cfg_ram.waddr.next = self.ctl_qpn.val();
+        self.cfg_ram.we.next = false;
+        self.cfg_ram.re.next = false;
+        self.cfg_ram.oce.next = false;
+        self.ctl_done.next = false;
+        // ------------------------------------------------ requester
+        self.r_pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.pmtu_ram.rdata.val());
+        self.r_last.next = self.r_left.q.val() <= bit_cast::<32, 16>(self.r_pmtu.val());
+        self.r_plen.next = bit_cast::<32, 16>(self.r_pmtu.val());
+        if self.r_last.val() {
+            self.r_plen.next = self.r_left.q.val();
+        }
+        self.r_npkts.next = bit_cast::<24, 32>((self.r_wr.q.val().len + bit_cast::<32, 16>(self.r_pmtu.val()) - self.c1_32.val()) >> (bit_cast::<32, 3>(self.pmtu_ram.rdata.val()) + bit_cast::<32, 4>(self.c8.val())));
+        if !self.r_wr.q.val().len.any() {
+            self.r_npkts.next = self.c1_24.val();
+        }
+        self.r_desc.next.qpn = self.r_wr.q.val().qpn;
+        self.r_desc.next.psn = self.r_psn.q.val();
+        self.r_desc.next.va = self.r_wr.q.val().raddr;
+        self.r_desc.next.rkey = self.r_wr.q.val().rkey;
+        self.r_desc.next.dma_len = self.r_wr.q.val().len;
+        self.r_desc.next.syndrome = self.syn_ack.val();
+        self.r_desc.next.msn = self.c0_24.val();
+        self.r_desc.next.laddr = self.r_addr.q.val();
+        self.r_desc.next.plen = bit_cast::<16, 32>(self.r_plen.val());
+        self.r_desc.next.ackreq = self.r_last.val();
+        self.r_desc.next.opcode = self.o_wm.val();
+        if self.r_first.q.val() & self.r_last.val() {
+            self.r_desc.next.opcode = self.o_wo.val();
+        } else if self.r_first.q.val() {
+            self.r_desc.next.opcode = self.o_wf.val();
+        } else if self.r_last.val() {
+            self.r_desc.next.opcode = self.o_wl.val();
+        }
+        if self.r_wr.q.val().op == self.op_read.val() {
+            self.r_desc.next.opcode = self.o_rq.val();
+            self.r_desc.next.plen = self.c0_16.val();
+            self.r_desc.next.ackreq = false;
+        }
+        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & self.sent_q.s_ready.val();
+        self.sq_q.m_ready.next = false;
+        self.sent_q.s_valid.next = false;
+        self.sent_q.s_data.next.wr_id = self.r_wr.q.val().wr_id;
+        self.sent_q.s_data.next.op = self.r_wr.q.val().op;
+        self.sent_q.s_data.next.qpn = self.r_wr.q.val().qpn;
+        self.sent_q.s_data.next.first_psn = self.r_psn0.q.val();
+        self.sent_q.s_data.next.last_psn = self.r_psn.q.val();
+        self.sent_q.s_data.next.laddr = self.r_wr.q.val().laddr;
+        self.sent_q.s_data.next.len = self.r_wr.q.val().len;
+        self.sent_q.s_data.next.signaled = self.r_wr.q.val().signaled;
+        self.sent_q.s_data.next.pmtu = self.pmtu_ram.rdata.val();
+        if self.r_wr.q.val().op == self.op_read.val() {
+            self.sent_q.s_data.next.last_psn = self.r_psn.q.val() + self.r_npkts.val() - self.c1_24.val();
+        }
+        if self.r_st.q.val() == self.s_idle.val() {
+            if self.ctl_req.val() {
+                self.cfg_ram.we.next = true;
+                self.psn_ram.we.next = true;
+                self.pmtu_ram.we.next = true;
+                self.ctl_done.next = true;
+            } else if self.sq_q.m_valid.val() {
+                self.sq_q.m_ready.next = true;
+                self.r_wr.d.next = self.sq_q.m_data.val();
+                self.psn_ram.re.next = true;
+                self.pmtu_ram.re.next = true;
+                self.r_st.d.next = self.s_look.val();
+            }
+        }
+        if self.r_st.q.val() == self.s_look.val() {
+            self.r_psn.d.next = self.psn_ram.rdata.val();
+            self.r_psn0.d.next = self.psn_ram.rdata.val();
+            self.r_addr.d.next = self.r_wr.q.val().laddr;
+            self.r_left.d.next = self.r_wr.q.val().len;
+            self.r_first.d.next = true;
+            self.r_st.d.next = self.s_gen.val();
+        }
+        if self.r_take.val() {
+            self.r_psn.d.next = self.r_psn.q.val() + self.c1_24.val();
+            self.r_addr.d.next = self.r_addr.q.val() + bit_cast::<64, 32>(self.r_plen.val());
+            self.r_left.d.next = self.r_left.q.val() - self.r_plen.val();
+            self.r_first.d.next = false;
+            self.psn_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
+            self.psn_ram.wdata.next = self.r_psn.q.val() + self.c1_24.val();
+            if self.r_wr.q.val().op == self.op_read.val() {
+                self.psn_ram.wdata.next = self.r_psn.q.val() + self.r_npkts.val();
+                self.psn_ram.we.next = true;
+                self.sent_q.s_valid.next = true;
+                self.r_st.d.next = self.s_idle.val();
+            } else if self.r_last.val() {
+                self.psn_ram.we.next = true;
+                self.sent_q.s_valid.next = true;
+                self.r_st.d.next = self.s_idle.val();
+            }
+        }
+        // ------------------------------------------------ READ responder
+        self.j_pmtu16.next = self.c256.val() << bit_cast::<16, 3>(self.j_job.q.val().pmtu);
+        self.j_pmtu.next = bit_cast::<32, 16>(self.j_pmtu16.val());
+        self.j_last.next = self.j_left.q.val() <= self.j_pmtu.val();
+        self.j_desc.next.qpn = self.j_job.q.val().qpn;
+        self.j_desc.next.psn = self.j_psn.q.val();
+        self.j_desc.next.va = self.j_job.q.val().va;
+        self.j_desc.next.rkey = self.c0_32.val();
+        self.j_desc.next.dma_len = self.j_job.q.val().len;
+        self.j_desc.next.syndrome = self.syn_ack.val();
+        self.j_desc.next.msn = self.j_job.q.val().msn;
+        self.j_desc.next.laddr = self.j_addr.q.val();
+        self.j_desc.next.ackreq = false;
+        self.j_desc.next.plen = bit_cast::<16, 32>(self.j_pmtu.val());
+        if self.j_last.val() {
+            self.j_desc.next.plen = bit_cast::<16, 32>(self.j_left.q.val());
+        }
+        self.j_desc.next.opcode = self.o_rm.val();
+        if self.j_first.q.val() & self.j_last.val() {
+            self.j_desc.next.opcode = self.o_ro.val();
+        } else if self.j_first.q.val() {
+            self.j_desc.next.opcode = self.o_rf.val();
+        } else if self.j_last.val() {
+            self.j_desc.next.opcode = self.o_rl.val();
+        }
+        self.job_q.m_ready.next = !self.j_active.q.val();
+        if !self.j_active.q.val() & self.job_q.m_valid.val() {
+            self.j_job.d.next = self.job_q.m_data.val();
+            self.j_addr.d.next = self.job_q.m_data.val().va;
+            self.j_left.d.next = self.job_q.m_data.val().len;
+            self.j_psn.d.next = self.job_q.m_data.val().psn;
+            self.j_first.d.next = true;
+            self.j_active.d.next = true;
+        }
+        if self.j_take.val() {
+            self.j_psn.d.next = self.j_psn.q.val() + self.c1_24.val();
+            self.j_addr.d.next = self.j_addr.q.val() + bit_cast::<64, 16>(self.j_desc.val().plen);
+            self.j_left.d.next = self.j_left.q.val() - bit_cast::<32, 16>(self.j_desc.val().plen);
+            self.j_first.d.next = false;
+            if self.j_last.val() {
+                self.j_active.d.next = false;
+            }
+        }
+        // ------------------------------------------------ ACK generator
+        self.a_desc.next.opcode = self.o_ack.val();
+        self.a_desc.next.qpn = self.ack_q.m_data.val().qpn;
+        self.a_desc.next.psn = self.ack_q.m_data.val().psn;
+        self.a_desc.next.ackreq = false;
+        self.a_desc.next.va = self.c0_64.val();
+        self.a_desc.next.rkey = self.c0_32.val();
+        self.a_desc.next.dma_len = self.c0_32.val();
+        self.a_desc.next.syndrome = self.ack_q.m_data.val().syndrome;
+        self.a_desc.next.msn = self.ack_q.m_data.val().msn;
+        self.a_desc.next.plen = self.c0_16.val();
+        self.a_desc.next.laddr = self.c0_64.val();
+        // ------------------------------------------------ arbiter: ACK > READ response > request
+        self.pick.next = self.r_desc.val();
+        self.pick_valid.next = self.r_valid.val();
+        if self.ack_q.m_valid.val() {
+            self.pick.next = self.a_desc.val();
+            self.pick_valid.next = true;
+        } else if self.j_active.q.val() {
+            self.pick.next = self.j_desc.val();
+            self.pick_valid.next = true;
+        }
+        self.fire.next = self.pick_valid.val() & self.desc_fifo.s_axis.tready.val() & (!self.pick.val().plen.any() | self.cmd_q.s_ready.val());
+        self.a_take.next = self.fire.val() & self.ack_q.m_valid.val();
+        self.j_take.next = self.fire.val() & !self.ack_q.m_valid.val() & self.j_active.q.val();
+        self.r_take.next = self.fire.val() & !self.ack_q.m_valid.val() & !self.j_active.q.val();
+        self.ack_q.m_ready.next = self.a_take.val();
+        self.desc_in.x.next = self.pick.val();
+        self.desc_fifo.s_axis.tdata.next = self.desc_in.y.val();
+        self.desc_fifo.s_axis.tkeep.next = true.into();
+        self.desc_fifo.s_axis.tlast.next = true;
+        self.desc_fifo.s_axis.tuser.next = false;
+        self.desc_fifo.s_axis.tvalid.next = self.fire.val();
+        self.cmd_q.s_data.next.addr = self.pick.val().laddr;
+        self.cmd_q.s_data.next.len = bit_cast::<32, 16>(self.pick.val().plen);
+        self.cmd_q.s_data.next.tag = self.pick.val().qpn;
+        self.cmd_q.s_valid.next = self.fire.val() & self.pick.val().plen.any();
+        if self.a_take.val() {
+            self.k_acks.d.next = self.k_acks.q.val() + 1;
+        }
+        if self.j_take.val() {
+            self.k_resp.d.next = self.k_resp.q.val() + 1;
+        }
+        if self.r_take.val() {
+            self.k_req.d.next = self.k_req.q.val() + 1;
+            if self.r_last.val() | (self.r_wr.q.val().op == self.op_read.val()) {
+                self.k_msgs.d.next = self.k_msgs.q.val() + 1;
+            }
+        }
+        // ------------------------------------------------ addressing
+        self.desc_out.x.next = self.desc_fifo.m_axis.tdata.val();
+        self.x_qpn.next = bit_cast::<A, 24>(self.desc_out.y.val().qpn);
+        self.cfg_ram.raddr.next = self.x_qpn.val();
+        self.cfg_out.x.next = self.cfg_ram.rdata.val();
+        self.desc_fifo.m_axis.tready.next = false;
+        self.hdr_q.s_valid.next = false;
+        if !self.x_st.q.val() {
+            if self.desc_fifo.m_axis.tvalid.val() {
+                self.desc_fifo.m_axis.tready.next = true;
+                self.x_desc.d.next = self.desc_out.y.val();
+                self.cfg_ram.re.next = true;
+                self.x_st.d.next = true;
+            }
+        } else if self.hdr_q.s_ready.val() {
+            self.hdr_q.s_valid.next = true;
+            self.k_frames.d.next = self.k_frames.q.val() + 1;
+            self.x_st.d.next = false;
+        }
+        self.x_hdr.next.opcode = self.x_desc.q.val().opcode;
+        self.x_hdr.next.se = false;
+        self.x_hdr.next.ackreq = self.x_desc.q.val().ackreq;
+        self.x_hdr.next.pkey = self.cfg_out.y.val().pkey;
+        self.x_hdr.next.dqpn = self.cfg_out.y.val().remote_qpn;
+        self.x_hdr.next.psn = self.x_desc.q.val().psn;
+        self.x_hdr.next.va = self.x_desc.q.val().va;
+        self.x_hdr.next.rkey = self.x_desc.q.val().rkey;
+        self.x_hdr.next.dma_len = self.x_desc.q.val().dma_len;
+        self.x_hdr.next.syndrome = self.x_desc.q.val().syndrome;
+        self.x_hdr.next.msn = self.x_desc.q.val().msn;
+        self.x_hdr.next.ipv6 = self.cfg_out.y.val().ipv6;
+        self.x_hdr.next.src_ip = self.local_ip.val();
+        self.x_hdr.next.dst_ip = self.cfg_out.y.val().remote_ip;
+        self.x_hdr.next.src_mac = self.local_mac.val();
+        self.x_hdr.next.dst_mac = self.cfg_out.y.val().remote_mac;
+        self.x_hdr.next.udp_sport = self.cfg_out.y.val().udp_sport;
+        self.x_hdr.next.dscp = self.cfg_out.y.val().dscp;
+        self.x_hdr.next.ecn = self.ecn_ect0.val();
+        self.x_hdr.next.ttl = self.cfg_out.y.val().ttl;
+        self.x_hdr.next.flow = self.zero_flow.val();
+        self.x_hdr.next.plen = self.x_desc.q.val().plen;
+        self.hdr_q.s_data.next = self.x_hdr.val();
+        self.build.hdr.next = self.hdr_q.m_data.val();
+        self.build.hdr_valid.next = self.hdr_q.m_valid.val();
+        self.hdr_q.m_ready.next = self.build.hdr_ready.val();
+        Axis512Sink::link(&mut self.s_axis_dma_rd, &mut self.build.s_axis);
+        Axis512Source::link(&mut self.m_axis_tx, &mut self.build.m_axis);
+        self.unused.next = self.desc_fifo.level.val().any() | self.desc_fifo.drop_bad.val().any() | self.desc_fifo.drop_overflow.val().any()
+            | self.desc_fifo.m_axis.tkeep.val().any() | self.desc_fifo.m_axis.tlast.val() | self.desc_fifo.m_axis.tuser.val()
+            | self.x_desc.q.val().laddr.any() | self.cfg_out.y.val().rkey.any() | self.cfg_out.y.val().mr_base.any()
+            | self.cfg_out.y.val().mr_len.any() | self.cfg_out.y.val().access.any() | self.cfg_out.y.val().pmtu.any()
+            | self.j_job.q.val().psn.any() | self.ack_valid.val();
+        if self.reset.val() {
+            self.r_st.d.next = self.s_idle.val();
+            self.j_active.d.next = false;
+            self.x_st.d.next = false;
+            self.k_frames.d.next = 0.into();
+            self.k_acks.d.next = 0.into();
+            self.k_resp.d.next = 0.into();
+            self.k_req.d.next = 0.into();
+            self.k_msgs.d.next = 0.into();
+        }
+    }
+}
+
+pub type RoceTx500 = RoceTx<9>;
+
+nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, sq_ready, ack, ack_valid, ack_ready,
+    rd_job, rd_job_valid, rd_job_ready, sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
+    s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
+    m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
+    local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_done,
+    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages]);
