@@ -104,3 +104,27 @@ crate::record!(
         laddr: u64 = 64,
     }
 );
+
+/// Completion status codes ([`CqEntryFields::status`]).
+pub mod cq_status {
+    pub const SUCCESS: u8 = 0;
+    pub const RETRY_EXCEEDED: u8 = 1;
+    pub const REMOTE_ACCESS: u8 = 2;
+    pub const REMOTE_INVALID_REQ: u8 = 3;
+    pub const REMOTE_OP: u8 = 4;
+    /// Outstanding when the QP went to ERROR.
+    pub const FLUSHED: u8 = 5;
+}
+
+crate::record!(
+    /// A completion on `m_axis_cq`.
+    CqEntry,
+    CqEntryFields {
+        wr_id: u32 = 32,
+        qpn: u32 = 24,
+        op: u8 = 2,
+        /// [`cq_status`].
+        status: u8 = 4,
+        byte_len: u32 = 32,
+    }
+);

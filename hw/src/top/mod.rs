@@ -3,6 +3,7 @@
 use crate::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
 use crate::roce::rx::parse::RoceRxParse;
 use crate::roce::rx::responder::RoceResponder500;
+use crate::roce::rx::requester::RoceRequester500;
 use crate::roce::tx::build::RoceTxBuild;
 use crate::roce::tx::engine::RoceTx500;
 use crate::stream::*;
@@ -95,6 +96,7 @@ pub fn all_tops() -> Vec<Top> {
         make("axis_limit", "frame length limiter (keeps the first N bytes per frame)", AxisLimit::default(), &[]),
         make("roce_rx_parse", "RoCEv2 RX parser: header channel and payload stream", RoceRxParse::default(), &[("frames", "RoCEv2 frames parsed"), ("not_roce", "frames that are not RoCEv2, dropped")]),
         make("roce_responder", "RoCEv2 responder: QP tables (500 QPs), request checks, DMA writes, ACK/NAK and READ jobs", RoceResponder500::default(), &RESPONDER_COUNTERS),
+        make("roce_requester", "RoCEv2 requester completion side: outstanding rings, ACK/NAK/READ response matching, completions", RoceRequester500::default(), &[("cnt$acks", "ACKs matched"), ("cnt$ack_out_of_window", "ACKs ignored: outside the outstanding window or nothing outstanding"), ("cnt$nak_seq", "NAK 0x60 (PSN sequence error)"), ("cnt$nak_fatal", "NAK 0x61-0x63: the QP's requester went to ERROR"), ("cnt$read_resp", "READ response packets placed"), ("cnt$resp_unexpected", "responses dropped: out of order, unexpected opcode or QP in error"), ("cnt$completions", "completions posted")]),
         make("roce_tx", "RoCEv2 TX: requester, READ responder, ACK generator, arbiter, addressing, deparser", RoceTx500::default(), &[("cnt$frames", "frames sent"), ("cnt$acks", "ACK/NAK packets"), ("cnt$read_resp", "READ RESPONSE packets"), ("cnt$requests", "request packets"), ("cnt$messages", "messages sent")]),
         make("roce_tx_build", "RoCEv2 TX deparser: Ethernet/IP/UDP/BTH/RETH/AETH, pad, ICRC", RoceTxBuild::default(), &[]),
         make("axis_arb4", "four-input frame arbiter, round robin", AxisArb4::default(), &[]),

@@ -104,3 +104,23 @@ mod tests {
         assert_eq!((QP_CFG_BITS, QP_RQ_BITS), (412, 157));
     }
 }
+
+crate::record!(
+    /// Per-QP requester state on the completion side: the ring of outstanding messages
+    /// (16 per QP) and the PSN range they cover.
+    QpReq,
+    QpReqFields {
+        head: u8 = 4,
+        tail: u8 = 4,
+        count: u8 = 5,
+        /// Oldest unacknowledged PSN.
+        sq_una_psn: u32 = 24,
+        /// Last PSN sent.
+        sq_last_psn: u32 = 24,
+        /// A fatal NAK moved the QP's requester to ERROR.
+        err: bool = 1,
+    }
+);
+pub const QP_REQ_BITS: usize = QpReqFields::BITS;
+/// Outstanding messages per QP.
+pub const RING: usize = 16;

@@ -1,0 +1,548 @@
+//! `RoceRequester` (the requester's completion side): matches ACKs, NAKs and READ responses
+//! against the messages the TX requester has sent (`sent`, kept in a ring of 16 per QP in RAM)
+//! and posts completions on `cq`.
+//!
+//! * An ACK completes every outstanding WRITE whose last PSN it covers (coalesced ACKs complete
+//!   several); an ACK inside a multi-packet message moves the oldest unacknowledged PSN. An ACK
+//!   with a PSN outside `[oldest unacknowledged, last sent]`, or with nothing outstanding, is
+//!   ignored and counted (`ack_out_of_window`).
+//! * A READ response (in order: its PSN is the oldest unacknowledged) is written to host memory
+//!   at the READ's local address plus `(psn - first psn) × PMTU`; the last one completes the READ.
+//!   It first completes, implicitly, WRITEs sent before the READ. A response out of order is
+//!   dropped and counted (`resp_unexpected`; recovery is the reliability issue's).
+//! * NAK 0x60 completes the messages before its PSN and is counted (Go-Back-N is the reliability
+//!   issue's). NAK 0x61/0x62/0x63 completes the messages before its PSN, then the one it names
+//!   with `remote invalid request`/`remote access error`/`remote operational error`, flushes the
+//!   rest (`flushed`) and moves the QP's requester to ERROR; later work completes as flushed.
+//! * Completions: one per signaled message, and one per message that ends in error.
+use crate::record::{FromBits, ToBits};
+use crate::roce::hdr::RoceHdr;
+use crate::roce::qp::*;
+use crate::roce::*;
+use crate::stream::*;
+use nicgen_model::opcode as op;
+use rust_hdl::prelude::*;
+
+const SENT_BITS: usize = SentWrFields::BITS;
+
+#[derive(LogicInterface, Default)]
+pub struct ReqCounters {
+    pub acks: Signal<Out, Bits<32>>,
+    pub ack_out_of_window: Signal<Out, Bits<32>>,
+    pub nak_seq: Signal<Out, Bits<32>>,
+    pub nak_fatal: Signal<Out, Bits<32>>,
+    pub read_resp: Signal<Out, Bits<32>>,
+    pub resp_unexpected: Signal<Out, Bits<32>>,
+    pub completions: Signal<Out, Bits<32>>,
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+#[derive(LogicBlock)]
+pub struct RoceRequester<const A: usize, const R: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub sent: Signal<In, SentWr>,
+    pub sent_valid: Signal<In, Bit>,
+    pub sent_ready: Signal<Out, Bit>,
+    pub resp: Signal<In, RoceHdr>,
+    pub resp_valid: Signal<In, Bit>,
+    pub resp_ready: Signal<Out, Bit>,
+    pub s_axis: Axis512Sink,
+    pub cq: Signal<Out, CqEntry>,
+    pub cq_valid: Signal<Out, Bit>,
+    pub cq_ready: Signal<In, Bit>,
+    pub dma_wr_cmd: Signal<Out, DmaCmd>,
+    pub dma_wr_cmd_valid: Signal<Out, Bit>,
+    pub dma_wr_cmd_ready: Signal<In, Bit>,
+    pub m_axis_dma_wr: Axis512Source,
+    /// Control-plane reset of a QP's requester state (empty ring, no error), held until done.
+    pub ctl_req: Signal<In, Bit>,
+    pub ctl_qpn: Signal<In, Bits<A>>,
+    pub ctl_done: Signal<Out, Bit>,
+    pub cnt: ReqCounters,
+    sent_q: ChanSkid<SentWr>,
+    resp_q: ChanSkid<RoceHdr>,
+    cq_q: ChanSkid<CqEntry>,
+    cmd_q: ChanSkid<DmaCmd>,
+    act_q: ChanSkid<Bit>,
+    dma_skid: AxisSkid512,
+    ptr_ram: Ram<QP_REQ_BITS, A>,
+    ring_ram: Ram<SENT_BITS, R>,
+    ptr_in: ToBits<QpReq, QP_REQ_BITS>,
+    ptr_out: FromBits<QpReq, QP_REQ_BITS>,
+    ring_in: ToBits<SentWr, SENT_BITS>,
+    ring_out: FromBits<SentWr, SENT_BITS>,
+    // 0 idle, 1 look (ptr in, ring read), 2 evaluate, 3 record a sent message
+    st: DFF<Bits<2>>,
+    h: DFF<RoceHdr>,
+    p: DFF<QpReq>,
+    p_nx: Signal<Local, QpReq>,
+    fatal: DFF<Bit>,
+    first: DFF<Bit>,
+    k: [DFF<Bits<32>>; 7],
+    qpn_a: Signal<Local, Bits<A>>,
+    in_qpn: Signal<Local, Bits<A>>,
+    h_qpn: Signal<Local, Bits<A>>,
+    e: Signal<Local, SentWr>,
+    is_ack: Signal<Local, Bit>,
+    is_nak_seq: Signal<Local, Bit>,
+    is_nak_fatal: Signal<Local, Bit>,
+    is_rr: Signal<Local, Bit>,
+    cov_psn: Signal<Local, Bits<24>>,
+    e_done: Signal<Local, Bit>,
+    done_d_unused_low: Signal<Local, Bits<24>>,
+    psn_off: Signal<Local, Bits<24>>,
+    syn: Signal<Local, Bits<8>>,
+    c0_4: Constant<Bits<4>>,
+    in_win: Signal<Local, Bit>,
+    room: Signal<Local, Bit>,
+    tail_nx: Signal<Local, Bits<4>>,
+    roff: Signal<Local, Bits<64>>,
+    status: Signal<Local, Bits<4>>,
+    finish: Signal<Local, Bit>,
+    pay_dma: Signal<Local, Bit>,
+    complete: Signal<Local, Bit>,
+    bump: [Signal<Local, Bit>; 7],
+    unused: Signal<Local, Bit>,
+    s_idle: Constant<Bits<2>>,
+    s_look: Constant<Bits<2>>,
+    s_eval: Constant<Bits<2>>,
+    s_sent: Constant<Bits<2>>,
+    c1_4: Constant<Bits<4>>,
+    c1_5: Constant<Bits<5>>,
+    c1_24: Constant<Bits<24>>,
+    c16: Constant<Bits<5>>,
+    c0_5: Constant<Bits<5>>,
+    c8: Constant<Bits<7>>,
+    o_ack: Constant<Bits<8>>,
+    o_rf: Constant<Bits<8>>,
+    o_ro: Constant<Bits<8>>,
+    op_write: Constant<Bits<2>>,
+    op_read: Constant<Bits<2>>,
+    syn_nak: Constant<Bits<3>>,
+    syn_ack: Constant<Bits<3>>,
+    nak_seq: Constant<Bits<5>>,
+    nak_inv: Constant<Bits<5>>,
+    nak_acc: Constant<Bits<5>>,
+    st_ok: Constant<Bits<4>>,
+    st_acc: Constant<Bits<4>>,
+    st_inv: Constant<Bits<4>>,
+    st_op: Constant<Bits<4>>,
+    st_flush: Constant<Bits<4>>,
+}
+
+impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
+    fn default() -> Self {
+        assert_eq!(R, A + 4, "the ring RAM holds 16 entries per QP");
+        let style = if A > 10 { RamStyle::Ultra } else { RamStyle::Block };
+        RoceRequester {
+            clock: Default::default(),
+            reset: Default::default(),
+            sent: Default::default(),
+            sent_valid: Default::default(),
+            sent_ready: Default::default(),
+            resp: Default::default(),
+            resp_valid: Default::default(),
+            resp_ready: Default::default(),
+            s_axis: Default::default(),
+            cq: Default::default(),
+            cq_valid: Default::default(),
+            cq_ready: Default::default(),
+            dma_wr_cmd: Default::default(),
+            dma_wr_cmd_valid: Default::default(),
+            dma_wr_cmd_ready: Default::default(),
+            m_axis_dma_wr: Default::default(),
+            ctl_req: Default::default(),
+            ctl_qpn: Default::default(),
+            ctl_done: Default::default(),
+            cnt: Default::default(),
+            sent_q: Default::default(),
+            resp_q: Default::default(),
+            cq_q: Default::default(),
+            cmd_q: Default::default(),
+            act_q: Default::default(),
+            dma_skid: Default::default(),
+            ptr_ram: Ram::new(style, false),
+            ring_ram: Ram::new(if R > 12 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            ptr_in: Default::default(),
+            ptr_out: Default::default(),
+            ring_in: Default::default(),
+            ring_out: Default::default(),
+            st: Default::default(),
+            h: Default::default(),
+            p: Default::default(),
+            p_nx: Default::default(),
+            fatal: Default::default(),
+            first: Default::default(),
+            k: Default::default(),
+            qpn_a: Default::default(),
+            in_qpn: Default::default(),
+            h_qpn: Default::default(),
+            e: Default::default(),
+            is_ack: Default::default(),
+            is_nak_seq: Default::default(),
+            is_nak_fatal: Default::default(),
+            is_rr: Default::default(),
+            cov_psn: Default::default(),
+            e_done: Default::default(),
+            done_d_unused_low: Default::default(),
+            psn_off: Default::default(),
+            syn: Default::default(),
+            c0_4: c(0),
+            in_win: Default::default(),
+            room: Default::default(),
+            tail_nx: Default::default(),
+            roff: Default::default(),
+            status: Default::default(),
+            finish: Default::default(),
+            pay_dma: Default::default(),
+            complete: Default::default(),
+            bump: Default::default(),
+            unused: Default::default(),
+            s_idle: c(0),
+            s_look: c(1),
+            s_eval: c(2),
+            s_sent: c(3),
+            c1_4: c(1),
+            c1_5: c(1),
+            c1_24: c(1),
+            c16: c(RING as u64),
+            c0_5: c(0),
+            c8: c(8),
+            o_ack: c(op::ACK as u64),
+            o_rf: c(op::READ_RESP_FIRST as u64),
+            o_ro: c(op::READ_RESP_ONLY as u64),
+            op_write: c(wr_op::WRITE as u64),
+            op_read: c(wr_op::READ as u64),
+            syn_nak: c(3),
+            syn_ack: c(0),
+            nak_seq: c(0),
+            nak_inv: c(1),
+            nak_acc: c(2),
+            st_ok: c(cq_status::SUCCESS as u64),
+            st_acc: c(cq_status::REMOTE_ACCESS as u64),
+            st_inv: c(cq_status::REMOTE_INVALID_REQ as u64),
+            st_op: c(cq_status::REMOTE_OP as u64),
+            st_flush: c(cq_status::FLUSHED as u64),
+        }
+    }
+}
+
+/// Counter slots of `k`.
+pub mod ctr {
+    pub const ACKS: usize = 0;
+    pub const ACK_OOW: usize = 1;
+    pub const NAK_SEQ: usize = 2;
+    pub const NAK_FATAL: usize = 3;
+    pub const READ_RESP: usize = 4;
+    pub const RESP_UNEXPECTED: usize = 5;
+    pub const COMPLETIONS: usize = 6;
+}
+
+impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, st, h, p, fatal, first);
+        clock!(self, clock, sent_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
+        for i in 0..7 {
+            self.k[i].clock.next = self.clock.val();
+            self.k[i].d.next = self.k[i].q.val();
+            self.bump[i].next = false;
+        }
+        self.sent_q.reset.next = self.reset.val();
+        self.resp_q.reset.next = self.reset.val();
+        self.cq_q.reset.next = self.reset.val();
+        self.cmd_q.reset.next = self.reset.val();
+        self.act_q.reset.next = self.reset.val();
+        self.dma_skid.reset.next = self.reset.val();
+        // channels
+        self.sent_q.s_data.next = self.sent.val();
+        self.sent_q.s_valid.next = self.sent_valid.val();
+        self.sent_ready.next = self.sent_q.s_ready.val();
+        self.resp_q.s_data.next = self.resp.val();
+        self.resp_q.s_valid.next = self.resp_valid.val();
+        self.resp_ready.next = self.resp_q.s_ready.val();
+        self.cq.next = self.cq_q.m_data.val();
+        self.cq_valid.next = self.cq_q.m_valid.val();
+        self.cq_q.m_ready.next = self.cq_ready.val();
+        self.dma_wr_cmd.next = self.cmd_q.m_data.val();
+        self.dma_wr_cmd_valid.next = self.cmd_q.m_valid.val();
+        self.cmd_q.m_ready.next = self.dma_wr_cmd_ready.val();
+        self.cnt.acks.next = self.k[0].q.val();
+        self.cnt.ack_out_of_window.next = self.k[1].q.val();
+        self.cnt.nak_seq.next = self.k[2].q.val();
+        self.cnt.nak_fatal.next = self.k[3].q.val();
+        self.cnt.read_resp.next = self.k[4].q.val();
+        self.cnt.resp_unexpected.next = self.k[5].q.val();
+        self.cnt.completions.next = self.k[6].q.val();
+        // tables
+        self.in_qpn.next = bit_cast::<A, 24>(self.resp_q.m_data.val().dqpn);
+        self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
+        self.qpn_a.next = bit_cast::<A, 24>(self.sent_q.m_data.val().qpn);
+        self.ptr_out.x.next = self.ptr_ram.rdata.val();
+        self.ring_out.x.next = self.ring_ram.rdata.val();
+        self.e.next = self.ring_out.y.val();
+        self.ptr_in.x.next = self.p.q.val();
+        self.ptr_ram.wdata.next = self.ptr_in.y.val();
+        self.ptr_ram.waddr.next = self.h_qpn.val();
+        self.ptr_ram.raddr.next = self.in_qpn.val();
+        self.ptr_ram.re.next = false;
+        self.ptr_ram.we.next = false;
+        self.ptr_ram.oce.next = false;
+        self.ring_in.x.next = self.sent_q.m_data.val();
+        self.ring_ram.wdata.next = self.ring_in.y.val();
+        self.ring_ram.waddr.next = (bit_cast::<R, A>(self.qpn_a.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().head);
+        self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().tail);
+        self.ring_ram.re.next = false;
+        self.ring_ram.we.next = false;
+        self.ring_ram.oce.next = false;
+        self.sent_q.m_ready.next = false;
+        self.resp_q.m_ready.next = false;
+        self.ctl_done.next = false;
+        // outputs default
+        self.cq_q.s_valid.next = false;
+        self.cq_q.s_data.next.wr_id = self.e.val().wr_id;
+        self.cq_q.s_data.next.qpn = self.e.val().qpn;
+        self.cq_q.s_data.next.op = self.e.val().op;
+        self.cq_q.s_data.next.status = self.st_ok.val();
+        self.cq_q.s_data.next.byte_len = self.e.val().len;
+        self.cmd_q.s_valid.next = false;
+        self.act_q.s_valid.next = false;
+        self.act_q.s_data.next = false;
+        // evaluation of one step
+        self.syn.next = self.h.q.val().syndrome;
+        self.is_ack.next = (self.h.q.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_ack.val());
+        self.is_nak_seq.next = (self.h.q.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_nak.val()) & (self.syn.val().get_bits::<5>(0) == self.nak_seq.val());
+        self.is_nak_fatal.next = (self.h.q.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_nak.val()) & (self.syn.val().get_bits::<5>(0) != self.nak_seq.val());
+        self.is_rr.next = (self.h.q.val().opcode >= self.o_rf.val()) & (self.h.q.val().opcode <= self.o_ro.val());
+        self.cov_psn.next = self.h.q.val().psn - self.c1_24.val();
+        if self.is_ack.val() {
+            self.cov_psn.next = self.h.q.val().psn;
+        }
+        self.done_d_unused_low.next = self.cov_psn.val() - self.e.val().last_psn;
+        self.e_done.next = !self.done_d_unused_low.val().get_bit(23);
+        self.in_win.next = self.p.q.val().count.any() & ((self.h.q.val().psn - self.p.q.val().sq_una_psn) <= (self.p.q.val().sq_last_psn - self.p.q.val().sq_una_psn));
+        self.room.next = self.cq_q.s_ready.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val();
+        self.tail_nx.next = self.p.q.val().tail + self.c1_4.val();
+        self.psn_off.next = self.h.q.val().psn - self.e.val().first_psn;
+        self.roff.next = bit_cast::<64, 24>(self.psn_off.val()) << (bit_cast::<64, 3>(self.e.val().pmtu) + bit_cast::<64, 7>(self.c8.val()));
+        self.status.next = self.st_op.val();
+        if self.syn.val().get_bits::<5>(0) == self.nak_inv.val() {
+            self.status.next = self.st_inv.val();
+        }
+        if self.syn.val().get_bits::<5>(0) == self.nak_acc.val() {
+            self.status.next = self.st_acc.val();
+        }
+        self.p_nx.next = self.p.q.val();
+        self.finish.next = false;
+        self.pay_dma.next = false;
+        self.complete.next = false;
+        self.cmd_q.s_data.next.addr = self.e.val().laddr + self.roff.val();
+        self.cmd_q.s_data.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
+        self.cmd_q.s_data.next.tag = self.h.q.val().dqpn;
+        // ------------------------------------------------ FSM
+        if self.st.q.val() == self.s_idle.val() {
+            if self.ctl_req.val() {
+                self.ptr_ram.waddr.next = self.ctl_qpn.val();
+                self.ptr_in.x.next.head = self.c0_4.val();
+                self.ptr_in.x.next.tail = self.c0_4.val();
+                self.ptr_in.x.next.count = self.c0_5.val();
+                self.ptr_in.x.next.err = false;
+                self.ptr_ram.we.next = true;
+                self.ctl_done.next = true;
+            } else if self.resp_q.m_valid.val() {
+                self.resp_q.m_ready.next = true;
+                self.h.d.next = self.resp_q.m_data.val();
+                self.ptr_ram.re.next = true;
+                self.st.d.next = self.s_look.val();
+            } else if self.sent_q.m_valid.val() {
+                self.ptr_ram.raddr.next = self.qpn_a.val();
+                self.ptr_ram.re.next = true;
+                self.st.d.next = self.s_sent.val();
+            }
+        }
+        if self.st.q.val() == self.s_sent.val() {
+            // record the message if the ring has room; a QP in error completes it as flushed
+            self.p.d.next = self.ptr_out.y.val();
+            self.ptr_ram.waddr.next = self.qpn_a.val();
+            self.cq_q.s_data.next.wr_id = self.sent_q.m_data.val().wr_id;
+            self.cq_q.s_data.next.qpn = self.sent_q.m_data.val().qpn;
+            self.cq_q.s_data.next.op = self.sent_q.m_data.val().op;
+            self.cq_q.s_data.next.status = self.st_flush.val();
+            self.cq_q.s_data.next.byte_len = self.sent_q.m_data.val().len;
+            self.ptr_in.x.next = self.ptr_out.y.val();
+            if self.ptr_out.y.val().err {
+                if self.cq_q.s_ready.val() {
+                    self.cq_q.s_valid.next = true;
+                    self.bump[6].next = true;
+                    self.sent_q.m_ready.next = true;
+                }
+            } else if self.ptr_out.y.val().count < self.c16.val() {
+                self.ring_ram.we.next = true;
+                self.ptr_in.x.next.head = self.ptr_out.y.val().head + self.c1_4.val();
+                self.ptr_in.x.next.count = self.ptr_out.y.val().count + self.c1_5.val();
+                self.ptr_in.x.next.sq_last_psn = self.sent_q.m_data.val().last_psn;
+                if !self.ptr_out.y.val().count.any() {
+                    self.ptr_in.x.next.sq_una_psn = self.sent_q.m_data.val().first_psn;
+                }
+                self.ptr_ram.we.next = true;
+                self.sent_q.m_ready.next = true;
+            }
+            self.st.d.next = self.s_idle.val();
+        }
+        if self.st.q.val() == self.s_look.val() {
+            self.p.d.next = self.ptr_out.y.val();
+            self.ring_ram.re.next = true;
+            self.first.d.next = true;
+            self.fatal.d.next = false;
+            self.st.d.next = self.s_eval.val();
+        }
+        if self.st.q.val() == self.s_eval.val() {
+            self.p_nx.next = self.p.q.val();
+            // by default re-read the same ring entry (a step that waits for room)
+            self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
+            self.ring_ram.re.next = true;
+            if self.room.val() {
+                self.first.d.next = false;
+                if self.first.q.val() & self.p.q.val().err {
+                    // the QP's requester is in error: responses are dropped
+                    self.bump[5].next = true;
+                    self.finish.next = true;
+                } else if self.fatal.q.val() {
+                    // flushing what is left behind a fatal NAK
+                    if self.p.q.val().count.any() {
+                        self.cq_q.s_data.next.status = self.st_flush.val();
+                        self.cq_q.s_valid.next = true;
+                        self.complete.next = true;
+                    } else {
+                        self.finish.next = true;
+                    }
+                } else if self.is_ack.val() | self.is_nak_seq.val() | self.is_nak_fatal.val() {
+                    if self.first.q.val() & !self.in_win.val() {
+                        self.bump[1].next = true;
+                        self.finish.next = true;
+                    } else if self.p.q.val().count.any() & self.e_done.val() & (self.e.val().op == self.op_write.val()) {
+                        self.cq_q.s_valid.next = self.e.val().signaled;
+                        self.complete.next = true;
+                        if self.first.q.val() & self.is_ack.val() {
+                            self.bump[0].next = true;
+                        }
+                    } else {
+                        if self.is_ack.val() {
+                            if self.first.q.val() {
+                                self.bump[0].next = true;
+                            }
+                            if self.p.q.val().count.any() {
+                                self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                            }
+                            self.finish.next = true;
+                        } else if self.is_nak_seq.val() {
+                            self.bump[2].next = true;
+                            self.finish.next = true;
+                        } else if self.p.q.val().count.any() {
+                            // the message the fatal NAK names
+                            self.bump[3].next = true;
+                            self.cq_q.s_data.next.status = self.status.val();
+                            self.cq_q.s_valid.next = true;
+                            self.complete.next = true;
+                            self.fatal.d.next = true;
+                            self.p_nx.next.err = true;
+                        } else {
+                            self.bump[3].next = true;
+                            self.finish.next = true;
+                        }
+                    }
+                } else if self.is_rr.val() {
+                    if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) & self.e_done.val() {
+                        // a READ response acknowledges the WRITEs sent before the READ
+                        self.cq_q.s_valid.next = self.e.val().signaled;
+                        self.complete.next = true;
+                    } else if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn) {
+                        self.bump[4].next = true;
+                        self.pay_dma.next = self.h.q.val().plen.any();
+                        self.cmd_q.s_valid.next = self.h.q.val().plen.any();
+                        self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                        self.finish.next = true;
+                        if self.h.q.val().psn == self.e.val().last_psn {
+                            self.cq_q.s_valid.next = self.e.val().signaled;
+                            self.complete.next = true;
+                        }
+                    } else {
+                        self.bump[5].next = true;
+                        self.finish.next = true;
+                    }
+                } else {
+                    self.bump[5].next = true;
+                    self.finish.next = true;
+                }
+            }
+            if self.complete.val() {
+                self.p_nx.next.tail = self.tail_nx.val();
+                self.p_nx.next.count = self.p.q.val().count - self.c1_5.val();
+                self.p_nx.next.sq_una_psn = self.e.val().last_psn + self.c1_24.val();
+                if self.cq_q.s_valid.val() {
+                    self.bump[6].next = true;
+                }
+                self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.tail_nx.val());
+                if self.p.q.val().count == self.c1_5.val() {
+                    self.finish.next = true;
+                }
+            }
+            self.p.d.next = self.p_nx.val();
+            if self.finish.val() {
+                // write the state back (with this step's changes) and hand the payload on
+                self.ptr_in.x.next = self.p_nx.val();
+                self.ptr_ram.we.next = true;
+                self.act_q.s_valid.next = self.h.q.val().plen.any();
+                self.act_q.s_data.next = self.pay_dma.val();
+                self.st.d.next = self.s_idle.val();
+            }
+        }
+        for i in 0..7 {
+            if self.bump[i].val() {
+                self.k[i].d.next = self.k[i].q.val() + 1;
+            }
+        }
+        // ------------------------------------------------ payload mover: to host memory or dropped
+        self.s_axis.tready.next = false;
+        self.act_q.m_ready.next = false;
+        self.dma_skid.s_axis.tvalid.next = false;
+        self.dma_skid.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.dma_skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.dma_skid.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.dma_skid.s_axis.tuser.next = self.s_axis.tuser.val();
+        if self.act_q.m_valid.val() {
+            if self.act_q.m_data.val() {
+                self.s_axis.tready.next = self.dma_skid.s_axis.tready.val();
+                self.dma_skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
+            } else {
+                self.s_axis.tready.next = true;
+            }
+            self.act_q.m_ready.next = self.s_axis.tvalid.val() & self.s_axis.tready.val() & self.s_axis.tlast.val();
+        }
+        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_skid.m_axis);
+        self.unused.next = self.h.q.val().se | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
+            | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().msn.any() | self.h.q.val().va.any()
+            | self.h.q.val().rkey.any() | self.h.q.val().dma_len.any() | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any()
+            | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any() | self.h.q.val().known | self.h.q.val().len_err
+            | self.h.q.val().ackreq;
+        if self.reset.val() {
+            self.st.d.next = self.s_idle.val();
+            for i in 0..7 {
+                self.k[i].d.next = 0.into();
+            }
+        }
+    }
+}
+
+pub type RoceRequester500 = RoceRequester<9, 13>;
+
+nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, resp, resp_valid, resp_ready,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready,
+    m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
+    ctl_req, ctl_qpn, ctl_done,
+    cnt.acks, cnt.ack_out_of_window, cnt.nak_seq, cnt.nak_fatal, cnt.read_resp, cnt.resp_unexpected, cnt.completions]);
