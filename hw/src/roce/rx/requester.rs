@@ -81,6 +81,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     p: DFF<QpReq>,
     p_nx: Signal<Local, QpReq>,
     fatal: DFF<Bit>,
+    sblk: DFF<Bit>,
     first: DFF<Bit>,
     k: [DFF<Bits<32>>; 7],
     qpn_a: Signal<Local, Bits<A>>,
@@ -176,6 +177,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             p: Default::default(),
             p_nx: Default::default(),
             fatal: Default::default(),
+            sblk: Default::default(),
             first: Default::default(),
             k: Default::default(),
             qpn_a: Default::default(),
@@ -245,7 +247,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, p, fatal, first);
+        dff_setup!(self, clock, st, h, p, fatal, sblk, first);
         clock!(self, clock, sent_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..7 {
             self.k[i].clock.next = self.clock.val();
@@ -353,15 +355,19 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.ptr_in.x.next.err = false;
                 self.ptr_ram.we.next = true;
                 self.ctl_done.next = true;
+            } else if self.sent_q.m_valid.val() & !self.sblk.q.val() {
+                // sent records first: an ACK can only follow its message's record
+                self.ptr_ram.raddr.next = self.qpn_a.val();
+                self.ptr_ram.re.next = true;
+                self.st.d.next = self.s_sent.val();
             } else if self.resp_q.m_valid.val() {
                 self.resp_q.m_ready.next = true;
                 self.h.d.next = self.resp_q.m_data.val();
                 self.ptr_ram.re.next = true;
+                self.sblk.d.next = false;
                 self.st.d.next = self.s_look.val();
-            } else if self.sent_q.m_valid.val() {
-                self.ptr_ram.raddr.next = self.qpn_a.val();
-                self.ptr_ram.re.next = true;
-                self.st.d.next = self.s_sent.val();
+            } else {
+                self.sblk.d.next = false;
             }
         }
         if self.st.q.val() == self.s_sent.val() {
@@ -380,7 +386,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     self.bump[6].next = true;
                     self.sent_q.m_ready.next = true;
                 }
-            } else if self.ptr_out.y.val().count < self.c16.val() {
+            } else if self.ptr_out.y.val().count == self.c16.val() {
+                // ring full: let responses through until one frees a slot
+                self.sblk.d.next = true;
+            } else {
                 self.ring_ram.we.next = true;
                 self.ptr_in.x.next.head = self.ptr_out.y.val().head + self.c1_4.val();
                 self.ptr_in.x.next.count = self.ptr_out.y.val().count + self.c1_5.val();
@@ -531,6 +540,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.h.q.val().ackreq;
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
+            self.sblk.d.next = false;
             for i in 0..7 {
                 self.k[i].d.next = 0.into();
             }
