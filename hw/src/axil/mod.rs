@@ -162,12 +162,12 @@ impl Logic for AxilBridge {
     }
 }
 
-/// A read-only window of eight 32-bit status words at byte offsets 0, 4, … 28 of the register
+/// A read-only window of `N` 32-bit status words at byte offsets 0, 4, … 4(N-1) of the register
 /// bus. A read outside the window, or any write, is an error (SLVERR). Unused inputs read 0.
 #[derive(LogicBlock)]
-pub struct StatusWindow8 {
+pub struct StatusWindow<const N: usize> {
     pub clock: Signal<In, Clock>,
-    pub status: [Signal<In, Bits<32>>; 8],
+    pub status: [Signal<In, Bits<32>>; N],
     pub rd_en: Signal<In, Bit>,
     pub rd_addr: Signal<In, Bits<16>>,
     pub rd_data: Signal<Out, Bits<32>>,
@@ -176,15 +176,17 @@ pub struct StatusWindow8 {
     pub wr_err: Signal<Out, Bit>,
     data: DFF<Bits<32>>,
     err: DFF<Bit>,
-    offs: [Constant<Bits<16>>; 8],
+    offs: [Constant<Bits<16>>; N],
     zero32: Constant<Bits<32>>,
 }
 
-impl Default for StatusWindow8 {
+pub type StatusWindow8 = StatusWindow<8>;
+
+impl<const N: usize> Default for StatusWindow<N> {
     fn default() -> Self {
-        StatusWindow8 {
+        StatusWindow {
             clock: Default::default(),
-            status: Default::default(),
+            status: std::array::from_fn(|_| Default::default()),
             rd_en: Default::default(),
             rd_addr: Default::default(),
             rd_data: Default::default(),
@@ -192,13 +194,13 @@ impl Default for StatusWindow8 {
             wr_err: Default::default(),
             data: Default::default(),
             err: Default::default(),
-            offs: [0u64, 4, 8, 12, 16, 20, 24, 28].map(|o| Constant::new(o.into())),
+            offs: std::array::from_fn(|i| Constant::new((4 * i as u64).into())),
             zero32: Constant::new(0u64.into()),
         }
     }
 }
 
-impl Logic for StatusWindow8 {
+impl<const N: usize> Logic for StatusWindow<N> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, data, err);
@@ -206,7 +208,7 @@ impl Logic for StatusWindow8 {
         if self.rd_en.val() {
             self.data.d.next = self.zero32.val();
             self.err.d.next = true;
-            for i in 0..8 {
+            for i in 0..N {
                 if self.rd_addr.val() == self.offs[i].val() {
                     self.data.d.next = self.status[i].val();
                     self.err.d.next = false;

@@ -3,6 +3,9 @@ pub mod hdr;
 pub mod rx;
 pub mod tx;
 pub mod qp;
+pub mod dma;
+pub mod ctrl;
+pub mod engine;
 
 use rust_hdl::prelude::*;
 

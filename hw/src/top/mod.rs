@@ -6,6 +6,8 @@ use crate::roce::rx::responder::RoceResponder500;
 use crate::roce::rx::requester::RoceRequester500;
 use crate::roce::tx::build::RoceTxBuild;
 use crate::roce::tx::engine::RoceTx500;
+use crate::roce::engine::{reg, RoceEngine500, ENGINE_COUNTERS};
+use crate::roce::ctrl::STAGE_FIELDS;
 use crate::stream::*;
 use nicgen_sim::{top_ports, verilog_named, Dir, PortInfo};
 use rust_hdl::prelude::*;
@@ -79,6 +81,40 @@ const RESPONDER_COUNTERS: [(&str, &str); 15] = [
     ("cnt$to_requester", "responses passed to the requester"),
 ];
 
+/// The engine's register map: counters, control registers and QP staging words.
+fn engine_top() -> Top {
+    let mut t = make("roce_engine", "RoCEv2 RC engine: RX check/parse/responder/requester, TX, control (500 QPs)", RoceEngine500::default(), &[]);
+    let mut regs: Vec<Reg> = ENGINE_COUNTERS
+        .iter()
+        .enumerate()
+        .map(|(i, (n, doc))| Reg { name: n.to_string(), port: String::new(), offset: 4 * i as u32, width: 32, access: "ro", doc })
+        .collect();
+    let ctl: [(&str, u16, usize, &'static str, &'static str); 9] = [
+        ("qp_sel", reg::QP_SEL, 24, "rw", "QPN the next QP_CMD acts on"),
+        ("qp_cmd", reg::QP_CMD, 2, "rw", "write 1: write the staged QP; 2: read the QP into staging; read: bit 0 busy"),
+        ("num_qps", reg::NUM_QPS, 24, "ro", "QPs in the tables"),
+        ("ack_every", reg::ACK_EVERY, 8, "rw", "responder ACK coalescing: an ACK at least every N WRITE packets (0: only on AckReq)"),
+        ("local_mac_lo", reg::LOCAL_MAC_LO, 32, "rw", "local MAC address, bits 31:0"),
+        ("local_mac_hi", reg::LOCAL_MAC_HI, 16, "rw", "local MAC address, bits 47:32"),
+        ("local_ip0", reg::LOCAL_IP, 32, "rw", "local IP address bits 31:0 (IPv4 address)"),
+        ("local_ip1", reg::LOCAL_IP + 4, 32, "rw", "local IP address bits 63:32"),
+        ("local_ip2", reg::LOCAL_IP + 8, 32, "rw", "local IP address bits 95:64 (and 127:96 at +4)"),
+    ];
+    for (n, o, w, a, doc) in ctl {
+        regs.push(Reg { name: n.into(), port: String::new(), offset: o as u32, width: w, access: a, doc });
+    }
+    regs.push(Reg { name: "local_ip3".into(), port: String::new(), offset: reg::LOCAL_IP as u32 + 12, width: 32, access: "rw", doc: "local IP address bits 127:96" });
+    let docs = ["staged QP configuration (QpCfg, packed from bit 0)", "staged responder state (QpRq, packed from bit 0)", "staged send PSN"];
+    for ((base, bits), doc) in STAGE_FIELDS.iter().zip(docs) {
+        for w in 0..bits.div_ceil(32) {
+            regs.push(Reg { name: format!("stage_{:03x}", base + 4 * w as u16), port: String::new(), offset: (*base + 4 * w as u16) as u32, width: (bits - 32 * w).min(32), access: "rw", doc });
+        }
+    }
+    t.regs = regs;
+    t.axil = true;
+    t
+}
+
 /// Every top level, in emission order.
 pub fn all_tops() -> Vec<Top> {
     let mut rx_regs = ICRC_COUNTERS.to_vec();
@@ -95,6 +131,7 @@ pub fn all_tops() -> Vec<Top> {
         make("axis_insert", "header inserter (prepends up to 128 bytes per frame)", AxisInsert::default(), &[]),
         make("axis_limit", "frame length limiter (keeps the first N bytes per frame)", AxisLimit::default(), &[]),
         make("roce_rx_parse", "RoCEv2 RX parser: header channel and payload stream", RoceRxParse::default(), &[("frames", "RoCEv2 frames parsed"), ("not_roce", "frames that are not RoCEv2, dropped")]),
+        engine_top(),
         make("roce_responder", "RoCEv2 responder: QP tables (500 QPs), request checks, DMA writes, ACK/NAK and READ jobs", RoceResponder500::default(), &RESPONDER_COUNTERS),
         make("roce_requester", "RoCEv2 requester completion side: outstanding rings, ACK/NAK/READ response matching, completions", RoceRequester500::default(), &[("cnt$acks", "ACKs matched"), ("cnt$ack_out_of_window", "ACKs ignored: outside the outstanding window or nothing outstanding"), ("cnt$nak_seq", "NAK 0x60 (PSN sequence error)"), ("cnt$nak_fatal", "NAK 0x61-0x63: the QP's requester went to ERROR"), ("cnt$read_resp", "READ response packets placed"), ("cnt$resp_unexpected", "responses dropped: out of order, unexpected opcode or QP in error"), ("cnt$completions", "completions posted")]),
         make("roce_tx", "RoCEv2 TX: requester, READ responder, ACK generator, arbiter, addressing, deparser", RoceTx500::default(), &[("cnt$frames", "frames sent"), ("cnt$acks", "ACK/NAK packets"), ("cnt$read_resp", "READ RESPONSE packets"), ("cnt$requests", "request packets"), ("cnt$messages", "messages sent")]),

@@ -1,0 +1,495 @@
+//! `RoceEngine`: the RoCEv2 RC engine (DESIGN.md §2): ICRC check and drop, parser, responder,
+//! requester completion side, TX engine and the control plane, with one DMA read port, one DMA
+//! write port (responder WRITEs and READ responses merged) and `s_axil_ctrl`.
+//!
+//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x090):
+//! * 0x000–0x0FF: per-cause counters, read-only.
+//! * 0x100 `QP_SEL`: the QPN the next `QP_CMD` acts on.
+//! * 0x104 `QP_CMD`: write 1 = write the staged QP (configuration, responder state, send PSN;
+//!   the completion side is emptied); 2 = read the QP's configuration and responder state into
+//!   the staging words. Reads bit 0 = busy.
+//! * 0x108 `NUM_QPS` (read-only), 0x10C `ACK_EVERY` (default 16),
+//!   0x110/0x114 `LOCAL_MAC` low/high, 0x118–0x124 `LOCAL_IP` (IPv4 in 0x118).
+//! * 0x200–0x260: the QP staging words ([`crate::roce::ctrl`]).
+//!
+//! Writes elsewhere, and reads of unmapped words, answer SLVERR.
+use crate::axil::*;
+use crate::crc::icrc::IcrcCheck;
+use crate::roce::ctrl::QpStage;
+use crate::roce::dma::DmaWrMux;
+use crate::roce::rx::parse::RoceRxParse;
+use crate::roce::rx::requester::RoceRequester;
+use crate::roce::rx::responder::RoceResponder;
+use crate::roce::tx::engine::RoceTx;
+use crate::roce::*;
+use crate::stream::*;
+use rust_hdl::prelude::*;
+
+/// The counters at 0x000 + 4i, in order: (name, meaning).
+pub const ENGINE_COUNTERS: [(&str, &str); 37] = [
+    ("rx_frames", "frames from the MAC"),
+    ("rx_roce", "RoCEv2 frames from the MAC"),
+    ("rx_bad_icrc", "dropped: wrong ICRC"),
+    ("rx_truncated", "dropped: shorter than the IP length, or ending inside the headers"),
+    ("rx_bad_length", "dropped: longer than the IP length, or shorter than the headers"),
+    ("rx_user_flagged", "dropped: flagged bad by the MAC"),
+    ("rx_drop_bad", "frames dropped by the RX buffer for the causes above"),
+    ("rx_drop_overflow", "dropped: RX buffer full"),
+    ("rx_parsed", "RoCEv2 frames parsed"),
+    ("rx_not_roce", "dropped: not RoCEv2"),
+    ("resp_headers", "headers at the responder"),
+    ("resp_unknown_qp", "dropped: QPN beyond the QP table"),
+    ("resp_qp_not_ready", "dropped: QP in RESET or INIT"),
+    ("resp_qp_error", "dropped: QP in ERROR"),
+    ("resp_malformed", "dropped: unknown opcode or pad that does not fit"),
+    ("resp_duplicate", "dropped: duplicate PSN"),
+    ("resp_psn_out_of_window", "PSN ahead of the expected one (one NAK 0x60 per gap)"),
+    ("resp_bad_opcode_seq", "NAK 0x61: opcode out of sequence or not served"),
+    ("resp_length_error", "NAK 0x61: length"),
+    ("resp_rkey_violation", "NAK 0x62: rkey, access or range"),
+    ("resp_writes", "WRITE packets accepted"),
+    ("resp_reads", "READ requests accepted"),
+    ("resp_acks", "ACKs requested"),
+    ("resp_naks", "NAKs requested"),
+    ("resp_to_requester", "responses passed to the requester"),
+    ("req_acks", "ACKs matched"),
+    ("req_ack_out_of_window", "ACKs ignored: outside the outstanding window"),
+    ("req_nak_seq", "NAK 0x60 received"),
+    ("req_nak_fatal", "NAK 0x61-0x63 received"),
+    ("req_read_resp", "READ response packets placed"),
+    ("req_resp_unexpected", "responses dropped"),
+    ("req_completions", "completions posted"),
+    ("tx_frames", "frames sent"),
+    ("tx_acks", "ACK/NAK packets sent"),
+    ("tx_read_resp", "READ RESPONSE packets sent"),
+    ("tx_requests", "request packets sent"),
+    ("tx_messages", "messages sent"),
+];
+
+pub mod reg {
+    pub const QP_SEL: u16 = 0x100;
+    pub const QP_CMD: u16 = 0x104;
+    pub const NUM_QPS: u16 = 0x108;
+    pub const ACK_EVERY: u16 = 0x10c;
+    pub const LOCAL_MAC_LO: u16 = 0x110;
+    pub const LOCAL_MAC_HI: u16 = 0x114;
+    pub const LOCAL_IP: u16 = 0x118;
+    pub const CMD_WRITE: u32 = 1;
+    pub const CMD_READ: u32 = 2;
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+#[derive(LogicBlock)]
+pub struct RoceEngine<const A: usize, const R: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis_rx: Axis512Sink,
+    pub m_axis_tx: Axis512Source,
+    pub sq: Signal<In, SqWr>,
+    pub sq_valid: Signal<In, Bit>,
+    pub sq_ready: Signal<Out, Bit>,
+    pub cq: Signal<Out, CqEntry>,
+    pub cq_valid: Signal<Out, Bit>,
+    pub cq_ready: Signal<In, Bit>,
+    pub dma_rd_cmd: Signal<Out, DmaCmd>,
+    pub dma_rd_cmd_valid: Signal<Out, Bit>,
+    pub dma_rd_cmd_ready: Signal<In, Bit>,
+    pub s_axis_dma_rd: Axis512Sink,
+    pub dma_wr_cmd: Signal<Out, DmaCmd>,
+    pub dma_wr_cmd_valid: Signal<Out, Bit>,
+    pub dma_wr_cmd_ready: Signal<In, Bit>,
+    pub m_axis_dma_wr: Axis512Source,
+    pub s_axil_ctrl: AxilSlave,
+    check: IcrcCheck,
+    rx_fifo: AxisFifo512,
+    parse: RoceRxParse,
+    rsp: RoceResponder<A>,
+    req: RoceRequester<A, R>,
+    tx: RoceTx<A>,
+    wmux: DmaWrMux,
+    bridge: AxilBridge,
+    window: StatusWindow<37>,
+    stage: QpStage,
+    sel: DFF<Bits<24>>,
+    ack_every: DFF<Bits<8>>,
+    mac_lo: DFF<Bits<32>>,
+    mac_hi: DFF<Bits<16>>,
+    ip: [DFF<Bits<32>>; 4],
+    pend_w: DFF<Bit>,
+    pend_r: DFF<Bit>,
+    done_resp: DFF<Bit>,
+    done_tx: DFF<Bit>,
+    done_req: DFF<Bit>,
+    own_q: DFF<Bits<32>>,
+    own_hit_q: DFF<Bit>,
+    own_wr: Signal<Local, Bit>,
+    sel_a: Signal<Local, Bits<A>>,
+    num_qps: Constant<Bits<24>>,
+    a_sel: Constant<Bits<16>>,
+    a_cmd: Constant<Bits<16>>,
+    a_num: Constant<Bits<16>>,
+    a_ack: Constant<Bits<16>>,
+    a_mlo: Constant<Bits<16>>,
+    a_mhi: Constant<Bits<16>>,
+    a_ip: [Constant<Bits<16>>; 4],
+    busy: Signal<Local, Bit>,
+    cmd_w: Constant<Bits<32>>,
+    cmd_r: Constant<Bits<32>>,
+    ack16: Constant<Bits<8>>,
+    zero32: Constant<Bits<32>>,
+    unused: Signal<Local, Bit>,
+}
+
+impl<const A: usize, const R: usize> RoceEngine<A, R> {
+    /// An engine whose QP table holds `num_qps` QPs (at most 2^A).
+    pub fn new(num_qps: usize) -> Self {
+        assert!(num_qps <= 1 << A);
+        RoceEngine {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis_rx: Default::default(),
+            m_axis_tx: Default::default(),
+            sq: Default::default(),
+            sq_valid: Default::default(),
+            sq_ready: Default::default(),
+            cq: Default::default(),
+            cq_valid: Default::default(),
+            cq_ready: Default::default(),
+            dma_rd_cmd: Default::default(),
+            dma_rd_cmd_valid: Default::default(),
+            dma_rd_cmd_ready: Default::default(),
+            s_axis_dma_rd: Default::default(),
+            dma_wr_cmd: Default::default(),
+            dma_wr_cmd_valid: Default::default(),
+            dma_wr_cmd_ready: Default::default(),
+            m_axis_dma_wr: Default::default(),
+            s_axil_ctrl: Default::default(),
+            check: Default::default(),
+            rx_fifo: AxisFrameFifo512::new(),
+            parse: Default::default(),
+            rsp: Default::default(),
+            req: Default::default(),
+            tx: Default::default(),
+            wmux: Default::default(),
+            bridge: Default::default(),
+            window: Default::default(),
+            stage: Default::default(),
+            sel: Default::default(),
+            ack_every: Default::default(),
+            mac_lo: Default::default(),
+            mac_hi: Default::default(),
+            ip: Default::default(),
+            pend_w: Default::default(),
+            pend_r: Default::default(),
+            done_resp: Default::default(),
+            done_tx: Default::default(),
+            done_req: Default::default(),
+            own_q: Default::default(),
+            own_hit_q: Default::default(),
+            own_wr: Default::default(),
+            sel_a: Default::default(),
+            num_qps: c(num_qps as u64),
+            a_sel: c(reg::QP_SEL as u64),
+            a_cmd: c(reg::QP_CMD as u64),
+            a_num: c(reg::NUM_QPS as u64),
+            a_ack: c(reg::ACK_EVERY as u64),
+            a_mlo: c(reg::LOCAL_MAC_LO as u64),
+            a_mhi: c(reg::LOCAL_MAC_HI as u64),
+            a_ip: std::array::from_fn(|i| c(reg::LOCAL_IP as u64 + 4 * i as u64)),
+            busy: Default::default(),
+            cmd_w: c(reg::CMD_WRITE as u64),
+            cmd_r: c(reg::CMD_READ as u64),
+            ack16: c(16),
+            zero32: c(0),
+            unused: Default::default(),
+        }
+    }
+}
+
+impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, sel, ack_every, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
+        for i in 0..4 {
+            self.ip[i].clock.next = self.clock.val();
+            self.ip[i].d.next = self.ip[i].q.val();
+        }
+        clock!(self, clock, check, rx_fifo, parse, rsp, req, tx, wmux, bridge, window, stage);
+        self.check.reset.next = self.reset.val();
+        self.rx_fifo.reset.next = self.reset.val();
+        self.parse.reset.next = self.reset.val();
+        self.rsp.reset.next = self.reset.val();
+        self.req.reset.next = self.reset.val();
+        self.tx.reset.next = self.reset.val();
+        self.wmux.reset.next = self.reset.val();
+        self.bridge.reset.next = self.reset.val();
+        self.stage.reset.next = self.reset.val();
+        // ------------------------------------------------ RX: ICRC check, drop, parse
+        Axis512Sink::link(&mut self.s_axis_rx, &mut self.check.s_axis);
+        self.rx_fifo.s_axis.tdata.next = self.check.m_axis.tdata.val();
+        self.rx_fifo.s_axis.tkeep.next = self.check.m_axis.tkeep.val();
+        self.rx_fifo.s_axis.tlast.next = self.check.m_axis.tlast.val();
+        self.rx_fifo.s_axis.tuser.next = self.check.m_axis.tuser.val();
+        self.rx_fifo.s_axis.tvalid.next = self.check.m_axis.tvalid.val();
+        self.check.m_axis.tready.next = self.rx_fifo.s_axis.tready.val();
+        self.parse.s_axis.tdata.next = self.rx_fifo.m_axis.tdata.val();
+        self.parse.s_axis.tkeep.next = self.rx_fifo.m_axis.tkeep.val();
+        self.parse.s_axis.tlast.next = self.rx_fifo.m_axis.tlast.val();
+        self.parse.s_axis.tuser.next = self.rx_fifo.m_axis.tuser.val();
+        self.parse.s_axis.tvalid.next = self.rx_fifo.m_axis.tvalid.val();
+        self.rx_fifo.m_axis.tready.next = self.parse.s_axis.tready.val();
+        // parser → responder
+        self.rsp.hdr.next = self.parse.hdr.val();
+        self.rsp.hdr_valid.next = self.parse.hdr_valid.val();
+        self.parse.hdr_ready.next = self.rsp.hdr_ready.val();
+        self.rsp.s_axis.tdata.next = self.parse.m_axis.tdata.val();
+        self.rsp.s_axis.tkeep.next = self.parse.m_axis.tkeep.val();
+        self.rsp.s_axis.tlast.next = self.parse.m_axis.tlast.val();
+        self.rsp.s_axis.tuser.next = self.parse.m_axis.tuser.val();
+        self.rsp.s_axis.tvalid.next = self.parse.m_axis.tvalid.val();
+        self.parse.m_axis.tready.next = self.rsp.s_axis.tready.val();
+        self.rsp.num_qps.next = self.num_qps.val();
+        self.rsp.ack_every.next = self.ack_every.q.val();
+        // responder → requester (responses), → TX (ACKs, READ jobs), → DMA writes
+        self.req.resp.next = self.rsp.resp.val();
+        self.req.resp_valid.next = self.rsp.resp_valid.val();
+        self.rsp.resp_ready.next = self.req.resp_ready.val();
+        self.req.s_axis.tdata.next = self.rsp.m_axis_resp.tdata.val();
+        self.req.s_axis.tkeep.next = self.rsp.m_axis_resp.tkeep.val();
+        self.req.s_axis.tlast.next = self.rsp.m_axis_resp.tlast.val();
+        self.req.s_axis.tuser.next = self.rsp.m_axis_resp.tuser.val();
+        self.req.s_axis.tvalid.next = self.rsp.m_axis_resp.tvalid.val();
+        self.rsp.m_axis_resp.tready.next = self.req.s_axis.tready.val();
+        self.tx.ack.next = self.rsp.ack.val();
+        self.tx.ack_valid.next = self.rsp.ack_valid.val();
+        self.rsp.ack_ready.next = self.tx.ack_ready.val();
+        self.tx.rd_job.next = self.rsp.rd_job.val();
+        self.tx.rd_job_valid.next = self.rsp.rd_job_valid.val();
+        self.rsp.rd_job_ready.next = self.tx.rd_job_ready.val();
+        self.wmux.a_cmd.next = self.rsp.dma_wr_cmd.val();
+        self.wmux.a_cmd_valid.next = self.rsp.dma_wr_cmd_valid.val();
+        self.rsp.dma_wr_cmd_ready.next = self.wmux.a_cmd_ready.val();
+        self.wmux.s_axis_a.tdata.next = self.rsp.m_axis_dma_wr.tdata.val();
+        self.wmux.s_axis_a.tkeep.next = self.rsp.m_axis_dma_wr.tkeep.val();
+        self.wmux.s_axis_a.tlast.next = self.rsp.m_axis_dma_wr.tlast.val();
+        self.wmux.s_axis_a.tuser.next = self.rsp.m_axis_dma_wr.tuser.val();
+        self.wmux.s_axis_a.tvalid.next = self.rsp.m_axis_dma_wr.tvalid.val();
+        self.rsp.m_axis_dma_wr.tready.next = self.wmux.s_axis_a.tready.val();
+        self.wmux.b_cmd.next = self.req.dma_wr_cmd.val();
+        self.wmux.b_cmd_valid.next = self.req.dma_wr_cmd_valid.val();
+        self.req.dma_wr_cmd_ready.next = self.wmux.b_cmd_ready.val();
+        self.wmux.s_axis_b.tdata.next = self.req.m_axis_dma_wr.tdata.val();
+        self.wmux.s_axis_b.tkeep.next = self.req.m_axis_dma_wr.tkeep.val();
+        self.wmux.s_axis_b.tlast.next = self.req.m_axis_dma_wr.tlast.val();
+        self.wmux.s_axis_b.tuser.next = self.req.m_axis_dma_wr.tuser.val();
+        self.wmux.s_axis_b.tvalid.next = self.req.m_axis_dma_wr.tvalid.val();
+        self.req.m_axis_dma_wr.tready.next = self.wmux.s_axis_b.tready.val();
+        self.dma_wr_cmd.next = self.wmux.cmd.val();
+        self.dma_wr_cmd_valid.next = self.wmux.cmd_valid.val();
+        self.wmux.cmd_ready.next = self.dma_wr_cmd_ready.val();
+        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.wmux.m_axis);
+        // ------------------------------------------------ TX, SQ, CQ
+        self.tx.sq.next = self.sq.val();
+        self.tx.sq_valid.next = self.sq_valid.val();
+        self.sq_ready.next = self.tx.sq_ready.val();
+        self.req.sent.next = self.tx.sent.val();
+        self.req.sent_valid.next = self.tx.sent_valid.val();
+        self.tx.sent_ready.next = self.req.sent_ready.val();
+        self.cq.next = self.req.cq.val();
+        self.cq_valid.next = self.req.cq_valid.val();
+        self.req.cq_ready.next = self.cq_ready.val();
+        self.dma_rd_cmd.next = self.tx.dma_rd_cmd.val();
+        self.dma_rd_cmd_valid.next = self.tx.dma_rd_cmd_valid.val();
+        self.tx.dma_rd_cmd_ready.next = self.dma_rd_cmd_ready.val();
+        Axis512Sink::link(&mut self.s_axis_dma_rd, &mut self.tx.s_axis_dma_rd);
+        Axis512Source::link(&mut self.m_axis_tx, &mut self.tx.m_axis_tx);
+        self.tx.local_mac.next = bit_cast::<48, 32>(self.mac_lo.q.val()) | (bit_cast::<48, 16>(self.mac_hi.q.val()) << 32);
+        self.tx.local_ip.next = bit_cast::<128, 32>(self.ip[0].q.val()) | (bit_cast::<128, 32>(self.ip[1].q.val()) << 32)
+            | (bit_cast::<128, 32>(self.ip[2].q.val()) << 64) | (bit_cast::<128, 32>(self.ip[3].q.val()) << 96);
+        // ------------------------------------------------ control plane
+        AxilSlave::link(&mut self.s_axil_ctrl, &mut self.bridge.s_axil);
+        self.window.status[0].next = self.check.cnt.frames.val();
+        self.window.status[1].next = self.check.cnt.roce.val();
+        self.window.status[2].next = self.check.cnt.bad_icrc.val();
+        self.window.status[3].next = self.check.cnt.truncated.val();
+        self.window.status[4].next = self.check.cnt.bad_length.val();
+        self.window.status[5].next = self.check.cnt.user_flagged.val();
+        self.window.status[6].next = self.rx_fifo.drop_bad.val();
+        self.window.status[7].next = self.rx_fifo.drop_overflow.val();
+        self.window.status[8].next = self.parse.frames.val();
+        self.window.status[9].next = self.parse.not_roce.val();
+        self.window.status[10].next = self.rsp.cnt.headers.val();
+        self.window.status[11].next = self.rsp.cnt.unknown_qp.val();
+        self.window.status[12].next = self.rsp.cnt.qp_not_ready.val();
+        self.window.status[13].next = self.rsp.cnt.qp_error.val();
+        self.window.status[14].next = self.rsp.cnt.malformed.val();
+        self.window.status[15].next = self.rsp.cnt.duplicate.val();
+        self.window.status[16].next = self.rsp.cnt.psn_out_of_window.val();
+        self.window.status[17].next = self.rsp.cnt.bad_opcode_seq.val();
+        self.window.status[18].next = self.rsp.cnt.length_error.val();
+        self.window.status[19].next = self.rsp.cnt.rkey_violation.val();
+        self.window.status[20].next = self.rsp.cnt.writes.val();
+        self.window.status[21].next = self.rsp.cnt.reads.val();
+        self.window.status[22].next = self.rsp.cnt.acks.val();
+        self.window.status[23].next = self.rsp.cnt.naks.val();
+        self.window.status[24].next = self.rsp.cnt.to_requester.val();
+        self.window.status[25].next = self.req.cnt.acks.val();
+        self.window.status[26].next = self.req.cnt.ack_out_of_window.val();
+        self.window.status[27].next = self.req.cnt.nak_seq.val();
+        self.window.status[28].next = self.req.cnt.nak_fatal.val();
+        self.window.status[29].next = self.req.cnt.read_resp.val();
+        self.window.status[30].next = self.req.cnt.resp_unexpected.val();
+        self.window.status[31].next = self.req.cnt.completions.val();
+        self.window.status[32].next = self.tx.cnt.frames.val();
+        self.window.status[33].next = self.tx.cnt.acks.val();
+        self.window.status[34].next = self.tx.cnt.read_resp.val();
+        self.window.status[35].next = self.tx.cnt.requests.val();
+        self.window.status[36].next = self.tx.cnt.messages.val();
+        self.window.rd_en.next = self.bridge.rd_en.val();
+        self.window.rd_addr.next = self.bridge.rd_addr.val();
+        self.stage.rd_en.next = self.bridge.rd_en.val();
+        self.stage.rd_addr.next = self.bridge.rd_addr.val();
+        self.stage.wr_en.next = self.bridge.wr_en.val();
+        self.stage.wr_addr.next = self.bridge.wr_addr.val();
+        self.stage.wr_data.next = self.bridge.wr_data.val();
+        self.own_wr.next = (self.bridge.wr_addr.val() == self.a_sel.val()) | (self.bridge.wr_addr.val() == self.a_cmd.val())
+            | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_mlo.val())
+            | (self.bridge.wr_addr.val() == self.a_mhi.val()) | (self.bridge.wr_addr.val() == self.a_ip[0].val())
+            | (self.bridge.wr_addr.val() == self.a_ip[1].val()) | (self.bridge.wr_addr.val() == self.a_ip[2].val())
+            | (self.bridge.wr_addr.val() == self.a_ip[3].val());
+        self.bridge.wr_err.next = !(self.own_wr.val() | self.stage.wr_hit.val());
+        if self.bridge.wr_en.val() {
+            if self.bridge.wr_addr.val() == self.a_sel.val() {
+                self.sel.d.next = bit_cast::<24, 32>(self.bridge.wr_data.val());
+            }
+            if (self.bridge.wr_addr.val() == self.a_cmd.val()) & !self.pend_w.q.val() & !self.pend_r.q.val() {
+                if self.bridge.wr_data.val() == self.cmd_w.val() {
+                    self.pend_w.d.next = true;
+                }
+                if self.bridge.wr_data.val() == self.cmd_r.val() {
+                    self.pend_r.d.next = true;
+                }
+            }
+            if self.bridge.wr_addr.val() == self.a_ack.val() {
+                self.ack_every.d.next = bit_cast::<8, 32>(self.bridge.wr_data.val());
+            }
+            if self.bridge.wr_addr.val() == self.a_mlo.val() {
+                self.mac_lo.d.next = self.bridge.wr_data.val();
+            }
+            if self.bridge.wr_addr.val() == self.a_mhi.val() {
+                self.mac_hi.d.next = bit_cast::<16, 32>(self.bridge.wr_data.val());
+            }
+            for i in 0..4 {
+                if self.bridge.wr_addr.val() == self.a_ip[i].val() {
+                    self.ip[i].d.next = self.bridge.wr_data.val();
+                }
+            }
+        }
+        self.busy.next = self.pend_w.q.val() | self.pend_r.q.val();
+        if self.bridge.rd_en.val() {
+            self.own_hit_q.d.next = true;
+            self.own_q.d.next = self.zero32.val();
+            if self.bridge.rd_addr.val() == self.a_sel.val() {
+                self.own_q.d.next = bit_cast::<32, 24>(self.sel.q.val());
+            } else if self.bridge.rd_addr.val() == self.a_cmd.val() {
+                self.own_q.d.next = bit_cast::<32, 1>(self.busy.val().into());
+            } else if self.bridge.rd_addr.val() == self.a_num.val() {
+                self.own_q.d.next = bit_cast::<32, 24>(self.num_qps.val());
+            } else if self.bridge.rd_addr.val() == self.a_ack.val() {
+                self.own_q.d.next = bit_cast::<32, 8>(self.ack_every.q.val());
+            } else if self.bridge.rd_addr.val() == self.a_mlo.val() {
+                self.own_q.d.next = self.mac_lo.q.val();
+            } else if self.bridge.rd_addr.val() == self.a_mhi.val() {
+                self.own_q.d.next = bit_cast::<32, 16>(self.mac_hi.q.val());
+            } else if self.bridge.rd_addr.val() == self.a_ip[0].val() {
+                self.own_q.d.next = self.ip[0].q.val();
+            } else if self.bridge.rd_addr.val() == self.a_ip[1].val() {
+                self.own_q.d.next = self.ip[1].q.val();
+            } else if self.bridge.rd_addr.val() == self.a_ip[2].val() {
+                self.own_q.d.next = self.ip[2].q.val();
+            } else if self.bridge.rd_addr.val() == self.a_ip[3].val() {
+                self.own_q.d.next = self.ip[3].q.val();
+            } else {
+                self.own_hit_q.d.next = false;
+            }
+        }
+        self.bridge.rd_data.next = self.window.rd_data.val();
+        self.bridge.rd_err.next = self.window.rd_err.val() & !self.own_hit_q.q.val() & !self.stage.rd_hit.val();
+        if self.own_hit_q.q.val() {
+            self.bridge.rd_data.next = self.own_q.q.val();
+        }
+        if self.stage.rd_hit.val() {
+            self.bridge.rd_data.next = self.stage.rd_data.val();
+        }
+        // QP commands: every table at once; each part signals done once
+        self.sel_a.next = bit_cast::<A, 24>(self.sel.q.val());
+        self.rsp.ctl_qpn.next = self.sel_a.val();
+        self.rsp.ctl_cfg.next = self.stage.cfg.val();
+        self.rsp.ctl_rq.next = self.stage.rq.val();
+        self.rsp.ctl_write.next = self.pend_w.q.val();
+        self.rsp.ctl_req.next = (self.pend_w.q.val() & !self.done_resp.q.val()) | self.pend_r.q.val();
+        self.tx.ctl_qpn.next = self.sel_a.val();
+        self.tx.ctl_cfg.next = self.stage.cfg.val();
+        self.tx.ctl_sq_psn.next = self.stage.sq_psn.val();
+        self.tx.ctl_req.next = self.pend_w.q.val() & !self.done_tx.q.val();
+        self.req.ctl_qpn.next = self.sel_a.val();
+        self.req.ctl_req.next = self.pend_w.q.val() & !self.done_req.q.val();
+        self.stage.ld_en.next = self.pend_r.q.val() & self.rsp.ctl_done.val();
+        self.stage.ld_cfg.next = self.rsp.rd_cfg.val();
+        self.stage.ld_rq.next = self.rsp.rd_rq.val();
+        if self.pend_r.q.val() & self.rsp.ctl_done.val() {
+            self.pend_r.d.next = false;
+        }
+        if self.pend_w.q.val() {
+            if self.rsp.ctl_done.val() {
+                self.done_resp.d.next = true;
+            }
+            if self.tx.ctl_done.val() {
+                self.done_tx.d.next = true;
+            }
+            if self.req.ctl_done.val() {
+                self.done_req.d.next = true;
+            }
+            if (self.done_resp.q.val() | self.rsp.ctl_done.val()) & (self.done_tx.q.val() | self.tx.ctl_done.val()) & (self.done_req.q.val() | self.req.ctl_done.val()) {
+                self.pend_w.d.next = false;
+                self.done_resp.d.next = false;
+                self.done_tx.d.next = false;
+                self.done_req.d.next = false;
+            }
+        }
+        self.unused.next = self.bridge.wr_strb.val().any() | self.window.wr_err.val() | self.rx_fifo.level.val().any();
+        if self.reset.val() {
+            self.pend_w.d.next = false;
+            self.pend_r.d.next = false;
+            self.done_resp.d.next = false;
+            self.done_tx.d.next = false;
+            self.done_req.d.next = false;
+            self.ack_every.d.next = self.ack16.val();
+        }
+    }
+}
+
+/// The default engine: 500 QPs in 512-entry tables.
+pub type RoceEngine500 = RoceEngine<9, 13>;
+pub type RoceEngine4k = RoceEngine<12, 16>;
+
+impl Default for RoceEngine<9, 13> {
+    fn default() -> Self {
+        Self::new(500)
+    }
+}
+
+nicgen_sim::impl_ports!(RoceEngine500, clock = clock, [clock, reset,
+    s_axis_rx.tdata, s_axis_rx.tkeep, s_axis_rx.tlast, s_axis_rx.tuser, s_axis_rx.tvalid, s_axis_rx.tready,
+    m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
+    sq, sq_valid, sq_ready, cq, cq_valid, cq_ready,
+    dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
+    s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
+    dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready,
+    m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
+    s_axil_ctrl.awaddr, s_axil_ctrl.awvalid, s_axil_ctrl.awready, s_axil_ctrl.wdata, s_axil_ctrl.wstrb, s_axil_ctrl.wvalid, s_axil_ctrl.wready,
+    s_axil_ctrl.bresp, s_axil_ctrl.bvalid, s_axil_ctrl.bready, s_axil_ctrl.araddr, s_axil_ctrl.arvalid, s_axil_ctrl.arready,
+    s_axil_ctrl.rdata, s_axil_ctrl.rresp, s_axil_ctrl.rvalid, s_axil_ctrl.rready]);
