@@ -3,5 +3,6 @@ pub mod axil;
 pub mod record;
 pub mod crc;
 pub mod roce;
+pub mod scenario;
 pub mod stream;
 pub mod top;

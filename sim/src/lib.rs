@@ -14,6 +14,7 @@ pub mod chan;
 pub mod cycle;
 pub mod diff;
 pub mod frames;
+pub mod host;
 pub mod oracle;
 pub mod recorder;
 pub mod rng;

@@ -1,0 +1,314 @@
+//! Whole-engine scenarios under Verilator. `rdma`: two engines joined by a 100G link model
+//! (both directions, MAC pacing), each with a host memory and a DMA model; node A posts RDMA
+//! WRITE and READ work requests over several QPs to node B. Every destination byte is checked
+//! against its source, every completion's status too.
+use crate::roce::ctrl::{STAGE_CFG, STAGE_RQ, STAGE_SQ_PSN};
+use crate::roce::engine::{reg, RoceEngine500, ENGINE_COUNTERS};
+use crate::roce::qp::*;
+use crate::roce::*;
+use anyhow::{bail, Result};
+use nicgen_model::pcap::{write_pcap, Captured};
+use nicgen_sim::axil::AxilMaster;
+use nicgen_sim::chan::{ChanDriver, ChanMonitor};
+use nicgen_sim::host::*;
+use nicgen_sim::*;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Write,
+    Read,
+    Mixed,
+}
+
+#[derive(Clone, Debug)]
+pub struct RdmaOpts {
+    pub op: Op,
+    /// Message size in bytes.
+    pub size: usize,
+    pub count: usize,
+    pub qps: usize,
+    pub seed: u64,
+    pub pcap: Option<PathBuf>,
+    /// PMTU code (4 = 4096 B).
+    pub pmtu: u8,
+    pub dma: DmaParams,
+    /// Print progress and the report.
+    pub verbose: bool,
+}
+
+impl Default for RdmaOpts {
+    fn default() -> Self {
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RdmaReport {
+    pub messages: usize,
+    pub bytes: u64,
+    pub cycles: u64,
+    /// Payload bytes per ns (= GB/s).
+    pub goodput_gbps: f64,
+    /// Fraction of the 100G payload ceiling at this PMTU.
+    pub ceiling_frac: f64,
+    pub mpps: f64,
+    pub lat_mean: f64,
+    pub lat_p99: u64,
+    pub frames: usize,
+    pub mismatches: usize,
+    pub errors: Vec<String>,
+    pub counters: Vec<(String, u64, u64)>,
+}
+
+/// The 100G payload ceiling (bytes per ns) for a PMTU: payload / (payload + headers + ICRC +
+/// FCS + preamble/IFG) of full packets, IPv4.
+pub fn payload_ceiling(pmtu: usize) -> f64 {
+    let overhead = 14 + 20 + 8 + 12 + 4 + 4 + 20;
+    12.5 * pmtu as f64 / (pmtu + overhead) as f64
+}
+
+const MAC: [u64; 2] = [0x02_00_00_00_00_0a, 0x02_00_00_00_00_0b];
+const IP: [u32; 2] = [0x0a00_0001, 0x0a00_0002];
+const MR_BASE: u64 = 0x1_0000_0000;
+
+struct Node {
+    sim: VerilatorSim,
+    mem: HostMem,
+    dma: DmaPort,
+    sq: ChanDriver,
+    cq: ChanMonitor,
+    axil: AxilMaster,
+}
+
+fn build_engine() -> Result<VerilatorSim> {
+    use rust_hdl::prelude::Block;
+    let mut e = RoceEngine500::default();
+    e.connect_all();
+    let v = verilog_named(&e, "roce_engine");
+    VerilatorSim::build(&v, "roce_engine", top_ports(&e), "clock", &VerilatorOptions::from_env())
+}
+
+impl Node {
+    fn new(dma: DmaParams, seed: u64) -> Result<Self> {
+        let mut sim = build_engine()?;
+        sim.reset(4);
+        let dma = DmaPort::new(&sim, dma, seed);
+        let sq = ChanDriver::new(&sim, "sq", 100, seed + 1);
+        let cq = ChanMonitor::new(&sim, "cq", 100, seed + 2);
+        let axil = AxilMaster::new(&sim, "s_axil_ctrl", 100, seed + 3);
+        axil.idle(&mut sim);
+        Ok(Node { sim, mem: HostMem::default(), dma, sq, cq, axil })
+    }
+    fn write(&mut self, addr: u16, v: u32) -> Result<()> {
+        let r = self.axil.write(&mut self.sim, addr, v, 0xf);
+        if r != 0 {
+            bail!("AXI4-Lite write of {v:#x} to {addr:#x} answered {r}");
+        }
+        Ok(())
+    }
+    fn read(&mut self, addr: u16) -> u32 {
+        self.axil.read(&mut self.sim, addr).0
+    }
+    fn write_words(&mut self, base: u16, w: &[u32]) -> Result<()> {
+        for (i, x) in w.iter().enumerate() {
+            self.write(base + 4 * i as u16, *x)?;
+        }
+        Ok(())
+    }
+    fn setup(&mut self, me: usize) -> Result<()> {
+        self.write(reg::LOCAL_MAC_LO, MAC[me] as u32)?;
+        self.write(reg::LOCAL_MAC_HI, (MAC[me] >> 32) as u32)?;
+        self.write(reg::LOCAL_IP, IP[me])?;
+        Ok(())
+    }
+    fn qp(&mut self, qpn: u32, cfg: &QpCfgFields, rq: &QpRqFields, sq_psn: u32) -> Result<()> {
+        self.write_words(STAGE_CFG, &cfg.to_words())?;
+        self.write_words(STAGE_RQ, &rq.to_words())?;
+        self.write(STAGE_SQ_PSN, sq_psn)?;
+        self.write(reg::QP_SEL, qpn)?;
+        self.write(reg::QP_CMD, reg::CMD_WRITE)?;
+        for _ in 0..100 {
+            if self.read(reg::QP_CMD) & 1 == 0 {
+                return Ok(());
+            }
+        }
+        bail!("QP {qpn} setup never finished");
+    }
+    fn counters(&mut self) -> Vec<u64> {
+        (0..ENGINE_COUNTERS.len()).map(|i| self.read(4 * i as u16) as u64).collect()
+    }
+}
+
+pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
+    let mut rng = Rng::new(o.seed);
+    let mut n = [Node::new(o.dma, o.seed)?, Node::new(o.dma, o.seed + 100)?];
+    for (i, node) in n.iter_mut().enumerate() {
+        node.setup(i)?;
+    }
+    // QP q on A (QPN q+1) talks to QP q on B (QPN q+17)
+    let qpn = |side: usize, q: usize| (q + 1 + 16 * side) as u32;
+    let mut psn = [vec![0u32; o.qps], vec![0u32; o.qps]];
+    for q in 0..o.qps {
+        for side in 0..2 {
+            psn[side][q] = rng.below(1 << 24) as u32;
+        }
+        for side in 0..2 {
+            let other = 1 - side;
+            let cfg = QpCfgFields {
+                pmtu: o.pmtu,
+                remote_qpn: qpn(other, q),
+                remote_ip: IP[other] as u128,
+                remote_mac: MAC[other],
+                udp_sport: 49152 + q as u16,
+                pkey: 0xffff,
+                ttl: 64,
+                rkey: 0x1000 + q as u32,
+                mr_base: MR_BASE,
+                mr_len: 1 << 40,
+                access: access::REMOTE_READ | access::REMOTE_WRITE,
+                ..Default::default()
+            };
+            let rq = QpRqFields { state: state::RTS, rq_expected_psn: psn[other][q], ..Default::default() };
+            n[side].qp(qpn(side, q), &cfg, &rq, psn[side][q])?;
+        }
+    }
+    // work: A posts every message, signaled
+    let stride = (o.size as u64 + 4095) / 4096 * 4096 + 4096;
+    let mut wrs = vec![];
+    for k in 0..o.count {
+        let q = k % o.qps;
+        let op = match o.op {
+            Op::Write => wr_op::WRITE,
+            Op::Read => wr_op::READ,
+            Op::Mixed => if rng.chance(50) { wr_op::WRITE } else { wr_op::READ },
+        };
+        let laddr = 0x2_0000_0000 + k as u64 * stride;
+        let raddr = MR_BASE + 0x1000_0000 + k as u64 * stride;
+        let data = rng.bytes(o.size);
+        if op == wr_op::WRITE {
+            n[0].mem.write(laddr, &data);
+        } else {
+            n[1].mem.write(raddr, &data);
+        }
+        wrs.push(SqWrFields { wr_id: k as u32, op, qpn: qpn(0, q), laddr, raddr, rkey: 0x1000 + q as u32, len: o.size as u32, signaled: true });
+    }
+    let before = [n[0].counters(), n[1].counters()];
+    for w in &wrs {
+        n[0].sq.push(w.to_words());
+    }
+    let [a, b] = &mut n;
+    let mut ab = MacLink::new(&a.sim, &b.sim);
+    let mut ba = MacLink::new(&b.sim, &a.sim);
+    let start = a.sim.cycle();
+    let mut posted = vec![0u64; wrs.len()];
+    let limit = start + 2_000_000 + 200 * (o.count as u64) * (o.size as u64 / 64 + 10);
+    let mut last_report = start;
+    while a.cq.seen.len() < wrs.len() {
+        for x in [&mut *a, &mut *b] {
+            x.dma.drive(&mut x.sim);
+            x.sq.drive(&mut x.sim);
+            x.cq.drive(&mut x.sim);
+        }
+        ab.drive_tx(&mut a.sim);
+        ba.drive_tx(&mut b.sim);
+        ab.drive_rx(&mut b.sim);
+        ba.drive_rx(&mut a.sim);
+        a.sim.eval();
+        b.sim.eval();
+        for x in [&mut *a, &mut *b] {
+            x.dma.sample(&mut x.sim, &mut x.mem);
+            if x.sq.sample(&mut x.sim) {
+                posted[x.sq.sent as usize - 1] = x.sim.cycle();
+            }
+            x.cq.sample(&mut x.sim);
+        }
+        ab.sample(&mut a.sim, &mut b.sim);
+        ba.sample(&mut b.sim, &mut a.sim);
+        a.sim.tick();
+        b.sim.tick();
+        if a.sim.cycle() > limit {
+            bail!("no progress: {} of {} completions after {} cycles", a.cq.seen.len(), wrs.len(), a.sim.cycle() - start);
+        }
+        if o.verbose && a.sim.cycle() - last_report >= 1_000_000 {
+            last_report = a.sim.cycle();
+            eprintln!("  … {} of {} messages complete", a.cq.seen.len(), wrs.len());
+        }
+    }
+    let end = a.sim.cycle();
+    // let the last DMA writes land
+    for _ in 0..2000 {
+        for x in [&mut *a, &mut *b] {
+            x.dma.drive(&mut x.sim);
+            x.cq.drive(&mut x.sim);
+        }
+        ab.drive_tx(&mut a.sim);
+        ba.drive_tx(&mut b.sim);
+        ab.drive_rx(&mut b.sim);
+        ba.drive_rx(&mut a.sim);
+        a.sim.eval();
+        b.sim.eval();
+        for x in [&mut *a, &mut *b] {
+            x.dma.sample(&mut x.sim, &mut x.mem);
+            x.cq.sample(&mut x.sim);
+        }
+        ab.sample(&mut a.sim, &mut b.sim);
+        ba.sample(&mut b.sim, &mut a.sim);
+        a.sim.tick();
+        b.sim.tick();
+    }
+    let mut r = RdmaReport { messages: wrs.len(), cycles: end - start, ..Default::default() };
+    // verify every byte and every completion
+    let mut lat = vec![];
+    for (i, (cyc, w)) in a.cq.seen.iter().enumerate() {
+        let c = CqEntryFields::from_words(w);
+        if c.status != cq_status::SUCCESS {
+            r.errors.push(format!("completion {i}: WR {} status {}", c.wr_id, c.status));
+        }
+        if let Some(p) = posted.get(c.wr_id as usize) {
+            lat.push(cyc - p);
+        }
+    }
+    for w in &wrs {
+        let (src, dst) = if w.op == wr_op::WRITE { (a.mem.read(w.laddr, o.size), b.mem.read(w.raddr, o.size)) } else { (b.mem.read(w.raddr, o.size), a.mem.read(w.laddr, o.size)) };
+        if src != dst {
+            r.mismatches += 1;
+            if r.errors.len() < 10 {
+                let at = src.iter().zip(&dst).position(|(x, y)| x != y).unwrap_or(0);
+                r.errors.push(format!("WR {} ({}): destination differs from source at byte {at}", w.wr_id, if w.op == wr_op::WRITE { "WRITE" } else { "READ" }));
+            }
+        }
+        r.bytes += o.size as u64;
+    }
+    for x in [&*a, &*b] {
+        r.errors.extend(x.dma.errors.iter().cloned());
+    }
+    if ab.rx_refused + ba.rx_refused > 0 {
+        r.errors.push(format!("the RX side pushed back on the MAC {} times", ab.rx_refused + ba.rx_refused));
+    }
+    lat.sort();
+    r.lat_mean = lat.iter().sum::<u64>() as f64 / lat.len().max(1) as f64;
+    r.lat_p99 = lat.get((lat.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or(0);
+    let ns = r.cycles as f64 * NS_PER_CYCLE;
+    r.goodput_gbps = r.bytes as f64 / ns;
+    r.ceiling_frac = r.goodput_gbps / payload_ceiling(pmtu_bytes(o.pmtu));
+    r.frames = ab.frames.len() + ba.frames.len();
+    let data_frames = if o.op == Op::Read { ba.frames.len() } else { ab.frames.len() };
+    r.mpps = data_frames as f64 / ns * 1000.0;
+    let after = [a.counters(), b.counters()];
+    for (i, (name, _)) in ENGINE_COUNTERS.iter().enumerate() {
+        r.counters.push((name.to_string(), after[0][i] - before[0][i], after[1][i] - before[1][i]));
+    }
+    for (name, x, y) in &r.counters {
+        let bad = ["rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_drop_overflow", "rx_not_roce", "resp_unknown_qp", "resp_qp_error", "resp_malformed", "resp_duplicate", "resp_psn_out_of_window", "resp_bad_opcode_seq", "resp_length_error", "resp_rkey_violation", "resp_naks", "req_ack_out_of_window", "req_nak_seq", "req_nak_fatal", "req_resp_unexpected"];
+        if bad.contains(&name.as_str()) && (*x > 0 || *y > 0) {
+            r.errors.push(format!("counter {name}: A {x}, B {y}"));
+        }
+    }
+    if let Some(path) = &o.pcap {
+        let mut caps: Vec<Captured> = ab.frames.iter().chain(ba.frames.iter()).map(|(c, f)| Captured { ts_ns: (c * 4) as u64, data: f.clone() }).collect();
+        caps.sort_by_key(|c| c.ts_ns);
+        write_pcap(path, &caps)?;
+    }
+    Ok(r)
+}

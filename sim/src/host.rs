@@ -1,0 +1,296 @@
+//! Host and network models for whole-engine scenarios (DESIGN.md §7):
+//! * [`HostMem`]: sparse byte-addressed host memory;
+//! * [`DmaPort`]: a host DMA engine on an engine's `dma_rd_cmd`/`s_axis_dma_rd` and
+//!   `dma_wr_cmd`/`m_axis_dma_wr` ports, with read latency and a bandwidth limit (PCIe Gen3 x16
+//!   by default), answering reads in command order;
+//! * [`MacLink`]: one direction of a 100G link. The sending MAC takes at most 100 Gb/s of frame
+//!   bits counting 20 B of preamble and IFG and 4 B of FCS per frame (so at most 0.78125 beats
+//!   per cycle at 250 MHz); frames arrive at the far end's RX (which has no `tready`) after a
+//!   fixed latency, with the beat timing they left with.
+use crate::axis::{keep_words, pack_beat, AxisPorts};
+use crate::cycle::CycleSim;
+use crate::rng::Rng;
+use std::collections::{HashMap, VecDeque};
+
+/// Cycle time at the design clock (250 MHz).
+pub const NS_PER_CYCLE: f64 = 4.0;
+
+#[derive(Default, Clone)]
+pub struct HostMem {
+    pages: HashMap<u64, Vec<u8>>,
+}
+
+impl HostMem {
+    const PAGE: u64 = 4096;
+    pub fn read(&self, addr: u64, len: usize) -> Vec<u8> {
+        (0..len as u64).map(|i| self.byte(addr + i)).collect()
+    }
+    pub fn byte(&self, a: u64) -> u8 {
+        self.pages.get(&(a / Self::PAGE)).map_or(0, |p| p[(a % Self::PAGE) as usize])
+    }
+    pub fn write(&mut self, addr: u64, data: &[u8]) {
+        for (i, b) in data.iter().enumerate() {
+            let a = addr + i as u64;
+            self.pages.entry(a / Self::PAGE).or_insert_with(|| vec![0; Self::PAGE as usize])[(a % Self::PAGE) as usize] = *b;
+        }
+    }
+}
+
+/// Host DMA parameters.
+#[derive(Clone, Copy, Debug)]
+pub struct DmaParams {
+    /// Cycles from a read command to its first data beat.
+    pub rd_latency: u64,
+    /// Bytes per cycle each direction can move (PCIe Gen3 x16: about 13 GB/s = 52 B/cycle).
+    pub bytes_per_cycle: f64,
+    /// Percent of cycles the host accepts commands and write data (backpressure).
+    pub ready_pct: u32,
+}
+
+impl Default for DmaParams {
+    fn default() -> Self {
+        DmaParams { rd_latency: 250, bytes_per_cycle: 52.0, ready_pct: 100 }
+    }
+}
+
+pub struct DmaPort {
+    pub p: DmaParams,
+    rd_cmd: (usize, usize, usize),
+    wr_cmd: (usize, usize, usize),
+    rd: AxisPorts,
+    wr: AxisPorts,
+    rng: Rng,
+    /// Reads waiting for their data: (cycle the data may start, bytes).
+    pending: VecDeque<(u64, Vec<u8>)>,
+    offset: usize,
+    rd_credit: f64,
+    wr_credit: f64,
+    wr_cmds: VecDeque<(u64, u32)>,
+    wr_cur: Vec<u8>,
+    rd_ready: bool,
+    wr_ready: bool,
+    presenting: bool,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    /// Cycle of the last completed host-memory write.
+    pub last_write: u64,
+    pub errors: Vec<String>,
+}
+
+fn chan<S: CycleSim + ?Sized>(sim: &S, n: &str) -> (usize, usize, usize) {
+    (sim.port(n), sim.port(&format!("{n}_valid")), sim.port(&format!("{n}_ready")))
+}
+
+/// Decode a `DmaCmd` port (addr 64, len 32, tag 24, from bit 0).
+fn dma_cmd(w: &[u32]) -> (u64, u32) {
+    (w[0] as u64 | (w[1] as u64) << 32, w[2])
+}
+
+impl DmaPort {
+    pub fn new<S: CycleSim + ?Sized>(sim: &S, p: DmaParams, seed: u64) -> Self {
+        DmaPort {
+            p,
+            rd_cmd: chan(sim, "dma_rd_cmd"),
+            wr_cmd: chan(sim, "dma_wr_cmd"),
+            rd: AxisPorts::find(sim, "s_axis_dma_rd"),
+            wr: AxisPorts::find(sim, "m_axis_dma_wr"),
+            rng: Rng::new(seed),
+            pending: VecDeque::new(),
+            offset: 0,
+            rd_credit: 0.0,
+            wr_credit: 0.0,
+            wr_cmds: VecDeque::new(),
+            wr_cur: vec![],
+            rd_ready: false,
+            wr_ready: false,
+            presenting: false,
+            bytes_read: 0,
+            bytes_written: 0,
+            last_write: 0,
+            errors: vec![],
+        }
+    }
+    pub fn idle(&self) -> bool {
+        self.pending.is_empty() && self.wr_cmds.is_empty() && self.wr_cur.is_empty()
+    }
+    /// Before `eval`.
+    pub fn drive<S: CycleSim + ?Sized>(&mut self, sim: &mut S) {
+        let now = sim.cycle();
+        self.rd_credit = (self.rd_credit + self.p.bytes_per_cycle).min(128.0);
+        self.wr_credit = (self.wr_credit + self.p.bytes_per_cycle).min(128.0);
+        let r = self.rng.chance(self.p.ready_pct);
+        sim.set_bit(self.rd_cmd.2, r);
+        self.rd_ready = r;
+        self.wr_ready = self.rng.chance(self.p.ready_pct) && self.wr_credit >= 64.0;
+        sim.set_bit(self.wr_cmd.2, r);
+        if let Some(t) = self.wr.tready {
+            sim.set_bit(t, self.wr_ready);
+        }
+        // read data, in order, once its latency has passed and the link has credit
+        self.presenting = false;
+        if let Some((t, d)) = self.pending.front() {
+            if *t <= now && self.rd_credit >= 64.0 {
+                let n = (d.len() - self.offset).min(64);
+                sim.set(self.rd.tdata, &pack_beat(&d[self.offset..self.offset + n], 64));
+                sim.set(self.rd.tkeep, &keep_words(n, 64));
+                sim.set_bit(self.rd.tlast, self.offset + n == d.len());
+                self.presenting = true;
+            }
+        }
+        sim.set_bit(self.rd.tvalid, self.presenting);
+        if let Some(u) = self.rd.tuser {
+            sim.set_bit(u, false);
+        }
+    }
+    /// After `eval`. Returns whether anything moved.
+    pub fn sample<S: CycleSim + ?Sized>(&mut self, sim: &mut S, mem: &mut HostMem) -> bool {
+        let now = sim.cycle();
+        let mut moved = false;
+        if self.rd_ready && sim.get_bit(self.rd_cmd.1) {
+            let (addr, len) = dma_cmd(&sim.get_words(self.rd_cmd.0));
+            if len == 0 {
+                self.errors.push(format!("cycle {now}: DMA read of zero bytes at {addr:#x}"));
+            } else {
+                self.pending.push_back((now + self.p.rd_latency, mem.read(addr, len as usize)));
+            }
+            moved = true;
+        }
+        if self.presenting && sim.get_bit(self.rd.tready.unwrap()) {
+            let d = &self.pending.front().unwrap().1;
+            let n = (d.len() - self.offset).min(64);
+            self.offset += n;
+            self.rd_credit -= n as f64;
+            self.bytes_read += n as u64;
+            if self.offset == d.len() {
+                self.pending.pop_front();
+                self.offset = 0;
+            }
+            moved = true;
+        }
+        if self.rd_ready && sim.get_bit(self.wr_cmd.1) {
+            self.wr_cmds.push_back(dma_cmd(&sim.get_words(self.wr_cmd.0)));
+            moved = true;
+        }
+        if self.wr_ready && sim.get_bit(self.wr.tvalid) {
+            let data = sim.get_words(self.wr.tdata);
+            let keep = sim.get_words(self.wr.tkeep);
+            let n = (0..64).take_while(|i| keep[i / 32] >> (i % 32) & 1 == 1).count();
+            for i in 0..n {
+                self.wr_cur.push((data[i / 4] >> (8 * (i % 4))) as u8);
+            }
+            self.wr_credit -= n as f64;
+            if sim.get_bit(self.wr.tlast) {
+                match self.wr_cmds.pop_front() {
+                    Some((addr, len)) if len as usize == self.wr_cur.len() => {
+                        mem.write(addr, &self.wr_cur);
+                        self.bytes_written += len as u64;
+                        self.last_write = now;
+                    }
+                    Some((addr, len)) => self.errors.push(format!("cycle {now}: DMA write of {} bytes for a {len}-byte command at {addr:#x}", self.wr_cur.len())),
+                    None => self.errors.push(format!("cycle {now}: DMA write data without a command")),
+                }
+                self.wr_cur.clear();
+            }
+            moved = true;
+        }
+        moved
+    }
+}
+
+/// One direction of a 100G link from `m_axis_tx` of one engine to `s_axis_rx` of another.
+pub struct MacLink {
+    tx: AxisPorts,
+    rx: AxisPorts,
+    credit: f64,
+    /// Bytes per cycle on the wire (100 Gb/s at 250 MHz: 50).
+    pub bytes_per_cycle: f64,
+    pub latency: u64,
+    ready: bool,
+    cur: Vec<u8>,
+    first_cycle: u64,
+    /// Beats in flight: (cycle they reach the receiver, words, keep, last).
+    flight: VecDeque<(u64, Vec<u32>, Vec<u32>, bool)>,
+    /// Frames that left, with the cycle of their first beat.
+    pub frames: Vec<(u64, Vec<u8>)>,
+    /// Cycle of each frame's last beat at the receiver.
+    pub arrivals: Vec<u64>,
+    /// Beats the receiver did not take (its RX must never push back).
+    pub rx_refused: u64,
+}
+
+impl MacLink {
+    pub fn new<S: CycleSim + ?Sized, T: CycleSim + ?Sized>(from: &S, to: &T) -> Self {
+        MacLink {
+            tx: AxisPorts::find(from, "m_axis_tx"),
+            rx: AxisPorts::find(to, "s_axis_rx"),
+            credit: 0.0,
+            bytes_per_cycle: 50.0,
+            latency: 100,
+            ready: false,
+            cur: vec![],
+            first_cycle: 0,
+            flight: VecDeque::new(),
+            frames: vec![],
+            arrivals: vec![],
+            rx_refused: 0,
+        }
+    }
+    pub fn idle(&self) -> bool {
+        self.flight.is_empty()
+    }
+    /// Drive the sender's `tready` (before its `eval`).
+    pub fn drive_tx<S: CycleSim + ?Sized>(&mut self, from: &mut S) {
+        self.credit = (self.credit + self.bytes_per_cycle).min(64.0 + 24.0);
+        self.ready = self.credit >= 64.0;
+        from.set_bit(self.tx.tready.unwrap(), self.ready);
+    }
+    /// Present the beat due at the receiver this cycle (before its `eval`).
+    pub fn drive_rx<T: CycleSim + ?Sized>(&mut self, to: &mut T) {
+        let now = to.cycle();
+        let due = self.flight.front().is_some_and(|b| b.0 <= now);
+        to.set_bit(self.rx.tvalid, due);
+        if due {
+            let (_, d, k, l) = self.flight.front().unwrap();
+            to.set(self.rx.tdata, d);
+            to.set(self.rx.tkeep, k);
+            to.set_bit(self.rx.tlast, *l);
+        }
+        if let Some(u) = self.rx.tuser {
+            to.set_bit(u, false);
+        }
+    }
+    /// After both `eval`s.
+    pub fn sample<S: CycleSim + ?Sized, T: CycleSim + ?Sized>(&mut self, from: &mut S, to: &mut T) -> bool {
+        let now = from.cycle();
+        let mut moved = false;
+        if self.flight.front().is_some_and(|b| b.0 <= to.cycle()) {
+            if self.rx.tready.is_some_and(|t| !to.get_bit(t)) {
+                self.rx_refused += 1;
+            }
+            let b = self.flight.pop_front().unwrap();
+            if b.3 {
+                self.arrivals.push(to.cycle());
+            }
+            moved = true;
+        }
+        if self.ready && from.get_bit(self.tx.tvalid) {
+            let d = from.get_words(self.tx.tdata);
+            let k = from.get_words(self.tx.tkeep);
+            let l = from.get_bit(self.tx.tlast);
+            let n = (0..64).take_while(|i| k[i / 32] >> (i % 32) & 1 == 1).count();
+            if self.cur.is_empty() {
+                self.first_cycle = now;
+            }
+            for i in 0..n {
+                self.cur.push((d[i / 4] >> (8 * (i % 4))) as u8);
+            }
+            self.credit -= n as f64 + if l { 24.0 } else { 0.0 };
+            self.flight.push_back((now + self.latency, d, k, l));
+            if l {
+                self.frames.push((self.first_cycle, std::mem::take(&mut self.cur)));
+            }
+            moved = true;
+        }
+        moved
+    }
+}
