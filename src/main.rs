@@ -57,6 +57,40 @@ enum SimScenario {
         #[arg(long)]
         trace: Option<PathBuf>,
     },
+    /// Two RoCE engines joined by a 100G link model: node A posts RDMA WRITE/READ to node B;
+    /// every destination byte is verified.
+    Rdma {
+        #[arg(long, value_enum, default_value_t = RdmaOp::Write)]
+        op: RdmaOp,
+        /// Message size in bytes.
+        #[arg(long, default_value_t = 32768)]
+        size: usize,
+        #[arg(long, default_value_t = 64)]
+        count: usize,
+        #[arg(long, default_value_t = 4)]
+        qps: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// PMTU in bytes (256, 512, 1024, 2048, 4096).
+        #[arg(long, default_value_t = 4096)]
+        pmtu: usize,
+        /// Host DMA read latency in ns.
+        #[arg(long, default_value_t = 1000)]
+        pcie_latency_ns: u64,
+        /// Host DMA bandwidth in GB/s.
+        #[arg(long, default_value_t = 13.0)]
+        pcie_gbps: f64,
+        /// Write both directions of the link here (PCAP, ns timestamps).
+        #[arg(long)]
+        pcap: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum RdmaOp {
+    Write,
+    Read,
+    Mixed,
 }
 
 #[derive(Subcommand)]
@@ -71,6 +105,14 @@ fn main() -> Result<()> {
         Cmd::Verilog { out } => cmd::verilog::run(&out),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap } } => {
+            let op = match op {
+                RdmaOp::Write => nicgen_hw::scenario::Op::Write,
+                RdmaOp::Read => nicgen_hw::scenario::Op::Read,
+                RdmaOp::Mixed => nicgen_hw::scenario::Op::Mixed,
+            };
+            cmd::sim::rdma(op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap)
+        }
         Cmd::Report { top } => cmd::report::run(top.as_deref()),
         Cmd::Pcap { cmd: PcapCmd::Check { file } } => {
             let bad = cmd::pcap::check(&file)?;

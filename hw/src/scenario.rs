@@ -146,8 +146,11 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     for (i, node) in n.iter_mut().enumerate() {
         node.setup(i)?;
     }
-    // QP q on A (QPN q+1) talks to QP q on B (QPN q+17)
-    let qpn = |side: usize, q: usize| (q + 1 + 16 * side) as u32;
+    // QP q on A (QPN q+1) talks to QP q on B (QPN q+251)
+    if o.qps == 0 || o.qps > 249 {
+        bail!("{} QPs: this scenario sets up 1 to 249", o.qps);
+    }
+    let qpn = |side: usize, q: usize| (q + 1 + 250 * side) as u32;
     let mut psn = [vec![0u32; o.qps], vec![0u32; o.qps]];
     for q in 0..o.qps {
         for side in 0..2 {

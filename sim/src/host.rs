@@ -240,7 +240,8 @@ impl MacLink {
     }
     /// Drive the sender's `tready` (before its `eval`).
     pub fn drive_tx<S: CycleSim + ?Sized>(&mut self, from: &mut S) {
-        self.credit = (self.credit + self.bytes_per_cycle).min(64.0 + 24.0);
+        // room for one beat plus a cycle of credit, so waiting for credit never loses any
+        self.credit = (self.credit + self.bytes_per_cycle).min(128.0);
         self.ready = self.credit >= 64.0;
         from.set_bit(self.tx.tready.unwrap(), self.ready);
     }
