@@ -20,13 +20,13 @@ verilog: build
 lint: verilog
 	$(NICGEN) lint --dir $(GEN)
 
-# The short demo (a later issue grows it into the two-node RDMA demo).
+# The short demo: two engines under Verilator, RDMA WRITE and READ over four QPs.
 demo: build
 	@mkdir -p $(OUT)
-	$(NICGEN) sim icrc --frames 1000 --pcap $(OUT)/icrc_demo.pcap
-	$(NICGEN) pcap check $(OUT)/icrc_demo.pcap | tail -n 1
+	$(NICGEN) sim rdma --op mixed --size 32768 --count 64 --qps 4 --pcap $(OUT)/demo.pcap
+	$(NICGEN) pcap check $(OUT)/demo.pcap | tail -n 1
 	@echo "Verilog, wrappers, file lists and register maps: $(GEN)/<top>/ (index: $(GEN)/tops.json)"
-	@echo "Capture of the generator's output: $(OUT)/icrc_demo.pcap"
+	@echo "Capture of both directions of the link: $(OUT)/demo.pcap"
 
 sim: demo
 

@@ -83,6 +83,9 @@ enum SimScenario {
         /// Write both directions of the link here (PCAP, ns timestamps).
         #[arg(long)]
         pcap: Option<PathBuf>,
+        /// Random message sizes from 1 B to --size.
+        #[arg(long)]
+        random_size: bool,
     },
 }
 
@@ -105,13 +108,13 @@ fn main() -> Result<()> {
         Cmd::Verilog { out } => cmd::verilog::run(&out),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap, random_size } } => {
             let op = match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
                 RdmaOp::Mixed => nicgen_hw::scenario::Op::Mixed,
             };
-            cmd::sim::rdma(op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap)
+            cmd::sim::rdma(op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap, random_size)
         }
         Cmd::Report { top } => cmd::report::run(top.as_deref()),
         Cmd::Pcap { cmd: PcapCmd::Check { file } } => {

@@ -3,7 +3,7 @@
 //! WRITE and READ work requests over several QPs to node B. Every destination byte is checked
 //! against its source, every completion's status too.
 use crate::roce::ctrl::{STAGE_CFG, STAGE_RQ, STAGE_SQ_PSN};
-use crate::roce::engine::{reg, RoceEngine500, ENGINE_COUNTERS};
+use crate::roce::engine::{reg, RoceEngine4k, RoceEngine500, ENGINE_COUNTERS};
 use crate::roce::qp::*;
 use crate::roce::*;
 use anyhow::{bail, Result};
@@ -35,11 +35,16 @@ pub struct RdmaOpts {
     pub dma: DmaParams,
     /// Print progress and the report.
     pub verbose: bool,
+    /// QPs in each engine's tables: 500 (the default engine) or 4096.
+    pub table_qps: usize,
+    /// Each message gets a random size from 1 to `size` bytes (biased to small and to
+    /// non-multiples of 4 and of the PMTU) instead of exactly `size`.
+    pub random_size: bool,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false }
     }
 }
 
@@ -68,30 +73,38 @@ pub fn payload_ceiling(pmtu: usize) -> f64 {
     12.5 * pmtu as f64 / (pmtu + overhead) as f64
 }
 
-const MAC: [u64; 2] = [0x02_00_00_00_00_0a, 0x02_00_00_00_00_0b];
-const IP: [u32; 2] = [0x0a00_0001, 0x0a00_0002];
+/// MAC and IPv4 addresses of node A (0) and node B (1).
+pub const MAC: [u64; 2] = [0x02_00_00_00_00_0a, 0x02_00_00_00_00_0b];
+pub const IP: [u32; 2] = [0x0a00_0001, 0x0a00_0002];
 const MR_BASE: u64 = 0x1_0000_0000;
 
-struct Node {
-    sim: VerilatorSim,
-    mem: HostMem,
-    dma: DmaPort,
-    sq: ChanDriver,
-    cq: ChanMonitor,
-    axil: AxilMaster,
+/// One verilated engine with its host memory, DMA model, SQ/CQ agents and control master.
+pub struct Node {
+    pub sim: VerilatorSim,
+    pub mem: HostMem,
+    pub dma: DmaPort,
+    pub sq: ChanDriver,
+    pub cq: ChanMonitor,
+    pub axil: AxilMaster,
 }
 
-fn build_engine() -> Result<VerilatorSim> {
+fn build_engine(table_qps: usize) -> Result<VerilatorSim> {
     use rust_hdl::prelude::Block;
-    let mut e = RoceEngine500::default();
-    e.connect_all();
-    let v = verilog_named(&e, "roce_engine");
-    VerilatorSim::build(&v, "roce_engine", top_ports(&e), "clock", &VerilatorOptions::from_env())
+    fn go<T: Block>(mut e: T) -> Result<VerilatorSim> {
+        e.connect_all();
+        let v = verilog_named(&e, "roce_engine");
+        VerilatorSim::build(&v, "roce_engine", top_ports(&e), "clock", &VerilatorOptions::from_env())
+    }
+    match table_qps {
+        500 => go(RoceEngine500::default()),
+        4096 => go(RoceEngine4k::new(4096)),
+        n => bail!("no engine with {n} QPs is built here (500 or 4096)"),
+    }
 }
 
 impl Node {
-    fn new(dma: DmaParams, seed: u64) -> Result<Self> {
-        let mut sim = build_engine()?;
+    pub fn new(dma: DmaParams, seed: u64, table_qps: usize) -> Result<Self> {
+        let mut sim = build_engine(table_qps)?;
         sim.reset(4);
         let dma = DmaPort::new(&sim, dma, seed);
         let sq = ChanDriver::new(&sim, "sq", 100, seed + 1);
@@ -100,14 +113,14 @@ impl Node {
         axil.idle(&mut sim);
         Ok(Node { sim, mem: HostMem::default(), dma, sq, cq, axil })
     }
-    fn write(&mut self, addr: u16, v: u32) -> Result<()> {
+    pub fn write(&mut self, addr: u16, v: u32) -> Result<()> {
         let r = self.axil.write(&mut self.sim, addr, v, 0xf);
         if r != 0 {
             bail!("AXI4-Lite write of {v:#x} to {addr:#x} answered {r}");
         }
         Ok(())
     }
-    fn read(&mut self, addr: u16) -> u32 {
+    pub fn read(&mut self, addr: u16) -> u32 {
         self.axil.read(&mut self.sim, addr).0
     }
     fn write_words(&mut self, base: u16, w: &[u32]) -> Result<()> {
@@ -116,13 +129,15 @@ impl Node {
         }
         Ok(())
     }
-    fn setup(&mut self, me: usize) -> Result<()> {
+    /// Local MAC and IP of node `me` (0 = A, 1 = B).
+    pub fn setup(&mut self, me: usize) -> Result<()> {
         self.write(reg::LOCAL_MAC_LO, MAC[me] as u32)?;
         self.write(reg::LOCAL_MAC_HI, (MAC[me] >> 32) as u32)?;
         self.write(reg::LOCAL_IP, IP[me])?;
         Ok(())
     }
-    fn qp(&mut self, qpn: u32, cfg: &QpCfgFields, rq: &QpRqFields, sq_psn: u32) -> Result<()> {
+    /// Set a QP up through `s_axil_ctrl`.
+    pub fn qp(&mut self, qpn: u32, cfg: &QpCfgFields, rq: &QpRqFields, sq_psn: u32) -> Result<()> {
         self.write_words(STAGE_CFG, &cfg.to_words())?;
         self.write_words(STAGE_RQ, &rq.to_words())?;
         self.write(STAGE_SQ_PSN, sq_psn)?;
@@ -135,22 +150,24 @@ impl Node {
         }
         bail!("QP {qpn} setup never finished");
     }
-    fn counters(&mut self) -> Vec<u64> {
+    /// Every counter of the register map, in [`ENGINE_COUNTERS`] order.
+    pub fn counters(&mut self) -> Vec<u64> {
         (0..ENGINE_COUNTERS.len()).map(|i| self.read(4 * i as u16) as u64).collect()
     }
 }
 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
-    let mut n = [Node::new(o.dma, o.seed)?, Node::new(o.dma, o.seed + 100)?];
+    let mut n = [Node::new(o.dma, o.seed, o.table_qps)?, Node::new(o.dma, o.seed + 100, o.table_qps)?];
     for (i, node) in n.iter_mut().enumerate() {
         node.setup(i)?;
     }
-    // QP q on A (QPN q+1) talks to QP q on B (QPN q+251)
+    // QP q on A (QPN q+1, or the top QPNs of a 4096 table) talks to QP q on B (QPN q+251)
     if o.qps == 0 || o.qps > 249 {
         bail!("{} QPs: this scenario sets up 1 to 249", o.qps);
     }
-    let qpn = |side: usize, q: usize| (q + 1 + 250 * side) as u32;
+    let big = o.table_qps > 500;
+    let qpn = move |side: usize, q: usize| if big { (4095 - q - 250 * side) as u32 } else { (q + 1 + 250 * side) as u32 };
     let mut psn = [vec![0u32; o.qps], vec![0u32; o.qps]];
     for q in 0..o.qps {
         for side in 0..2 {
@@ -188,13 +205,22 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         };
         let laddr = 0x2_0000_0000 + k as u64 * stride;
         let raddr = MR_BASE + 0x1000_0000 + k as u64 * stride;
-        let data = rng.bytes(o.size);
+        let len = if o.random_size {
+            match rng.below(4) {
+                0 => rng.range(1, 65),
+                1 => rng.range(1, 9000),
+                _ => rng.range(1, o.size as u64 + 1),
+            }.min(o.size as u64) as usize
+        } else {
+            o.size
+        };
+        let data = rng.bytes(len);
         if op == wr_op::WRITE {
             n[0].mem.write(laddr, &data);
         } else {
             n[1].mem.write(raddr, &data);
         }
-        wrs.push(SqWrFields { wr_id: k as u32, op, qpn: qpn(0, q), laddr, raddr, rkey: 0x1000 + q as u32, len: o.size as u32, signaled: true });
+        wrs.push(SqWrFields { wr_id: k as u32, op, qpn: qpn(0, q), laddr, raddr, rkey: 0x1000 + q as u32, len: len as u32, signaled: true });
     }
     let before = [n[0].counters(), n[1].counters()];
     for w in &wrs {
@@ -205,7 +231,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut ba = MacLink::new(&b.sim, &a.sim);
     let start = a.sim.cycle();
     let mut posted = vec![0u64; wrs.len()];
-    let limit = start + 2_000_000 + 200 * (o.count as u64) * (o.size as u64 / 64 + 10);
+    let limit = start + 2_000_000 + 20 * (o.count as u64) * (o.size as u64 / 64 + 10);
     let mut last_report = start;
     while a.cq.seen.len() < wrs.len() {
         for x in [&mut *a, &mut *b] {
@@ -231,7 +257,10 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         a.sim.tick();
         b.sim.tick();
         if a.sim.cycle() > limit {
-            bail!("no progress: {} of {} completions after {} cycles", a.cq.seen.len(), wrs.len(), a.sim.cycle() - start);
+            let (ca, cb) = (a.counters(), b.counters());
+            let nz: Vec<String> = ENGINE_COUNTERS.iter().enumerate().filter(|(i, _)| ca[*i] > 0 || cb[*i] > 0).map(|(i, (n, _))| format!("{n} {}/{}", ca[i], cb[i])).collect();
+            let done: Vec<u32> = a.cq.seen.iter().map(|(_, w)| CqEntryFields::from_words(w).wr_id).collect();
+            bail!("no progress: {} of {} completions after {} cycles (completed {:?}); counters A/B: {}", a.cq.seen.len(), wrs.len(), a.sim.cycle() - start, done, nz.join(", "));
         }
         if o.verbose && a.sim.cycle() - last_report >= 1_000_000 {
             last_report = a.sim.cycle();
@@ -273,7 +302,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
     }
     for w in &wrs {
-        let (src, dst) = if w.op == wr_op::WRITE { (a.mem.read(w.laddr, o.size), b.mem.read(w.raddr, o.size)) } else { (b.mem.read(w.raddr, o.size), a.mem.read(w.laddr, o.size)) };
+        let len = w.len as usize;
+        let (src, dst) = if w.op == wr_op::WRITE { (a.mem.read(w.laddr, len), b.mem.read(w.raddr, len)) } else { (b.mem.read(w.raddr, len), a.mem.read(w.laddr, len)) };
         if src != dst {
             r.mismatches += 1;
             if r.errors.len() < 10 {
@@ -281,7 +311,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 r.errors.push(format!("WR {} ({}): destination differs from source at byte {at}", w.wr_id, if w.op == wr_op::WRITE { "WRITE" } else { "READ" }));
             }
         }
-        r.bytes += o.size as u64;
+        r.bytes += len as u64;
     }
     for x in [&*a, &*b] {
         r.errors.extend(x.dma.errors.iter().cloned());

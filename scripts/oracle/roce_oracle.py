@@ -5,7 +5,12 @@
                                 stdout: per frame "ok" or "bad <expected> <found>" (ICRC as the
                                 little-endian u32 read from the wire), or "notroce"
   roce_oracle.py build N SEED   stdout: N random RoCEv2 RC frames built by scapy, hex, one per line
+  roce_oracle.py request        stdin: one JSON request per line {op, dqpn, psn, ackreq, va, rkey,
+                                dlen, payload (hex), src, dst, smac, dmac, sport}; stdout: the
+                                frame scapy builds for each (IPv4), hex, as another RoCE stack
+                                would send it
 """
+import json
 import random
 import sys
 
@@ -76,6 +81,20 @@ def build(rng):
     return raw(eth / ip / udp / bth / Raw(ext + payload))
 
 
+def request(line):
+    r = json.loads(line)
+    op = r["op"]
+    ext = b""
+    if op in RETH_OPS:
+        ext += raw(RETH(va=r.get("va", 0), rkey=r.get("rkey", 0), dlen=r.get("dlen", 0)))
+    payload = bytes.fromhex(r.get("payload", ""))
+    pad = (4 - len(payload) % 4) % 4
+    bth = BTH(opcode=op, padcount=pad, pkey=0xFFFF, dqpn=r["dqpn"], ackreq=r.get("ackreq", 0), psn=r["psn"])
+    pkt = (Ether(src=r["smac"], dst=r["dmac"]) / IP(src=r["src"], dst=r["dst"], flags="DF")
+           / UDP(sport=r.get("sport", 49152), dport=4791, chksum=0) / bth / Raw(ext + payload + b"\0" * pad))
+    return raw(pkt)
+
+
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "check":
         out = [check(l.strip()) for l in sys.stdin if l.strip()]
@@ -84,6 +103,10 @@ def main():
         rng = random.Random(int(sys.argv[3]))
         for _ in range(int(sys.argv[2])):
             print(build(rng).hex())
+    elif len(sys.argv) == 2 and sys.argv[1] == "request":
+        for l in sys.stdin:
+            if l.strip():
+                print(request(l).hex())
     else:
         sys.stderr.write(__doc__)
         sys.exit(2)

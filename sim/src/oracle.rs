@@ -75,6 +75,29 @@ pub fn scapy_build(n: usize, seed: u64) -> Result<Vec<Vec<u8>>> {
         .collect()
 }
 
+/// Frames built by scapy from JSON requests (see `roce_oracle.py request`), as another RoCE
+/// stack would send them.
+pub fn scapy_request(requests: &[String]) -> Result<Vec<Vec<u8>>> {
+    use std::io::Write;
+    let mut child = Command::new("python3")
+        .arg(oracle_script())
+        .arg("request")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .context("starting python3 (run scripts/setup.sh)")?;
+    child.stdin.take().unwrap().write_all(requests.join("\n").as_bytes())?;
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        bail!("scapy request failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let text = String::from_utf8(out.stdout)?;
+    text.lines()
+        .map(|l| (0..l.len()).step_by(2).map(|i| u8::from_str_radix(&l[i..i + 2], 16).context("hex")).collect())
+        .collect()
+}
+
 /// `tshark -r FILE -T fields -e F1 -e F2 …`: one row per frame, one column per field.
 pub fn tshark_fields(pcap: &Path, fields: &[&str]) -> Result<Vec<Vec<String>>> {
     let mut cmd = Command::new("tshark");
