@@ -6,7 +6,7 @@ mod common;
 use nicgen_hw::roce::hdr::RxHdrFields;
 use nicgen_hw::roce::qp::*;
 use nicgen_hw::roce::rx::responder::*;
-use nicgen_hw::roce::{AckReqFields, DmaCmdFields, ReadJobFields};
+use nicgen_hw::roce::{DmaCmdFields, RespItemFields};
 use nicgen_model::opcode as op;
 use nicgen_sim::axis::*;
 use nicgen_sim::chan::{ChanDriver, ChanMonitor};
@@ -106,8 +106,8 @@ struct Out {
     /// Cycle of each command transfer.
     cmd_cycles: Vec<u64>,
     data: Vec<Vec<u8>>,
-    acks: Vec<AckReqFields>,
-    jobs: Vec<ReadJobFields>,
+    acks: Vec<RespItemFields>,
+    jobs: Vec<RespItemFields>,
     resps: Vec<RxHdrFields>,
     resp_data: Vec<Vec<u8>>,
     /// Longest run of cycles with a payload beat offered and not taken.
@@ -120,8 +120,7 @@ fn run<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], valid: u32, r
     let m_dma = AxisMonitor::new(sim, "m_axis_dma_wr", ready, seed + 2);
     let m_resp = AxisMonitor::new(sim, "m_axis_resp", ready, seed + 3);
     let mut cm = ChanMonitor::new(sim, "dma_wr_cmd", ready, seed + 4);
-    let mut am = ChanMonitor::new(sim, "ack", ready, seed + 5);
-    let mut jm = ChanMonitor::new(sim, "rd_job", ready, seed + 6);
+    let mut am = ChanMonitor::new(sim, "rsp", ready, seed + 5);
     let mut rm = ChanMonitor::new(sim, "resp", ready, seed + 7);
     let mut b = StreamBench::new(vec![d], vec![m_dma, m_resp]);
     for (h, p) in items {
@@ -137,12 +136,11 @@ fn run<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], valid: u32, r
         hd.drive(sim);
         cm.drive(sim);
         am.drive(sim);
-        jm.drive(sim);
         rm.drive(sim);
         let moved = b.step_with(sim, |s| {
             let mut m = hd.sample(s);
-            m |= cm.sample(s) | am.sample(s) | jm.sample(s) | rm.sample(s);
-            for c in [&cm, &am, &jm, &rm] {
+            m |= cm.sample(s) | am.sample(s) | rm.sample(s);
+            for c in [&cm, &am, &rm] {
                 m |= s.get_bit(c.ports.valid);
             }
             if s.get_bit(tv) && !s.get_bit(tr) {
@@ -160,8 +158,8 @@ fn run<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], valid: u32, r
         cmds: cm.seen.iter().map(|(_, w)| DmaCmdFields::from_words(w)).collect(),
         cmd_cycles: cm.seen.iter().map(|(c, _)| *c).collect(),
         data: b.monitors[0].frames.iter().map(|f| f.data.clone()).collect(),
-        acks: am.seen.iter().map(|(_, w)| AckReqFields::from_words(w)).collect(),
-        jobs: jm.seen.iter().map(|(_, w)| ReadJobFields::from_words(w)).collect(),
+        acks: am.seen.iter().map(|(_, w)| RespItemFields::from_words(w)).filter(|r| !r.read).collect(),
+        jobs: am.seen.iter().map(|(_, w)| RespItemFields::from_words(w)).filter(|r| r.read).collect(),
         resps: rm.seen.iter().map(|(_, w)| RxHdrFields::from_words(w)).collect(),
         resp_data: b.monitors[1].frames.iter().map(|f| f.data.clone()).collect(),
         max_stall,
@@ -251,7 +249,7 @@ fn writes_over<S: CycleSim>(sim: &mut S, nq: usize, msgs: usize, max: usize, see
         assert_eq!(a.syndrome, syndrome::ACK);
     }
     for (i, q) in qps.iter().enumerate() {
-        let mine: Vec<&AckReqFields> = out.acks.iter().filter(|a| a.qpn == q.qpn).collect();
+        let mine: Vec<&RespItemFields> = out.acks.iter().filter(|a| a.qpn == q.qpn).collect();
         assert_eq!(mine.len() as u32, nmsg[i]);
         for (k, a) in mine.iter().enumerate() {
             assert_eq!(a.msn, (q.rq.rq_msn + k as u32 + 1) & 0xff_ffff, "QP {} ACK {k}", q.qpn);
@@ -314,7 +312,7 @@ fn reads_become_jobs_and_reserve_psns() {
         };
         let va = q.cfg.mr_base + rng.below(1 << 24);
         items.push(read_req(q, psn[i], va, len));
-        want_jobs.push(ReadJobFields { qpn: q.qpn, va, len, psn: psn[i], pmtu: q.cfg.pmtu, msn: (q.rq.rq_msn + msgs[i] + 1) & 0xff_ffff });
+        want_jobs.push(RespItemFields { read: true, syndrome: syndrome::ACK, qpn: q.qpn, va, len, psn: psn[i], pmtu: q.cfg.pmtu, msn: (q.rq.rq_msn + msgs[i] + 1) & 0xff_ffff });
         // the response takes max(1, ceil(len / PMTU)) PSNs; the next request must follow them
         psn[i] = (psn[i] + len.div_ceil(pmtu).max(1)) & 0xff_ffff;
         msgs[i] += 1;

@@ -76,20 +76,16 @@ struct Out {
     sent: Vec<SentWrFields>,
 }
 
-fn run<S: CycleSim>(sim: &mut S, wrs: &[SqWrFields], jobs: &[ReadJobFields], acks: &[AckReqFields], valid: u32, ready: u32, seed: u64) -> Out {
+fn run<S: CycleSim>(sim: &mut S, wrs: &[SqWrFields], rsps: &[RespItemFields], valid: u32, ready: u32, seed: u64) -> Out {
     let mut sq = ChanDriver::new(sim, "sq", valid, seed);
-    let mut jd = ChanDriver::new(sim, "rd_job", valid, seed + 1);
-    let mut ad = ChanDriver::new(sim, "ack", valid, seed + 2);
+    let mut rd = ChanDriver::new(sim, "rsp", valid, seed + 1);
     let mut cm = ChanMonitor::new(sim, "dma_rd_cmd", ready, seed + 3);
     let mut sm = ChanMonitor::new(sim, "sent", ready, seed + 4);
     for w in wrs {
         sq.push(w.to_words());
     }
-    for j in jobs {
-        jd.push(j.to_words());
-    }
-    for a in acks {
-        ad.push(a.to_words());
+    for r in rsps {
+        rd.push(r.to_words());
     }
     let data = AxisDriver::new(sim, "s_axis_dma_rd", valid, seed + 5);
     let mon = AxisMonitor::new(sim, "m_axis_tx", ready, seed + 6);
@@ -97,14 +93,14 @@ fn run<S: CycleSim>(sim: &mut S, wrs: &[SqWrFields], jobs: &[ReadJobFields], ack
     let mut quiet = 0;
     let mut fed = 0;
     while quiet < 60 {
-        for d in [&mut sq, &mut jd, &mut ad] {
+        for d in [&mut sq, &mut rd] {
             d.drive(sim);
         }
         cm.drive(sim);
         sm.drive(sim);
         let moved = b.step_with(sim, |s| {
             let mut m = false;
-            for d in [&mut sq, &mut jd, &mut ad] {
+            for d in [&mut sq, &mut rd] {
                 m |= d.sample(s);
             }
             m |= cm.sample(s) | sm.sample(s);
@@ -116,7 +112,7 @@ fn run<S: CycleSim>(sim: &mut S, wrs: &[SqWrFields], jobs: &[ReadJobFields], ack
             b.drivers[0].push(AxisFrame::new(host_range(c.addr, c.len as usize)));
             fed += 1;
         }
-        let busy = !sq.idle() || !jd.idle() || !ad.idle() || !b.drivers[0].idle();
+        let busy = !sq.idle() || !rd.idle() || !b.drivers[0].idle();
         quiet = if moved || busy { 0 } else { quiet + 1 };
         assert!(b.cycles < 5_000_000, "TX engine stalled");
     }
@@ -170,16 +166,37 @@ fn requests_responses_and_acks_are_built_right() {
     for _ in 0..30 {
         let q = &qps[rng.below(8) as usize];
         let len = if rng.chance(20) { 0 } else { rng.range(1, 12_000) as u32 };
-        jobs.push(ReadJobFields { qpn: q.qpn, va: rng.next_u64() >> 8, len, psn: rng.below(1 << 24) as u32, pmtu: q.cfg.pmtu, msn: rng.below(1 << 24) as u32 });
+        jobs.push(RespItemFields { read: true, syndrome: 0x1f, qpn: q.qpn, va: rng.next_u64() >> 8, len, psn: rng.below(1 << 24) as u32, pmtu: q.cfg.pmtu, msn: rng.below(1 << 24) as u32 });
     }
-    let acks: Vec<AckReqFields> = (0..50)
+    let acks: Vec<RespItemFields> = (0..50)
         .map(|_| {
             let q = &qps[rng.below(8) as usize];
             let syn = [0x1f, 0x60, 0x61, 0x62][rng.below(4) as usize];
-            AckReqFields { qpn: q.qpn, syndrome: syn, msn: rng.below(1 << 24) as u32, psn: rng.below(1 << 24) as u32 }
+            RespItemFields { qpn: q.qpn, syndrome: syn, msn: rng.below(1 << 24) as u32, psn: rng.below(1 << 24) as u32, ..Default::default() }
         })
         .collect();
-    let out = run(&mut sim, &wrs, &jobs, &acks, 70, 60, 1);
+    // one ordered response queue: ACKs and READs interleaved
+    let mut rsps = vec![];
+    let (mut ja, mut aa) = (jobs.iter(), acks.iter());
+    for k in 0..(jobs.len() + acks.len()) {
+        let pick_job = k % 3 == 0;
+        match (pick_job, ja.clone().next(), aa.clone().next()) {
+            (true, Some(_), _) | (_, Some(_), None) => rsps.push(*ja.next().unwrap()),
+            _ => rsps.push(*aa.next().unwrap()),
+        }
+    }
+    let out = run(&mut sim, &wrs, &rsps, 70, 60, 1);
+    // ACKs and READ responses leave in queue order
+    let rsp_order: Vec<bool> = out.frames.iter().map(|f| parse(f).unwrap().hdr.bth.opcode).filter(|o| *o >= op::READ_RESP_FIRST && *o <= op::ACK).map(|o| o == op::ACK).collect();
+    let mut want_order = vec![];
+    for r in &rsps {
+        if r.read {
+            want_order.extend(std::iter::repeat(false).take((r.len as usize).div_ceil(pmtu_bytes(r.pmtu)).max(1)));
+        } else {
+            want_order.push(true);
+        }
+    }
+    assert_eq!(rsp_order, want_order, "responses in queue order");
     // every frame: a valid ICRC (scapy and the crc crate) and parseable
     for (k, v) in scapy_check(&out.frames).unwrap().iter().enumerate() {
         assert_eq!(*v, ScapyVerdict::Ok, "frame {k}");

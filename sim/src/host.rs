@@ -66,6 +66,8 @@ pub struct DmaPort {
     rd_credit: f64,
     wr_credit: f64,
     wr_cmds: VecDeque<(u64, u32)>,
+    /// Write data frames that arrived before their command (the two streams are independent).
+    wr_data: VecDeque<Vec<u8>>,
     wr_cur: Vec<u8>,
     rd_ready: bool,
     wr_ready: bool,
@@ -100,6 +102,7 @@ impl DmaPort {
             rd_credit: 0.0,
             wr_credit: 0.0,
             wr_cmds: VecDeque::new(),
+            wr_data: VecDeque::new(),
             wr_cur: vec![],
             rd_ready: false,
             wr_ready: false,
@@ -111,7 +114,7 @@ impl DmaPort {
         }
     }
     pub fn idle(&self) -> bool {
-        self.pending.is_empty() && self.wr_cmds.is_empty() && self.wr_cur.is_empty()
+        self.pending.is_empty() && self.wr_cmds.is_empty() && self.wr_data.is_empty() && self.wr_cur.is_empty()
     }
     /// Before `eval`.
     pub fn drive<S: CycleSim + ?Sized>(&mut self, sim: &mut S) {
@@ -180,18 +183,21 @@ impl DmaPort {
             }
             self.wr_credit -= n as f64;
             if sim.get_bit(self.wr.tlast) {
-                match self.wr_cmds.pop_front() {
-                    Some((addr, len)) if len as usize == self.wr_cur.len() => {
-                        mem.write(addr, &self.wr_cur);
-                        self.bytes_written += len as u64;
-                        self.last_write = now;
-                    }
-                    Some((addr, len)) => self.errors.push(format!("cycle {now}: DMA write of {} bytes for a {len}-byte command at {addr:#x}", self.wr_cur.len())),
-                    None => self.errors.push(format!("cycle {now}: DMA write data without a command")),
-                }
-                self.wr_cur.clear();
+                self.wr_data.push_back(std::mem::take(&mut self.wr_cur));
             }
             moved = true;
+        }
+        // pair commands with data frames, in order
+        while !self.wr_cmds.is_empty() && !self.wr_data.is_empty() {
+            let (addr, len) = self.wr_cmds.pop_front().unwrap();
+            let d = self.wr_data.pop_front().unwrap();
+            if len as usize == d.len() {
+                mem.write(addr, &d);
+                self.bytes_written += len as u64;
+                self.last_write = now;
+            } else {
+                self.errors.push(format!("cycle {now}: DMA write of {} bytes for a {len}-byte command at {addr:#x}", d.len()));
+            }
         }
         moved
     }

@@ -106,7 +106,7 @@ pub struct RoceEngine<const A: usize, const R: usize> {
     check: IcrcCheck,
     rx_fifo: AxisFifo512,
     parse: RoceRxParse,
-    rsp: RoceResponder<A>,
+    responder: RoceResponder<A>,
     req: RoceRequester<A, R>,
     tx: RoceTx<A>,
     wmux: DmaWrMux,
@@ -170,7 +170,7 @@ impl<const A: usize, const R: usize> RoceEngine<A, R> {
             check: Default::default(),
             rx_fifo: AxisFrameFifo512::new(),
             parse: Default::default(),
-            rsp: Default::default(),
+            responder: Default::default(),
             req: Default::default(),
             tx: Default::default(),
             wmux: Default::default(),
@@ -217,11 +217,11 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
         }
-        clock!(self, clock, check, rx_fifo, parse, rsp, req, tx, wmux, bridge, window, stage);
+        clock!(self, clock, check, rx_fifo, parse, responder, req, tx, wmux, bridge, window, stage);
         self.check.reset.next = self.reset.val();
         self.rx_fifo.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
-        self.rsp.reset.next = self.reset.val();
+        self.responder.reset.next = self.reset.val();
         self.req.reset.next = self.reset.val();
         self.tx.reset.next = self.reset.val();
         self.wmux.reset.next = self.reset.val();
@@ -242,42 +242,39 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
         self.parse.s_axis.tvalid.next = self.rx_fifo.m_axis.tvalid.val();
         self.rx_fifo.m_axis.tready.next = self.parse.s_axis.tready.val();
         // parser → responder
-        self.rsp.hdr.next = self.parse.hdr.val();
-        self.rsp.hdr_valid.next = self.parse.hdr_valid.val();
-        self.parse.hdr_ready.next = self.rsp.hdr_ready.val();
-        self.rsp.s_axis.tdata.next = self.parse.m_axis.tdata.val();
-        self.rsp.s_axis.tkeep.next = self.parse.m_axis.tkeep.val();
-        self.rsp.s_axis.tlast.next = self.parse.m_axis.tlast.val();
-        self.rsp.s_axis.tuser.next = self.parse.m_axis.tuser.val();
-        self.rsp.s_axis.tvalid.next = self.parse.m_axis.tvalid.val();
-        self.parse.m_axis.tready.next = self.rsp.s_axis.tready.val();
-        self.rsp.num_qps.next = self.num_qps.val();
-        self.rsp.ack_every.next = self.ack_every.q.val();
+        self.responder.hdr.next = self.parse.hdr.val();
+        self.responder.hdr_valid.next = self.parse.hdr_valid.val();
+        self.parse.hdr_ready.next = self.responder.hdr_ready.val();
+        self.responder.s_axis.tdata.next = self.parse.m_axis.tdata.val();
+        self.responder.s_axis.tkeep.next = self.parse.m_axis.tkeep.val();
+        self.responder.s_axis.tlast.next = self.parse.m_axis.tlast.val();
+        self.responder.s_axis.tuser.next = self.parse.m_axis.tuser.val();
+        self.responder.s_axis.tvalid.next = self.parse.m_axis.tvalid.val();
+        self.parse.m_axis.tready.next = self.responder.s_axis.tready.val();
+        self.responder.num_qps.next = self.num_qps.val();
+        self.responder.ack_every.next = self.ack_every.q.val();
         // responder → requester (responses), → TX (ACKs, READ jobs), → DMA writes
-        self.req.resp.next = self.rsp.resp.val();
-        self.req.resp_valid.next = self.rsp.resp_valid.val();
-        self.rsp.resp_ready.next = self.req.resp_ready.val();
-        self.req.s_axis.tdata.next = self.rsp.m_axis_resp.tdata.val();
-        self.req.s_axis.tkeep.next = self.rsp.m_axis_resp.tkeep.val();
-        self.req.s_axis.tlast.next = self.rsp.m_axis_resp.tlast.val();
-        self.req.s_axis.tuser.next = self.rsp.m_axis_resp.tuser.val();
-        self.req.s_axis.tvalid.next = self.rsp.m_axis_resp.tvalid.val();
-        self.rsp.m_axis_resp.tready.next = self.req.s_axis.tready.val();
-        self.tx.ack.next = self.rsp.ack.val();
-        self.tx.ack_valid.next = self.rsp.ack_valid.val();
-        self.rsp.ack_ready.next = self.tx.ack_ready.val();
-        self.tx.rd_job.next = self.rsp.rd_job.val();
-        self.tx.rd_job_valid.next = self.rsp.rd_job_valid.val();
-        self.rsp.rd_job_ready.next = self.tx.rd_job_ready.val();
-        self.wmux.a_cmd.next = self.rsp.dma_wr_cmd.val();
-        self.wmux.a_cmd_valid.next = self.rsp.dma_wr_cmd_valid.val();
-        self.rsp.dma_wr_cmd_ready.next = self.wmux.a_cmd_ready.val();
-        self.wmux.s_axis_a.tdata.next = self.rsp.m_axis_dma_wr.tdata.val();
-        self.wmux.s_axis_a.tkeep.next = self.rsp.m_axis_dma_wr.tkeep.val();
-        self.wmux.s_axis_a.tlast.next = self.rsp.m_axis_dma_wr.tlast.val();
-        self.wmux.s_axis_a.tuser.next = self.rsp.m_axis_dma_wr.tuser.val();
-        self.wmux.s_axis_a.tvalid.next = self.rsp.m_axis_dma_wr.tvalid.val();
-        self.rsp.m_axis_dma_wr.tready.next = self.wmux.s_axis_a.tready.val();
+        self.req.resp.next = self.responder.resp.val();
+        self.req.resp_valid.next = self.responder.resp_valid.val();
+        self.responder.resp_ready.next = self.req.resp_ready.val();
+        self.req.s_axis.tdata.next = self.responder.m_axis_resp.tdata.val();
+        self.req.s_axis.tkeep.next = self.responder.m_axis_resp.tkeep.val();
+        self.req.s_axis.tlast.next = self.responder.m_axis_resp.tlast.val();
+        self.req.s_axis.tuser.next = self.responder.m_axis_resp.tuser.val();
+        self.req.s_axis.tvalid.next = self.responder.m_axis_resp.tvalid.val();
+        self.responder.m_axis_resp.tready.next = self.req.s_axis.tready.val();
+        self.tx.rsp.next = self.responder.rsp.val();
+        self.tx.rsp_valid.next = self.responder.rsp_valid.val();
+        self.responder.rsp_ready.next = self.tx.rsp_ready.val();
+        self.wmux.a_cmd.next = self.responder.dma_wr_cmd.val();
+        self.wmux.a_cmd_valid.next = self.responder.dma_wr_cmd_valid.val();
+        self.responder.dma_wr_cmd_ready.next = self.wmux.a_cmd_ready.val();
+        self.wmux.s_axis_a.tdata.next = self.responder.m_axis_dma_wr.tdata.val();
+        self.wmux.s_axis_a.tkeep.next = self.responder.m_axis_dma_wr.tkeep.val();
+        self.wmux.s_axis_a.tlast.next = self.responder.m_axis_dma_wr.tlast.val();
+        self.wmux.s_axis_a.tuser.next = self.responder.m_axis_dma_wr.tuser.val();
+        self.wmux.s_axis_a.tvalid.next = self.responder.m_axis_dma_wr.tvalid.val();
+        self.responder.m_axis_dma_wr.tready.next = self.wmux.s_axis_a.tready.val();
         self.wmux.b_cmd.next = self.req.dma_wr_cmd.val();
         self.wmux.b_cmd_valid.next = self.req.dma_wr_cmd_valid.val();
         self.req.dma_wr_cmd_ready.next = self.wmux.b_cmd_ready.val();
@@ -321,21 +318,21 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
         self.window.status[7].next = self.rx_fifo.drop_overflow.val();
         self.window.status[8].next = self.parse.frames.val();
         self.window.status[9].next = self.parse.not_roce.val();
-        self.window.status[10].next = self.rsp.cnt.headers.val();
-        self.window.status[11].next = self.rsp.cnt.unknown_qp.val();
-        self.window.status[12].next = self.rsp.cnt.qp_not_ready.val();
-        self.window.status[13].next = self.rsp.cnt.qp_error.val();
-        self.window.status[14].next = self.rsp.cnt.malformed.val();
-        self.window.status[15].next = self.rsp.cnt.duplicate.val();
-        self.window.status[16].next = self.rsp.cnt.psn_out_of_window.val();
-        self.window.status[17].next = self.rsp.cnt.bad_opcode_seq.val();
-        self.window.status[18].next = self.rsp.cnt.length_error.val();
-        self.window.status[19].next = self.rsp.cnt.rkey_violation.val();
-        self.window.status[20].next = self.rsp.cnt.writes.val();
-        self.window.status[21].next = self.rsp.cnt.reads.val();
-        self.window.status[22].next = self.rsp.cnt.acks.val();
-        self.window.status[23].next = self.rsp.cnt.naks.val();
-        self.window.status[24].next = self.rsp.cnt.to_requester.val();
+        self.window.status[10].next = self.responder.cnt.headers.val();
+        self.window.status[11].next = self.responder.cnt.unknown_qp.val();
+        self.window.status[12].next = self.responder.cnt.qp_not_ready.val();
+        self.window.status[13].next = self.responder.cnt.qp_error.val();
+        self.window.status[14].next = self.responder.cnt.malformed.val();
+        self.window.status[15].next = self.responder.cnt.duplicate.val();
+        self.window.status[16].next = self.responder.cnt.psn_out_of_window.val();
+        self.window.status[17].next = self.responder.cnt.bad_opcode_seq.val();
+        self.window.status[18].next = self.responder.cnt.length_error.val();
+        self.window.status[19].next = self.responder.cnt.rkey_violation.val();
+        self.window.status[20].next = self.responder.cnt.writes.val();
+        self.window.status[21].next = self.responder.cnt.reads.val();
+        self.window.status[22].next = self.responder.cnt.acks.val();
+        self.window.status[23].next = self.responder.cnt.naks.val();
+        self.window.status[24].next = self.responder.cnt.to_requester.val();
         self.window.status[25].next = self.req.cnt.acks.val();
         self.window.status[26].next = self.req.cnt.ack_out_of_window.val();
         self.window.status[27].next = self.req.cnt.nak_seq.val();
@@ -426,25 +423,25 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
         }
         // QP commands: every table at once; each part signals done once
         self.sel_a.next = bit_cast::<A, 24>(self.sel.q.val());
-        self.rsp.ctl_qpn.next = self.sel_a.val();
-        self.rsp.ctl_cfg.next = self.stage.cfg.val();
-        self.rsp.ctl_rq.next = self.stage.rq.val();
-        self.rsp.ctl_write.next = self.pend_w.q.val();
-        self.rsp.ctl_req.next = (self.pend_w.q.val() & !self.done_resp.q.val()) | self.pend_r.q.val();
+        self.responder.ctl_qpn.next = self.sel_a.val();
+        self.responder.ctl_cfg.next = self.stage.cfg.val();
+        self.responder.ctl_rq.next = self.stage.rq.val();
+        self.responder.ctl_write.next = self.pend_w.q.val();
+        self.responder.ctl_req.next = (self.pend_w.q.val() & !self.done_resp.q.val()) | self.pend_r.q.val();
         self.tx.ctl_qpn.next = self.sel_a.val();
         self.tx.ctl_cfg.next = self.stage.cfg.val();
         self.tx.ctl_sq_psn.next = self.stage.sq_psn.val();
         self.tx.ctl_req.next = self.pend_w.q.val() & !self.done_tx.q.val();
         self.req.ctl_qpn.next = self.sel_a.val();
         self.req.ctl_req.next = self.pend_w.q.val() & !self.done_req.q.val();
-        self.stage.ld_en.next = self.pend_r.q.val() & self.rsp.ctl_done.val();
-        self.stage.ld_cfg.next = self.rsp.rd_cfg.val();
-        self.stage.ld_rq.next = self.rsp.rd_rq.val();
-        if self.pend_r.q.val() & self.rsp.ctl_done.val() {
+        self.stage.ld_en.next = self.pend_r.q.val() & self.responder.ctl_done.val();
+        self.stage.ld_cfg.next = self.responder.rd_cfg.val();
+        self.stage.ld_rq.next = self.responder.rd_rq.val();
+        if self.pend_r.q.val() & self.responder.ctl_done.val() {
             self.pend_r.d.next = false;
         }
         if self.pend_w.q.val() {
-            if self.rsp.ctl_done.val() {
+            if self.responder.ctl_done.val() {
                 self.done_resp.d.next = true;
             }
             if self.tx.ctl_done.val() {
@@ -453,7 +450,7 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
             if self.req.ctl_done.val() {
                 self.done_req.d.next = true;
             }
-            if (self.done_resp.q.val() | self.rsp.ctl_done.val()) & (self.done_tx.q.val() | self.tx.ctl_done.val()) & (self.done_req.q.val() | self.req.ctl_done.val()) {
+            if (self.done_resp.q.val() | self.responder.ctl_done.val()) & (self.done_tx.q.val() | self.tx.ctl_done.val()) & (self.done_req.q.val() | self.req.ctl_done.val()) {
                 self.pend_w.d.next = false;
                 self.done_resp.d.next = false;
                 self.done_tx.d.next = false;

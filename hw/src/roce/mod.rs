@@ -22,28 +22,21 @@ crate::record!(
 );
 
 crate::record!(
-    /// A request from the RX path to the TX path: send an ACK or NAK.
-    AckReq,
-    AckReqFields {
+    /// What the responder asks the TX path to send, in the order it must go out (IBA: a QP's
+    /// responses in PSN order): an ACK/NAK, or (`read`) the READ RESPONSE packets of an accepted
+    /// RDMA READ: `len` bytes from `va`, PSNs from `psn`.
+    RespItem,
+    RespItemFields {
+        read: bool = 1,
         qpn: u32 = 24,
+        psn: u32 = 24,
+        /// ACK/NAK syndrome (READ responses carry 0x1F).
         syndrome: u8 = 8,
         msn: u32 = 24,
-        psn: u32 = 24,
-    }
-);
-
-crate::record!(
-    /// An accepted RDMA READ request: the TX path streams `len` bytes from `va` as READ
-    /// RESPONSE packets with PSNs from `psn`.
-    ReadJob,
-    ReadJobFields {
-        qpn: u32 = 24,
         va: u64 = 64,
         len: u32 = 32,
-        psn: u32 = 24,
-        /// The QP's PMTU code and the MSN the responses carry.
+        /// The QP's PMTU code.
         pmtu: u8 = 3,
-        msn: u32 = 24,
     }
 );
 

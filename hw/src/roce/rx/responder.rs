@@ -23,7 +23,7 @@
 //!    path, the expected PSN advances by max(1, ceil(len/PMTU)). MSN counts messages.
 use crate::roce::hdr::RoceHdr;
 use crate::roce::qp::*;
-use crate::roce::{AckReq, DmaCmd, ReadJob};
+use crate::roce::{DmaCmd, RespItem};
 use crate::record::{FromBits, ToBits};
 use crate::stream::*;
 use nicgen_model::opcode as op;
@@ -133,13 +133,10 @@ pub struct RoceResponder<const A: usize> {
     pub dma_wr_cmd_valid: Signal<Out, Bit>,
     pub dma_wr_cmd_ready: Signal<In, Bit>,
     pub m_axis_dma_wr: Axis512Source,
-    /// ACK/NAK requests and READ jobs for the TX path.
-    pub ack: Signal<Out, AckReq>,
-    pub ack_valid: Signal<Out, Bit>,
-    pub ack_ready: Signal<In, Bit>,
-    pub rd_job: Signal<Out, ReadJob>,
-    pub rd_job_valid: Signal<Out, Bit>,
-    pub rd_job_ready: Signal<In, Bit>,
+    /// ACK/NAK requests and READ jobs for the TX path, in one ordered channel.
+    pub rsp: Signal<Out, RespItem>,
+    pub rsp_valid: Signal<Out, Bit>,
+    pub rsp_ready: Signal<In, Bit>,
     /// Responses (ACK, READ RESPONSE) for the requester side, unchecked.
     pub resp: Signal<Out, RoceHdr>,
     pub resp_valid: Signal<Out, Bit>,
@@ -171,8 +168,7 @@ pub struct RoceResponder<const A: usize> {
     cls: RespOpClass,
     // outputs
     cmd_q: ChanSkid<DmaCmd>,
-    ack_q: ChanSkid<AckReq>,
-    job_q: ChanSkid<ReadJob>,
+    out_q: ChanSkid<RespItem>,
     resp_q: ChanSkid<RoceHdr>,
     act_q: ChanSkid<Bits<2>>,
     dma_skid: AxisSkid512,
@@ -182,8 +178,7 @@ pub struct RoceResponder<const A: usize> {
     h: DFF<RoceHdr>,
     // decided in LOOK, done in ACT
     d_cmd: DFF<DmaCmd>,
-    d_ack: DFF<AckReq>,
-    d_job: DFF<ReadJob>,
+    d_item: DFF<RespItem>,
     d_rq: DFF<QpRq>,
     d_do_cmd: DFF<Bit>,
     d_do_ack: DFF<Bit>,
@@ -274,12 +269,9 @@ impl<const A: usize> Default for RoceResponder<A> {
             dma_wr_cmd_valid: Default::default(),
             dma_wr_cmd_ready: Default::default(),
             m_axis_dma_wr: Default::default(),
-            ack: Default::default(),
-            ack_valid: Default::default(),
-            ack_ready: Default::default(),
-            rd_job: Default::default(),
-            rd_job_valid: Default::default(),
-            rd_job_ready: Default::default(),
+            rsp: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_ready: Default::default(),
             resp: Default::default(),
             resp_valid: Default::default(),
             resp_ready: Default::default(),
@@ -303,8 +295,7 @@ impl<const A: usize> Default for RoceResponder<A> {
             rq_out: Default::default(),
             cls: Default::default(),
             cmd_q: Default::default(),
-            ack_q: Default::default(),
-            job_q: Default::default(),
+            out_q: Default::default(),
             resp_q: Default::default(),
             act_q: Default::default(),
             dma_skid: Default::default(),
@@ -312,8 +303,7 @@ impl<const A: usize> Default for RoceResponder<A> {
             st: Default::default(),
             h: Default::default(),
             d_cmd: Default::default(),
-            d_ack: Default::default(),
-            d_job: Default::default(),
+            d_item: Default::default(),
             d_rq: Default::default(),
             d_do_cmd: Default::default(),
             d_do_ack: Default::default(),
@@ -372,8 +362,8 @@ impl<const A: usize> Default for RoceResponder<A> {
 impl<const A: usize> Logic for RoceResponder<A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, d_cmd, d_ack, d_job, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
-        clock!(self, clock, cfg_ram, rq_ram, cmd_q, ack_q, job_q, resp_q, act_q, dma_skid, resp_skid);
+        dff_setup!(self, clock, st, h, d_cmd, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        clock!(self, clock, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
         for i in 0..15 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
@@ -384,8 +374,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.in_qpn.next = bit_cast::<A, 24>(self.hdr.val().dqpn);
         self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
         self.cmd_q.reset.next = self.reset.val();
-        self.ack_q.reset.next = self.reset.val();
-        self.job_q.reset.next = self.reset.val();
+        self.out_q.reset.next = self.reset.val();
         self.resp_q.reset.next = self.reset.val();
         self.act_q.reset.next = self.reset.val();
         self.dma_skid.reset.next = self.reset.val();
@@ -394,23 +383,18 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.dma_wr_cmd.next = self.cmd_q.m_data.val();
         self.dma_wr_cmd_valid.next = self.cmd_q.m_valid.val();
         self.cmd_q.m_ready.next = self.dma_wr_cmd_ready.val();
-        self.ack.next = self.ack_q.m_data.val();
-        self.ack_valid.next = self.ack_q.m_valid.val();
-        self.ack_q.m_ready.next = self.ack_ready.val();
-        self.rd_job.next = self.job_q.m_data.val();
-        self.rd_job_valid.next = self.job_q.m_valid.val();
-        self.job_q.m_ready.next = self.rd_job_ready.val();
+        self.rsp.next = self.out_q.m_data.val();
+        self.rsp_valid.next = self.out_q.m_valid.val();
+        self.out_q.m_ready.next = self.rsp_ready.val();
         self.resp.next = self.resp_q.m_data.val();
         self.resp_valid.next = self.resp_q.m_valid.val();
         self.resp_q.m_ready.next = self.resp_ready.val();
         self.cmd_q.s_data.next = self.d_cmd.q.val();
-        self.ack_q.s_data.next = self.d_ack.q.val();
-        self.job_q.s_data.next = self.d_job.q.val();
+        self.out_q.s_data.next = self.d_item.q.val();
         self.resp_q.s_data.next = self.h.q.val();
         self.act_q.s_data.next = self.d_dest.q.val();
         self.cmd_q.s_valid.next = false;
-        self.ack_q.s_valid.next = false;
-        self.job_q.s_valid.next = false;
+        self.out_q.s_valid.next = false;
         self.resp_q.s_valid.next = false;
         self.act_q.s_valid.next = false;
         // ------------------------------------------------ counters
@@ -507,8 +491,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
             | self.cfg_out.y.val().ttl.any() | self.cfg_out.y.val().dscp.any();
         // ------------------------------------------------ ACT: all outputs it needs must have room
         self.can_act.next = (!self.d_do_cmd.q.val() | self.cmd_q.s_ready.val())
-            & (!self.d_do_ack.q.val() | self.ack_q.s_ready.val())
-            & (!self.d_do_job.q.val() | self.job_q.s_ready.val())
+            & (!(self.d_do_ack.q.val() | self.d_do_job.q.val()) | self.out_q.s_ready.val())
             & (!self.d_do_resp.q.val() | self.resp_q.s_ready.val())
             & (!self.d_pay.q.val() | self.act_q.s_ready.val());
         // ------------------------------------------------ the header FSM
@@ -553,16 +536,14 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_cmd.d.next.addr = self.addr.val();
             self.d_cmd.d.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
             self.d_cmd.d.next.tag = self.h.q.val().dqpn;
-            self.d_ack.d.next.qpn = self.h.q.val().dqpn;
-            self.d_ack.d.next.syndrome = self.syn_ack.val();
-            self.d_ack.d.next.msn = self.rq_out.y.val().rq_msn;
-            self.d_ack.d.next.psn = self.h.q.val().psn;
-            self.d_job.d.next.qpn = self.h.q.val().dqpn;
-            self.d_job.d.next.va = self.h.q.val().va;
-            self.d_job.d.next.len = self.h.q.val().dma_len;
-            self.d_job.d.next.psn = self.h.q.val().psn;
-            self.d_job.d.next.pmtu = self.cfg_out.y.val().pmtu;
-            self.d_job.d.next.msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
+            self.d_item.d.next.read = false;
+            self.d_item.d.next.qpn = self.h.q.val().dqpn;
+            self.d_item.d.next.syndrome = self.syn_ack.val();
+            self.d_item.d.next.msn = self.rq_out.y.val().rq_msn;
+            self.d_item.d.next.psn = self.h.q.val().psn;
+            self.d_item.d.next.va = self.h.q.val().va;
+            self.d_item.d.next.len = self.h.q.val().dma_len;
+            self.d_item.d.next.pmtu = self.cfg_out.y.val().pmtu;
             self.cause[0].next = true;
             if !self.qp_ok.val() {
                 self.cause[1].next = true;
@@ -582,32 +563,34 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 self.cause[6].next = true;
                 if !self.rq_out.y.val().rq_nak_sent {
                     self.d_do_ack.d.next = true;
-                    self.d_ack.d.next.syndrome = self.syn_seq.val();
-                    self.d_ack.d.next.psn = self.rq_out.y.val().rq_expected_psn;
+                    self.d_item.d.next.syndrome = self.syn_seq.val();
+                    self.d_item.d.next.psn = self.rq_out.y.val().rq_expected_psn;
                     self.d_do_wb.d.next = true;
                     self.d_rq.d.next.rq_nak_sent = true;
                 }
             } else if !self.seq_ok.val() | self.cls.other.val() {
                 self.cause[7].next = true;
                 self.d_do_ack.d.next = true;
-                self.d_ack.d.next.syndrome = self.syn_inv.val();
+                self.d_item.d.next.syndrome = self.syn_inv.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
             } else if !self.len_ok.val() {
                 self.cause[8].next = true;
                 self.d_do_ack.d.next = true;
-                self.d_ack.d.next.syndrome = self.syn_inv.val();
+                self.d_item.d.next.syndrome = self.syn_inv.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
             } else if self.first_like.val() & !self.acc_ok.val() {
                 self.cause[9].next = true;
                 self.d_do_ack.d.next = true;
-                self.d_ack.d.next.syndrome = self.syn_acc.val();
+                self.d_item.d.next.syndrome = self.syn_acc.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
             } else if self.cls.rd_req.val() {
                 self.cause[11].next = true;
                 self.d_do_job.d.next = true;
+                self.d_item.d.next.read = true;
+                self.d_item.d.next.msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.rq_expected_psn = self.rq_out.y.val().rq_expected_psn + self.npkts.val();
                 self.d_rq.d.next.rq_msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
@@ -627,7 +610,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 self.d_rq.d.next.rq_unacked = self.rq_out.y.val().rq_unacked + self.c1_8.val();
                 if self.cls.wr_last.val() | self.cls.wr_only.val() {
                     self.d_rq.d.next.rq_msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
-                    self.d_ack.d.next.msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
+                    self.d_item.d.next.msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
                 }
                 if self.ack_now.val() {
                     self.d_do_ack.d.next = true;
@@ -641,8 +624,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
         if self.st.q.val() == self.s_act.val() {
             if self.can_act.val() {
                 self.cmd_q.s_valid.next = self.d_do_cmd.q.val();
-                self.ack_q.s_valid.next = self.d_do_ack.q.val();
-                self.job_q.s_valid.next = self.d_do_job.q.val();
+                self.out_q.s_valid.next = self.d_do_ack.q.val() | self.d_do_job.q.val();
                 self.resp_q.s_valid.next = self.d_do_resp.q.val();
                 self.act_q.s_valid.next = self.d_pay.q.val();
                 self.rq_in.x.next = self.d_rq.q.val();
@@ -654,7 +636,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
                     }
                 }
                 if self.d_do_ack.q.val() {
-                    if self.d_ack.q.val().syndrome == self.syn_ack.val() {
+                    if self.d_item.q.val().syndrome == self.syn_ack.val() {
                         self.counters[12].d.next = self.counters[12].q.val() + 1;
                     } else {
                         self.counters[13].d.next = self.counters[13].q.val() + 1;
@@ -710,7 +692,7 @@ nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
-    ack, ack_valid, ack_ready, rd_job, rd_job_valid, rd_job_ready, resp, resp_valid, resp_ready,
+    rsp, rsp_valid, rsp_ready, resp, resp_valid, resp_ready,
     m_axis_resp.tdata, m_axis_resp.tkeep, m_axis_resp.tlast, m_axis_resp.tuser, m_axis_resp.tvalid, m_axis_resp.tready,
     num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
     cnt.headers, cnt.unknown_qp, cnt.qp_not_ready, cnt.qp_error, cnt.malformed, cnt.duplicate, cnt.psn_out_of_window,

@@ -6,11 +6,11 @@
 //!   DMA read; a READ becomes one READ REQUEST and reserves max(1, ceil(len/PMTU)) PSNs. The
 //!   send PSN (`sq_next_psn`) lives per QP in RAM. Every sent message is reported on `sent` (its
 //!   PSN range) for the completion side.
-//! * **READ responder** (`rd_job` from the RX responder): READ RESPONSE FIRST/MIDDLE/LAST/ONLY
-//!   streamed from host memory, AETH on FIRST/LAST/ONLY.
-//! * **ACK generator** (`ack` from the RX responder): ACK and NAK packets.
-//! * **Arbiter**: ACK > READ response > new request, one packet at a time (so at frame
-//!   granularity). A chosen packet's DMA read command leaves at once; its descriptor waits in a
+//! * **Responses** (`rsp` from the RX responder, one ordered queue of 64, so a QP's responses
+//!   leave in PSN order): an ACK/NAK packet, or the READ RESPONSE FIRST/MIDDLE/LAST/ONLY packets
+//!   of a READ, streamed from host memory, AETH on FIRST/LAST/ONLY.
+//! * **Arbiter**: responses (ACK/NAK and READ responses, in their order) > new requests, one
+//!   packet at a time (so at frame granularity). A chosen packet's DMA read command leaves at once; its descriptor waits in a
 //!   256-entry FIFO for its payload, so up to 256 payload fetches are in flight. DMA reads must
 //!   complete in command order.
 //! * **Addressing**: the QP's table (a copy of the RX configuration table, written by the control
@@ -26,6 +26,8 @@ use rust_hdl::prelude::*;
 
 pub const DESC_BITS: usize = TxDescFields::BITS;
 const DESC_W: usize = DESC_BITS + 3;
+const RSP_BITS: usize = RespItemFields::BITS;
+const RSP_W: usize = RSP_BITS + 3;
 
 /// Per-cause TX counters.
 #[derive(LogicInterface, Default)]
@@ -48,12 +50,9 @@ pub struct RoceTx<const A: usize> {
     pub sq: Signal<In, SqWr>,
     pub sq_valid: Signal<In, Bit>,
     pub sq_ready: Signal<Out, Bit>,
-    pub ack: Signal<In, AckReq>,
-    pub ack_valid: Signal<In, Bit>,
-    pub ack_ready: Signal<Out, Bit>,
-    pub rd_job: Signal<In, ReadJob>,
-    pub rd_job_valid: Signal<In, Bit>,
-    pub rd_job_ready: Signal<Out, Bit>,
+    pub rsp: Signal<In, RespItem>,
+    pub rsp_valid: Signal<In, Bit>,
+    pub rsp_ready: Signal<Out, Bit>,
     pub sent: Signal<Out, SentWr>,
     pub sent_valid: Signal<Out, Bit>,
     pub sent_ready: Signal<In, Bit>,
@@ -75,8 +74,11 @@ pub struct RoceTx<const A: usize> {
     pub cnt: TxCounters,
     // inputs
     sq_q: ChanSkid<SqWr>,
-    ack_q: ChanSkid<AckReq>,
-    job_q: ChanSkid<ReadJob>,
+    rsp_in: ToBits<RespItem, RSP_BITS>,
+    rsp_fifo: AxisFifo<RSP_BITS, 1, RSP_W, 6>,
+    rsp_out: FromBits<RespItem, RSP_BITS>,
+    a_pend: DFF<Bit>,
+    a_item: DFF<RespItem>,
     sent_q: ChanSkid<SentWr>,
     cmd_q: ChanSkid<DmaCmd>,
     // requester: 0 idle, 1 look up the send PSN, 2 generate packets
@@ -99,7 +101,7 @@ pub struct RoceTx<const A: usize> {
     wr_qpn: Signal<Local, Bits<A>>,
     // READ responder
     j_active: DFF<Bit>,
-    j_job: DFF<ReadJob>,
+    j_job: DFF<RespItem>,
     j_addr: DFF<Bits<64>>,
     j_left: DFF<Bits<32>>,
     j_psn: DFF<Bits<24>>,
@@ -171,12 +173,9 @@ impl<const A: usize> Default for RoceTx<A> {
             sq: Default::default(),
             sq_valid: Default::default(),
             sq_ready: Default::default(),
-            ack: Default::default(),
-            ack_valid: Default::default(),
-            ack_ready: Default::default(),
-            rd_job: Default::default(),
-            rd_job_valid: Default::default(),
-            rd_job_ready: Default::default(),
+            rsp: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_ready: Default::default(),
             sent: Default::default(),
             sent_valid: Default::default(),
             sent_ready: Default::default(),
@@ -194,8 +193,11 @@ impl<const A: usize> Default for RoceTx<A> {
             ctl_done: Default::default(),
             cnt: Default::default(),
             sq_q: Default::default(),
-            ack_q: Default::default(),
-            job_q: Default::default(),
+            rsp_in: Default::default(),
+            rsp_fifo: AxisFifo::new(false),
+            rsp_out: Default::default(),
+            a_pend: Default::default(),
+            a_item: Default::default(),
             sent_q: Default::default(),
             cmd_q: Default::default(),
             r_st: Default::default(),
@@ -281,11 +283,10 @@ impl<const A: usize> Default for RoceTx<A> {
 impl<const A: usize> Logic for RoceTx<A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_st, r_wr, r_addr, r_left, r_psn, r_first, r_psn0, j_active, j_job, j_addr, j_left, j_psn, j_first, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, sq_q, ack_q, job_q, sent_q, cmd_q, psn_ram, pmtu_ram, desc_fifo, cfg_ram, hdr_q, build);
+        dff_setup!(self, clock, r_st, r_wr, r_addr, r_left, r_psn, r_first, r_psn0, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        clock!(self, clock, sq_q, rsp_fifo, sent_q, cmd_q, psn_ram, pmtu_ram, desc_fifo, cfg_ram, hdr_q, build);
         self.sq_q.reset.next = self.reset.val();
-        self.ack_q.reset.next = self.reset.val();
-        self.job_q.reset.next = self.reset.val();
+        self.rsp_fifo.reset.next = self.reset.val();
         self.sent_q.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
         self.desc_fifo.reset.next = self.reset.val();
@@ -295,12 +296,14 @@ impl<const A: usize> Logic for RoceTx<A> {
         self.sq_q.s_data.next = self.sq.val();
         self.sq_q.s_valid.next = self.sq_valid.val();
         self.sq_ready.next = self.sq_q.s_ready.val();
-        self.ack_q.s_data.next = self.ack.val();
-        self.ack_q.s_valid.next = self.ack_valid.val();
-        self.ack_ready.next = self.ack_q.s_ready.val();
-        self.job_q.s_data.next = self.rd_job.val();
-        self.job_q.s_valid.next = self.rd_job_valid.val();
-        self.rd_job_ready.next = self.job_q.s_ready.val();
+        self.rsp_in.x.next = self.rsp.val();
+        self.rsp_fifo.s_axis.tdata.next = self.rsp_in.y.val();
+        self.rsp_fifo.s_axis.tkeep.next = true.into();
+        self.rsp_fifo.s_axis.tlast.next = true;
+        self.rsp_fifo.s_axis.tuser.next = false;
+        self.rsp_fifo.s_axis.tvalid.next = self.rsp_valid.val();
+        self.rsp_ready.next = self.rsp_fifo.s_axis.tready.val();
+        self.rsp_out.x.next = self.rsp_fifo.m_axis.tdata.val();
         self.sent.next = self.sent_q.m_data.val();
         self.sent_valid.next = self.sent_q.m_valid.val();
         self.sent_q.m_ready.next = self.sent_ready.val();
@@ -447,14 +450,20 @@ impl<const A: usize> Logic for RoceTx<A> {
         } else if self.j_last.val() {
             self.j_desc.next.opcode = self.o_rl.val();
         }
-        self.job_q.m_ready.next = !self.j_active.q.val();
-        if !self.j_active.q.val() & self.job_q.m_valid.val() {
-            self.j_job.d.next = self.job_q.m_data.val();
-            self.j_addr.d.next = self.job_q.m_data.val().va;
-            self.j_left.d.next = self.job_q.m_data.val().len;
-            self.j_psn.d.next = self.job_q.m_data.val().psn;
-            self.j_first.d.next = true;
-            self.j_active.d.next = true;
+        // the next response, in order: an ACK/NAK, or a READ to stream
+        self.rsp_fifo.m_axis.tready.next = !self.j_active.q.val() & !self.a_pend.q.val();
+        if !self.j_active.q.val() & !self.a_pend.q.val() & self.rsp_fifo.m_axis.tvalid.val() {
+            if self.rsp_out.y.val().read {
+                self.j_job.d.next = self.rsp_out.y.val();
+                self.j_addr.d.next = self.rsp_out.y.val().va;
+                self.j_left.d.next = self.rsp_out.y.val().len;
+                self.j_psn.d.next = self.rsp_out.y.val().psn;
+                self.j_first.d.next = true;
+                self.j_active.d.next = true;
+            } else {
+                self.a_item.d.next = self.rsp_out.y.val();
+                self.a_pend.d.next = true;
+            }
         }
         if self.j_take.val() {
             self.j_psn.d.next = self.j_psn.q.val() + self.c1_24.val();
@@ -467,20 +476,20 @@ impl<const A: usize> Logic for RoceTx<A> {
         }
         // ------------------------------------------------ ACK generator
         self.a_desc.next.opcode = self.o_ack.val();
-        self.a_desc.next.qpn = self.ack_q.m_data.val().qpn;
-        self.a_desc.next.psn = self.ack_q.m_data.val().psn;
+        self.a_desc.next.qpn = self.a_item.q.val().qpn;
+        self.a_desc.next.psn = self.a_item.q.val().psn;
         self.a_desc.next.ackreq = false;
         self.a_desc.next.va = self.c0_64.val();
         self.a_desc.next.rkey = self.c0_32.val();
         self.a_desc.next.dma_len = self.c0_32.val();
-        self.a_desc.next.syndrome = self.ack_q.m_data.val().syndrome;
-        self.a_desc.next.msn = self.ack_q.m_data.val().msn;
+        self.a_desc.next.syndrome = self.a_item.q.val().syndrome;
+        self.a_desc.next.msn = self.a_item.q.val().msn;
         self.a_desc.next.plen = self.c0_16.val();
         self.a_desc.next.laddr = self.c0_64.val();
         // ------------------------------------------------ arbiter: ACK > READ response > request
         self.pick.next = self.r_desc.val();
         self.pick_valid.next = self.r_valid.val();
-        if self.ack_q.m_valid.val() {
+        if self.a_pend.q.val() {
             self.pick.next = self.a_desc.val();
             self.pick_valid.next = true;
         } else if self.j_active.q.val() {
@@ -488,10 +497,12 @@ impl<const A: usize> Logic for RoceTx<A> {
             self.pick_valid.next = true;
         }
         self.fire.next = self.pick_valid.val() & self.desc_fifo.s_axis.tready.val() & (!self.pick.val().plen.any() | self.cmd_q.s_ready.val());
-        self.a_take.next = self.fire.val() & self.ack_q.m_valid.val();
-        self.j_take.next = self.fire.val() & !self.ack_q.m_valid.val() & self.j_active.q.val();
-        self.r_take.next = self.fire.val() & !self.ack_q.m_valid.val() & !self.j_active.q.val();
-        self.ack_q.m_ready.next = self.a_take.val();
+        self.a_take.next = self.fire.val() & self.a_pend.q.val();
+        self.j_take.next = self.fire.val() & !self.a_pend.q.val() & self.j_active.q.val();
+        self.r_take.next = self.fire.val() & !self.a_pend.q.val() & !self.j_active.q.val();
+        if self.a_take.val() {
+            self.a_pend.d.next = false;
+        }
         self.desc_in.x.next = self.pick.val();
         self.desc_fifo.s_axis.tdata.next = self.desc_in.y.val();
         self.desc_fifo.s_axis.tkeep.next = true.into();
@@ -565,10 +576,14 @@ impl<const A: usize> Logic for RoceTx<A> {
             | self.desc_fifo.m_axis.tkeep.val().any() | self.desc_fifo.m_axis.tlast.val() | self.desc_fifo.m_axis.tuser.val()
             | self.x_desc.q.val().laddr.any() | self.cfg_out.y.val().rkey.any() | self.cfg_out.y.val().mr_base.any()
             | self.cfg_out.y.val().mr_len.any() | self.cfg_out.y.val().access.any() | self.cfg_out.y.val().pmtu.any()
-            | self.j_job.q.val().psn.any() | self.ack_valid.val();
+            | self.j_job.q.val().psn.any() | self.j_job.q.val().syndrome.any() | self.j_job.q.val().read
+            | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any()
+            | self.rsp_fifo.level.val().any() | self.rsp_fifo.drop_bad.val().any() | self.rsp_fifo.drop_overflow.val().any()
+            | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val();
         if self.reset.val() {
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
+            self.a_pend.d.next = false;
             self.x_st.d.next = false;
             self.k_frames.d.next = 0.into();
             self.k_acks.d.next = 0.into();
@@ -581,8 +596,8 @@ impl<const A: usize> Logic for RoceTx<A> {
 
 pub type RoceTx500 = RoceTx<9>;
 
-nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, sq_ready, ack, ack_valid, ack_ready,
-    rd_job, rd_job_valid, rd_job_ready, sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
+nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, sq_ready, rsp, rsp_valid, rsp_ready,
+    sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
     local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_done,
