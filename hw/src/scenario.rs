@@ -62,6 +62,13 @@ pub struct RdmaReport {
     pub lat_p99: u64,
     pub frames: usize,
     pub mismatches: usize,
+    /// Engine latency, descriptor to first wire beat: cycles from the first work request's
+    /// acceptance to the first beat node A sends, less the host model's DMA read latency when
+    /// that request is a WRITE (whose payload the engine fetches first).
+    pub tx_latency: i64,
+    /// Engine latency, last wire beat to last DMA write: cycles from the last data frame's last
+    /// beat reaching the receiving engine to that engine's last host-memory write.
+    pub rx_latency: i64,
     pub errors: Vec<String>,
     pub counters: Vec<(String, u64, u64)>,
 }
@@ -290,6 +297,16 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         b.sim.tick();
     }
     let mut r = RdmaReport { messages: wrs.len(), cycles: end - start, ..Default::default() };
+    if let Some((c0, _)) = ab.frames.first() {
+        let fetch = if wrs[0].op == wr_op::WRITE && wrs[0].len > 0 { o.dma.rd_latency as i64 } else { 0 };
+        r.tx_latency = *c0 as i64 - posted[0] as i64 - fetch;
+    }
+    // the data of the last message goes A→B for a WRITE, B→A for a READ
+    let last_is_write = wrs.last().is_some_and(|w| w.op == wr_op::WRITE);
+    let (arr, dst_write) = if last_is_write { (ab.arrivals.last(), b.dma.last_write) } else { (ba.arrivals.last(), a.dma.last_write) };
+    if let Some(t) = arr {
+        r.rx_latency = dst_write as i64 - *t as i64;
+    }
     // verify every byte and every completion
     let mut lat = vec![];
     for (i, (cyc, w)) in a.cq.seen.iter().enumerate() {
@@ -315,6 +332,9 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     }
     for x in [&*a, &*b] {
         r.errors.extend(x.dma.errors.iter().cloned());
+    }
+    if ab.underruns + ba.underruns > 0 {
+        r.errors.push(format!("a frame had a gap on the way to the MAC {} times (underrun)", ab.underruns + ba.underruns));
     }
     if ab.rx_refused + ba.rx_refused > 0 {
         r.errors.push(format!("the RX side pushed back on the MAC {} times", ab.rx_refused + ba.rx_refused));

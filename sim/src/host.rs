@@ -222,6 +222,9 @@ pub struct MacLink {
     pub arrivals: Vec<u64>,
     /// Beats the receiver did not take (its RX must never push back).
     pub rx_refused: u64,
+    /// Cycles the MAC wanted a beat in the middle of a frame and the sender had none (a real
+    /// MAC would underrun).
+    pub underruns: u64,
 }
 
 impl MacLink {
@@ -239,6 +242,7 @@ impl MacLink {
             frames: vec![],
             arrivals: vec![],
             rx_refused: 0,
+            underruns: 0,
         }
     }
     pub fn idle(&self) -> bool {
@@ -279,6 +283,9 @@ impl MacLink {
                 self.arrivals.push(to.cycle());
             }
             moved = true;
+        }
+        if self.ready && !self.cur.is_empty() && !from.get_bit(self.tx.tvalid) {
+            self.underruns += 1;
         }
         if self.ready && from.get_bit(self.tx.tvalid) {
             let d = from.get_words(self.tx.tdata);

@@ -155,6 +155,8 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
     println!("{:<28} {:>12.0}", "latency mean (cycles)", r.lat_mean);
     println!("{:<28} {:>12}", "latency p99 (cycles)", r.lat_p99);
     println!("{:<28} {:>12}", "frames on the link", r.frames);
+    println!("{:<28} {:>12}", "descriptor→wire (cycles)", r.tx_latency);
+    println!("{:<28} {:>12}", "wire→last DMA write (cyc.)", r.rx_latency);
     println!("counters (node A / node B), nonzero:");
     for (n, a, b) in &r.counters {
         if *a > 0 || *b > 0 {

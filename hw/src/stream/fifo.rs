@@ -9,6 +9,9 @@
 //!   A frame with `tuser` set on its last beat is dropped (`drop_bad`), as is a frame that does
 //!   not fit (`drop_overflow`). It never backpressures (`s_tready` is always high), so it can
 //!   sit behind a MAC that has no `tready`. Frames leave with `tuser` clear.
+//! * **packet FIFO** ([`AxisFifo::new_packet`]): like the beat FIFO (a full FIFO backpressures,
+//!   nothing is dropped), but a frame becomes readable only after its last beat, so it leaves
+//!   without gaps, as a MAC's TX side needs. A frame must fit in the FIFO.
 use super::axis::*;
 use super::ram::{Ram, RamStyle};
 use rust_hdl::prelude::*;
@@ -32,6 +35,7 @@ pub struct AxisFifo<const D: usize, const K: usize, const W: usize, const A: usi
     c_bad: DFF<Bits<32>>,
     c_ovf: DFF<Bits<32>>,
     frame_mode: Constant<Bit>,
+    packet_mode: Constant<Bit>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     inflight: DFF<Bit>,
@@ -65,6 +69,13 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
 impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D, K, W, A> {
     /// `frame_mode`: store and forward, dropping flagged and oversized frames.
     pub fn new(frame_mode: bool) -> Self {
+        Self::build(frame_mode, false)
+    }
+    /// Packet mode: backpressure when full, frames readable once complete.
+    pub fn new_packet() -> Self {
+        Self::build(false, true)
+    }
+    fn build(frame_mode: bool, packet_mode: bool) -> Self {
         assert_eq!(W, D + K + 2, "AxisFifo: W must be D+K+2");
         assert!(A < 15);
         AxisFifo {
@@ -83,6 +94,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D,
             c_bad: Default::default(),
             c_ovf: Default::default(),
             frame_mode: Constant::new(frame_mode),
+            packet_mode: Constant::new(packet_mode),
             one16: Constant::new(1u64.into()),
             zero16: Constant::new(0u64.into()),
             inflight: Default::default(),
@@ -153,7 +165,9 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
             if self.s_axis.tvalid.val() & !self.full.val() {
                 self.push.next = true;
                 self.wr_ptr.d.next = self.wr_ptr.q.val() + self.one16.val();
-                self.commit.d.next = self.wr_ptr.q.val() + self.one16.val();
+                if !self.packet_mode.val() | self.s_axis.tlast.val() {
+                    self.commit.d.next = self.wr_ptr.q.val() + self.one16.val();
+                }
             }
         }
         // read the RAM when it holds data and the output stage will have room for the result

@@ -13,6 +13,8 @@
 //!   packet at a time (so at frame granularity). A chosen packet's DMA read command leaves at once; its descriptor waits in a
 //!   256-entry FIFO for its payload, so up to 256 payload fetches are in flight. DMA reads must
 //!   complete in command order.
+//! * **Output**: a 512-beat packet FIFO: a frame leaves only once it is complete, so the MAC
+//!   never sees a gap inside a frame (the payload arrives from host memory at its own pace).
 //! * **Addressing**: the QP's table (a copy of the RX configuration table, written by the control
 //!   plane) supplies addresses, destination QPN, P_Key, UDP source port, TTL and DSCP; then
 //!   `RoceTxBuild` builds the frame.
@@ -131,6 +133,7 @@ pub struct RoceTx<const A: usize> {
     x_hdr: Signal<Local, TxHdr>,
     hdr_q: ChanSkid<TxHdr>,
     build: RoceTxBuild,
+    out_fifo: AxisFifo512,
     k_frames: DFF<Bits<32>>,
     k_acks: DFF<Bits<32>>,
     k_resp: DFF<Bits<32>>,
@@ -245,6 +248,7 @@ impl<const A: usize> Default for RoceTx<A> {
             x_hdr: Default::default(),
             hdr_q: Default::default(),
             build: Default::default(),
+            out_fifo: AxisFifo512::new_packet(),
             k_frames: Default::default(),
             k_acks: Default::default(),
             k_resp: Default::default(),
@@ -284,7 +288,7 @@ impl<const A: usize> Logic for RoceTx<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, r_st, r_wr, r_addr, r_left, r_psn, r_first, r_psn0, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, sq_q, rsp_fifo, sent_q, cmd_q, psn_ram, pmtu_ram, desc_fifo, cfg_ram, hdr_q, build);
+        clock!(self, clock, sq_q, rsp_fifo, sent_q, cmd_q, psn_ram, pmtu_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.sent_q.reset.next = self.reset.val();
@@ -292,6 +296,7 @@ impl<const A: usize> Logic for RoceTx<A> {
         self.desc_fifo.reset.next = self.reset.val();
         self.hdr_q.reset.next = self.reset.val();
         self.build.reset.next = self.reset.val();
+        self.out_fifo.reset.next = self.reset.val();
         // ------------------------------------------------ channels in and out
         self.sq_q.s_data.next = self.sq.val();
         self.sq_q.s_valid.next = self.sq_valid.val();
@@ -571,7 +576,14 @@ impl<const A: usize> Logic for RoceTx<A> {
         self.build.hdr_valid.next = self.hdr_q.m_valid.val();
         self.hdr_q.m_ready.next = self.build.hdr_ready.val();
         Axis512Sink::link(&mut self.s_axis_dma_rd, &mut self.build.s_axis);
-        Axis512Source::link(&mut self.m_axis_tx, &mut self.build.m_axis);
+        // whole frames to the MAC: a frame starts only once all of it is here (no underrun)
+        self.out_fifo.s_axis.tdata.next = self.build.m_axis.tdata.val();
+        self.out_fifo.s_axis.tkeep.next = self.build.m_axis.tkeep.val();
+        self.out_fifo.s_axis.tlast.next = self.build.m_axis.tlast.val();
+        self.out_fifo.s_axis.tuser.next = self.build.m_axis.tuser.val();
+        self.out_fifo.s_axis.tvalid.next = self.build.m_axis.tvalid.val();
+        self.build.m_axis.tready.next = self.out_fifo.s_axis.tready.val();
+        Axis512Source::link(&mut self.m_axis_tx, &mut self.out_fifo.m_axis);
         self.unused.next = self.desc_fifo.level.val().any() | self.desc_fifo.drop_bad.val().any() | self.desc_fifo.drop_overflow.val().any()
             | self.desc_fifo.m_axis.tkeep.val().any() | self.desc_fifo.m_axis.tlast.val() | self.desc_fifo.m_axis.tuser.val()
             | self.x_desc.q.val().laddr.any() | self.cfg_out.y.val().rkey.any() | self.cfg_out.y.val().mr_base.any()
@@ -579,7 +591,8 @@ impl<const A: usize> Logic for RoceTx<A> {
             | self.j_job.q.val().psn.any() | self.j_job.q.val().syndrome.any() | self.j_job.q.val().read
             | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any()
             | self.rsp_fifo.level.val().any() | self.rsp_fifo.drop_bad.val().any() | self.rsp_fifo.drop_overflow.val().any()
-            | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val();
+            | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val()
+            | self.out_fifo.level.val().any() | self.out_fifo.drop_bad.val().any() | self.out_fifo.drop_overflow.val().any();
         if self.reset.val() {
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
