@@ -163,6 +163,35 @@ impl Node {
     }
 }
 
+/// One cycle of the two-node system: drive both engines' host models and links, evaluate,
+/// sample, clock. `posted[i]` gets the cycle node A's SQ accepted work request `i`.
+fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: &mut [u64]) {
+    for x in [&mut *a, &mut *b] {
+        x.dma.drive(&mut x.sim);
+        x.sq.drive(&mut x.sim);
+        x.cq.drive(&mut x.sim);
+    }
+    ab.drive_tx(&mut a.sim);
+    ba.drive_tx(&mut b.sim);
+    ab.drive_rx(&mut b.sim);
+    ba.drive_rx(&mut a.sim);
+    a.sim.eval();
+    b.sim.eval();
+    for x in [&mut *a, &mut *b] {
+        x.dma.sample(&mut x.sim, &mut x.mem);
+        if x.sq.sample(&mut x.sim) {
+            if let Some(p) = posted.get_mut(x.sq.sent as usize - 1) {
+                *p = x.sim.cycle();
+            }
+        }
+        x.cq.sample(&mut x.sim);
+    }
+    ab.sample(&mut a.sim, &mut b.sim);
+    ba.sample(&mut b.sim, &mut a.sim);
+    a.sim.tick();
+    b.sim.tick();
+}
+
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
     let mut n = [Node::new(o.dma, o.seed, o.table_qps)?, Node::new(o.dma, o.seed + 100, o.table_qps)?];
@@ -241,28 +270,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let limit = start + 2_000_000 + 20 * (o.count as u64) * (o.size as u64 / 64 + 10);
     let mut last_report = start;
     while a.cq.seen.len() < wrs.len() {
-        for x in [&mut *a, &mut *b] {
-            x.dma.drive(&mut x.sim);
-            x.sq.drive(&mut x.sim);
-            x.cq.drive(&mut x.sim);
-        }
-        ab.drive_tx(&mut a.sim);
-        ba.drive_tx(&mut b.sim);
-        ab.drive_rx(&mut b.sim);
-        ba.drive_rx(&mut a.sim);
-        a.sim.eval();
-        b.sim.eval();
-        for x in [&mut *a, &mut *b] {
-            x.dma.sample(&mut x.sim, &mut x.mem);
-            if x.sq.sample(&mut x.sim) {
-                posted[x.sq.sent as usize - 1] = x.sim.cycle();
-            }
-            x.cq.sample(&mut x.sim);
-        }
-        ab.sample(&mut a.sim, &mut b.sim);
-        ba.sample(&mut b.sim, &mut a.sim);
-        a.sim.tick();
-        b.sim.tick();
+        step(a, b, &mut ab, &mut ba, &mut posted);
         if a.sim.cycle() > limit {
             let (ca, cb) = (a.counters(), b.counters());
             let nz: Vec<String> = ENGINE_COUNTERS.iter().enumerate().filter(|(i, _)| ca[*i] > 0 || cb[*i] > 0).map(|(i, (n, _))| format!("{n} {}/{}", ca[i], cb[i])).collect();
@@ -275,26 +283,9 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
     }
     let end = a.sim.cycle();
-    // let the last DMA writes land
+    // let the last DMA writes land (the SQ is empty by now)
     for _ in 0..2000 {
-        for x in [&mut *a, &mut *b] {
-            x.dma.drive(&mut x.sim);
-            x.cq.drive(&mut x.sim);
-        }
-        ab.drive_tx(&mut a.sim);
-        ba.drive_tx(&mut b.sim);
-        ab.drive_rx(&mut b.sim);
-        ba.drive_rx(&mut a.sim);
-        a.sim.eval();
-        b.sim.eval();
-        for x in [&mut *a, &mut *b] {
-            x.dma.sample(&mut x.sim, &mut x.mem);
-            x.cq.sample(&mut x.sim);
-        }
-        ab.sample(&mut a.sim, &mut b.sim);
-        ba.sample(&mut b.sim, &mut a.sim);
-        a.sim.tick();
-        b.sim.tick();
+        step(a, b, &mut ab, &mut ba, &mut posted);
     }
     let mut r = RdmaReport { messages: wrs.len(), cycles: end - start, ..Default::default() };
     if let Some((c0, _)) = ab.frames.first() {

@@ -14,28 +14,7 @@ use nicgen_sim::*;
 // ------------------------------------------------------------------ AxisLimit
 
 fn run_limit<S: CycleSim>(sim: &mut S, frames: &[AxisFrame], lims: &[usize], valid: u32, ready: u32, seed: u64) -> Vec<Vec<u8>> {
-    sim.reset(2);
-    let lp = sim.port("limit");
-    let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
-    let mut m = AxisMonitor::new(sim, "m_axis", ready, seed + 3);
-    for f in frames {
-        d.push(f.clone());
-    }
-    let mut quiet = 0;
-    let mut cycles = 0u64;
-    while quiet < 30 {
-        sim.set_u64(lp, *lims.get(d.frames as usize).unwrap_or(&0) as u64);
-        d.drive(sim);
-        m.drive(sim);
-        sim.eval();
-        d.sample(sim);
-        let got = m.sample(sim);
-        sim.tick();
-        cycles += 1;
-        quiet = if got || !d.idle() { 0 } else { quiet + 1 };
-        assert!(cycles < 2_000_000, "stalled");
-    }
-    m.frames.into_iter().map(|f| f.data).collect()
+    common::run_with_frame_param(sim, "limit", frames, lims, valid, ready, seed).0.into_iter().map(|f| f.data).collect()
 }
 
 fn limit_case(n: usize, seed: u64) -> (Vec<AxisFrame>, Vec<usize>, Vec<Vec<u8>>) {

@@ -1,34 +1,15 @@
 //! Header stripper and inserter on Verilator (every residue and shift, random gaps and
 //! backpressure, frames up to 9 KiB), in lock step against rust-hdl, and at full rate.
+mod common;
 use nicgen_hw::stream::*;
 use nicgen_sim::axis::*;
 use nicgen_sim::*;
 
 /// Run the stripper: frame i loses its first `ns[i]` bytes.
 fn run_strip<S: CycleSim>(sim: &mut S, frames: &[AxisFrame], ns: &[usize], valid: u32, ready: u32, seed: u64) -> (Vec<AxisFrame>, u64, u64) {
-    sim.reset(2);
-    let sl = sim.port("strip_len");
-    let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
-    let mut m = AxisMonitor::new(sim, "m_axis", ready, seed + 9);
-    for f in frames {
-        d.push(f.clone());
-    }
-    let mut quiet = 0;
-    let mut cycles = 0u64;
-    while quiet < 30 {
-        sim.set_u64(sl, *ns.get(d.frames as usize).unwrap_or(&0) as u64);
-        d.drive(sim);
-        m.drive(sim);
-        sim.eval();
-        d.sample(sim);
-        let got = m.sample(sim);
-        sim.tick();
-        cycles += 1;
-        quiet = if got || !d.idle() { 0 } else { quiet + 1 };
-        assert!(cycles < 1_000_000, "stalled");
-    }
+    let (out, cycles) = common::run_with_frame_param(sim, "strip_len", frames, ns, valid, ready, seed);
     let runts = { let p = sim.port("runts"); sim.get_u64(p) };
-    (m.frames.iter().map(|f| AxisFrame { data: f.data.clone(), user: f.user }).collect(), runts, cycles)
+    (out, runts, cycles)
 }
 
 fn strip_expect(frames: &[AxisFrame], ns: &[usize]) -> (Vec<AxisFrame>, u64) {

@@ -47,3 +47,30 @@ pub fn full_rate_cycles<S: CycleSim>(sim: &mut S, frames: &[AxisFrame]) -> (u64,
     let last = m.frames.last().unwrap().last_cycle;
     (last - first + 1, m.beats)
 }
+
+/// Push `frames` into `s_axis` with `params[i]` on port `param` while frame `i` is offered (a
+/// per-frame input sampled with the first beat), collect `m_axis`; random gaps and backpressure.
+pub fn run_with_frame_param<S: CycleSim>(sim: &mut S, param: &str, frames: &[AxisFrame], params: &[usize], valid: u32, ready: u32, seed: u64) -> (Vec<AxisFrame>, u64) {
+    sim.reset(2);
+    let pp = sim.port(param);
+    let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
+    let mut m = AxisMonitor::new(sim, "m_axis", ready, seed + 9);
+    for f in frames {
+        d.push(f.clone());
+    }
+    let mut quiet = 0;
+    let mut cycles = 0u64;
+    while quiet < 30 {
+        sim.set_u64(pp, *params.get(d.frames as usize).unwrap_or(&0) as u64);
+        d.drive(sim);
+        m.drive(sim);
+        sim.eval();
+        d.sample(sim);
+        let got = m.sample(sim);
+        sim.tick();
+        cycles += 1;
+        quiet = if got || !d.idle() { 0 } else { quiet + 1 };
+        assert!(cycles < 2_000_000, "stalled");
+    }
+    (m.frames.iter().map(|f| AxisFrame { data: f.data.clone(), user: f.user }).collect(), cycles)
+}
