@@ -9,6 +9,7 @@ use nicgen_model::*;
 use nicgen_sim::axis::*;
 use nicgen_sim::host::DmaParams;
 use nicgen_sim::oracle::*;
+use nicgen_sim::CycleSim;
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -88,4 +89,91 @@ fn scapy_requests_are_answered() {
         assert_eq!(f.hdr.dst_mac, MAC[0].to_be_bytes()[2..]);
         assert_eq!(f.hdr.udp_sport, 50000);
     }
+}
+
+/// Bad frames into a whole engine: each is dropped (or NAKed) and counted by cause, the RX side
+/// never pushes back on the MAC, and the good traffic around them lands.
+#[test]
+fn bad_frames_into_the_engine_are_counted_and_harmless() {
+    use nicgen_hw::roce::engine::ENGINE_COUNTERS;
+    let mut n = Node::new(DmaParams { rd_latency: 60, ..Default::default() }, 2, 500).unwrap();
+    n.setup(1).unwrap();
+    let cfg = QpCfgFields {
+        pmtu: 4,
+        remote_qpn: 0x11,
+        remote_ip: IP[0] as u128,
+        remote_mac: MAC[0],
+        udp_sport: 50000,
+        pkey: 0xffff,
+        ttl: 64,
+        rkey: 9,
+        mr_base: 0x1000,
+        mr_len: 1 << 20,
+        access: access::REMOTE_READ | access::REMOTE_WRITE,
+        ..Default::default()
+    };
+    n.qp(7, &cfg, &QpRqFields { state: state::RTS, rq_expected_psn: 5, ..Default::default() }, 100).unwrap();
+    n.qp(8, &QpCfgFields { remote_qpn: 0x12, ..cfg }, &QpRqFields { state: state::RTS, rq_expected_psn: 50, ..Default::default() }, 200).unwrap();
+    let req = |qp: u32, psn: u32, va: u64, rkey: u32, pay: &[u8]| {
+        format!(
+            r#"{{"op": 10, "dqpn": {qp}, "psn": {psn}, "ackreq": 1, "va": {va}, "rkey": {rkey}, "dlen": {}, "payload": "{}", "src": "10.0.0.1", "dst": "10.0.0.2", "smac": "02:00:00:00:00:0a", "dmac": "02:00:00:00:00:0b", "sport": 50001}}"#,
+            pay.len(),
+            hex(pay)
+        )
+    };
+    let good1: Vec<u8> = (0..700u32).map(|i| i as u8).collect();
+    let good2: Vec<u8> = (0..300u32).map(|i| (i * 3) as u8).collect();
+    let f = scapy_request(&[
+        req(7, 5, 0x1000, 9, &good1),
+        req(7, 6, 0x3000, 9, &[1, 2, 3, 4]),
+        req(600, 1, 0x1000, 9, &[5; 64]),
+        req(8, 50, 0x1000, 10, &[6; 64]),
+        req(7, 6, 0x2000, 9, &good2),
+    ])
+    .unwrap();
+    let mut bad_icrc = f[1].clone();
+    let l = bad_icrc.len();
+    bad_icrc[l - 1] ^= 0x5a;
+    let truncated = f[1][..40].to_vec();
+    let mut not_roce = f[1].clone();
+    not_roce[14 + 20 + 3] ^= 0x01; // UDP destination port 4791 → 4790
+    let frames = vec![f[0].clone(), bad_icrc, truncated, not_roce, f[2].clone(), f[3].clone(), f[4].clone()];
+    let before = n.counters();
+    let mut d = AxisDriver::new(&n.sim, "s_axis_rx", 100, 1);
+    for x in &frames {
+        d.push(AxisFrame::new(x.clone()));
+    }
+    let m = AxisMonitor::new(&n.sim, "m_axis_tx", 100, 2);
+    let mut b = StreamBench::new(vec![d], vec![m]);
+    let (tv, tr) = (n.sim.port("s_axis_rx$tvalid"), n.sim.port("s_axis_rx$tready"));
+    let mut refused = 0;
+    for _ in 0..2000 {
+        n.dma.drive(&mut n.sim);
+        b.step_with(&mut n.sim, |s| {
+            if s.get_bit(tv) && !s.get_bit(tr) {
+                refused += 1;
+            }
+            n.dma.sample(s, &mut n.mem);
+            false
+        });
+    }
+    assert_eq!(refused, 0, "the RX side pushed back on the MAC");
+    assert_eq!(n.mem.read(0x1000, 700), good1);
+    assert_eq!(n.mem.read(0x2000, 300), good2);
+    assert_eq!(n.mem.read(0x3000, 4), vec![0; 4], "the bad-ICRC copy of a WRITE must not land");
+    let after = n.counters();
+    let delta = |name: &str| {
+        let i = ENGINE_COUNTERS.iter().position(|(c, _)| *c == name).unwrap();
+        after[i] - before[i]
+    };
+    assert_eq!(delta("rx_frames"), 7);
+    assert_eq!(delta("rx_bad_icrc"), 1);
+    assert_eq!(delta("rx_truncated"), 1);
+    assert_eq!(delta("rx_not_roce"), 1);
+    assert_eq!(delta("resp_unknown_qp"), 1);
+    assert_eq!(delta("resp_rkey_violation"), 1);
+    assert_eq!(delta("resp_writes"), 2);
+    let out: Vec<RoceFrame> = b.monitors[0].frames.iter().map(|f| parse(&f.data).unwrap()).collect();
+    let got: Vec<(u32, u32, u8)> = out.iter().map(|f| (f.hdr.bth.dqpn, f.hdr.bth.psn, f.hdr.aeth.unwrap().syndrome)).collect();
+    assert_eq!(got, vec![(0x11, 5, 0x1f), (0x12, 50, 0x62), (0x11, 6, 0x1f)]);
 }
