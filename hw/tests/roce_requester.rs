@@ -69,7 +69,7 @@ fn reset_qp<S: CycleSim>(sim: &mut S, qpn: u32) {
 }
 
 fn w(wr_id: u32, op: u8, qpn: u32, first: u32, last: u32, signaled: bool) -> SentWrFields {
-    SentWrFields { wr_id, op, qpn, first_psn: first, last_psn: last, laddr: 0x10_0000 * wr_id as u64, len: 100 * wr_id, signaled, pmtu: 0 }
+    SentWrFields { wr_id, op, qpn, first_psn: first, last_psn: last, laddr: 0x10_0000 * wr_id as u64, len: 100 * wr_id, signaled, pmtu: 0, flush: false }
 }
 
 fn resp(opc: u8, qpn: u32, psn: u32, syndrome: u8, plen: usize) -> (RxHdrFields, Vec<u8>) {
@@ -151,6 +151,10 @@ fn acks_reads_and_naks_complete_the_right_messages() {
     run(&mut sim, &[], &[resp(op::ACK, 7, 14, 0x1f, 0)], &mut out2, 4);
     assert_eq!(out2.cq, vec![CqEntryFields { status: cq_status::FLUSHED, ..ok(14, 7, 0) }]);
     assert_eq!(counter(&mut sim, "resp_unexpected"), 2);
+    // work the TX did not send (its QP not in RTS) completes as flushed, and takes no ring slot
+    let mut out3 = Out::default();
+    run(&mut sim, &[SentWrFields { flush: true, ..w(15, wr_op::WRITE, 5, 109, 109, false) }], &[], &mut out3, 6);
+    assert_eq!(out3.cq, vec![CqEntryFields { status: cq_status::FLUSHED, ..ok(15, 5, 0) }]);
     // the READ on QP 8 completes once its responses come in order
     run(&mut sim, &[], &[resp(op::READ_RESP_FIRST, 8, 0xff_fffe, 0x1f, 256), resp(op::READ_RESP_LAST, 8, 0xff_ffff, 0x1f, 44)], &mut out2, 5);
     assert_eq!(out2.cq[1], CqEntryFields { op: wr_op::READ, ..ok(21, 8, 0) });

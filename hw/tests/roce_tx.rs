@@ -20,6 +20,7 @@ struct Qp {
     qpn: u32,
     cfg: QpCfgFields,
     psn: u32,
+    state: u8,
 }
 
 fn qp(rng: &mut Rng, qpn: u32) -> Qp {
@@ -39,12 +40,15 @@ fn qp(rng: &mut Rng, qpn: u32) -> Qp {
             ..Default::default()
         },
         psn: rng.below(1 << 24) as u32,
+        state: state::RTS,
     }
 }
 
 fn setup<S: CycleSim>(sim: &mut S, q: &Qp) {
     let p = |s: &S, n: &str| s.port(n);
     let (req, qn, c, ps, done) = (p(sim, "ctl_req"), p(sim, "ctl_qpn"), p(sim, "ctl_cfg"), p(sim, "ctl_sq_psn"), p(sim, "ctl_done"));
+    let st = p(sim, "ctl_state");
+    sim.set_u64(st, q.state as u64);
     sim.set_bit(req, true);
     sim.set_u64(qn, q.qpn as u64);
     sim.set(c, &q.cfg.to_words());
@@ -150,6 +154,10 @@ fn requests_responses_and_acks_are_built_right() {
     for q in &qps {
         setup(&mut sim, q);
     }
+    // a QP that is not in RTS: its work requests send nothing and come back flushed
+    let mut idle_qp = qp(&mut rng, 100);
+    idle_qp.state = state::INIT;
+    setup(&mut sim, &idle_qp);
     let mut wrs = vec![];
     for k in 0..80 {
         let q = &qps[rng.below(8) as usize];
@@ -161,6 +169,10 @@ fn requests_responses_and_acks_are_built_right() {
         };
         let op = if rng.chance(30) { wr_op::READ } else { wr_op::WRITE };
         wrs.push(SqWrFields { wr_id: k, op, qpn: q.qpn, laddr: rng.next_u64() >> 8, raddr: rng.next_u64(), rkey: rng.next_u64() as u32, len, signaled: rng.chance(50) });
+    }
+    let idle_wrs: Vec<SqWrFields> = (0..3).map(|k| SqWrFields { wr_id: 1000 + k, op: k as u8 % 2, qpn: 100, laddr: 0x1000, raddr: 0x2000, rkey: 1, len: 5000, signaled: true }).collect();
+    for (k, w) in idle_wrs.iter().enumerate() {
+        wrs.insert(10 * k + 5, *w);
     }
     let mut jobs = vec![];
     for _ in 0..30 {
@@ -244,6 +256,10 @@ fn requests_responses_and_acks_are_built_right() {
     let mut got_req = parsed.iter().filter(|f| !resp_ops.contains(&f.hdr.bth.opcode) && f.hdr.bth.opcode != op::ACK);
     let mut sent_want = vec![];
     for w in &wrs {
+        if w.qpn == 100 {
+            sent_want.push(SentWrFields { wr_id: w.wr_id, op: w.op, qpn: 100, first_psn: idle_qp.psn, last_psn: idle_qp.psn, laddr: w.laddr, len: w.len, signaled: true, pmtu: idle_qp.cfg.pmtu, flush: true });
+            continue;
+        }
         let q = qps.iter_mut().find(|q| q.qpn == w.qpn).unwrap();
         let pmtu = pmtu_bytes(q.cfg.pmtu);
         let first = q.psn;
@@ -274,7 +290,7 @@ fn requests_responses_and_acks_are_built_right() {
         }
         let f0 = parsed.iter().find(|f| f.hdr.bth.psn == first && f.hdr.bth.dqpn == q.cfg.remote_qpn);
         check_addressing(f0.unwrap(), q, "request");
-        sent_want.push(SentWrFields { wr_id: w.wr_id, op: w.op, qpn: w.qpn, first_psn: first, last_psn: (q.psn + 0xff_ffff) & 0xff_ffff, laddr: w.laddr, len: w.len, signaled: w.signaled, pmtu: q.cfg.pmtu });
+        sent_want.push(SentWrFields { wr_id: w.wr_id, op: w.op, qpn: w.qpn, first_psn: first, last_psn: (q.psn + 0xff_ffff) & 0xff_ffff, laddr: w.laddr, len: w.len, signaled: w.signaled, pmtu: q.cfg.pmtu, flush: false });
     }
     assert!(got_req.next().is_none());
     assert_eq!(out.sent, sent_want);

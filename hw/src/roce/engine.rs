@@ -431,6 +431,7 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
         self.tx.ctl_qpn.next = self.sel_a.val();
         self.tx.ctl_cfg.next = self.stage.cfg.val();
         self.tx.ctl_sq_psn.next = self.stage.sq_psn.val();
+        self.tx.ctl_state.next = self.stage.rq.val().state;
         self.tx.ctl_req.next = self.pend_w.q.val() & !self.done_tx.q.val();
         self.req.ctl_qpn.next = self.sel_a.val();
         self.req.ctl_req.next = self.pend_w.q.val() & !self.done_req.q.val();

@@ -78,6 +78,8 @@ crate::record!(
         len: u32 = 32,
         signaled: bool = 1,
         pmtu: u8 = 3,
+        /// Not sent: the QP is not in RTS. Completes as flushed.
+        flush: bool = 1,
     }
 );
 

@@ -13,7 +13,8 @@
 //! * NAK 0x60 completes the messages before its PSN and is counted (Go-Back-N is the reliability
 //!   issue's). NAK 0x61/0x62/0x63 completes the messages before its PSN, then the one it names
 //!   with `remote invalid request`/`remote access error`/`remote operational error`, flushes the
-//!   rest (`flushed`) and moves the QP's requester to ERROR; later work completes as flushed.
+//!   rest (`flushed`) and moves the QP's requester to ERROR; later work completes as flushed, as
+//!   does work the TX requester did not send because its QP was not in RTS.
 //! * Completions: one per signaled message, and one per message that ends in error.
 use crate::record::{FromBits, ToBits};
 use crate::roce::hdr::RoceHdr;
@@ -380,7 +381,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.cq_q.s_data.next.status = self.st_flush.val();
             self.cq_q.s_data.next.byte_len = self.sent_q.m_data.val().len;
             self.ptr_in.x.next = self.ptr_out.y.val();
-            if self.ptr_out.y.val().err {
+            if self.ptr_out.y.val().err | self.sent_q.m_data.val().flush {
                 if self.cq_q.s_ready.val() {
                     self.cq_q.s_valid.next = true;
                     self.bump[6].next = true;
@@ -537,7 +538,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().msn.any() | self.h.q.val().va.any()
             | self.h.q.val().rkey.any() | self.h.q.val().dma_len.any() | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any()
             | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any() | self.h.q.val().known | self.h.q.val().len_err
-            | self.h.q.val().ackreq;
+            | self.h.q.val().ackreq | self.e.val().flush;
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             self.sblk.d.next = false;

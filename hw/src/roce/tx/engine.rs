@@ -72,6 +72,8 @@ pub struct RoceTx<const A: usize> {
     pub ctl_qpn: Signal<In, Bits<A>>,
     pub ctl_cfg: Signal<In, QpCfg>,
     pub ctl_sq_psn: Signal<In, Bits<24>>,
+    /// The QP's state: the requester sends only in RTS; other work completes as flushed.
+    pub ctl_state: Signal<In, Bits<3>>,
     pub ctl_done: Signal<Out, Bit>,
     pub cnt: TxCounters,
     // inputs
@@ -92,7 +94,11 @@ pub struct RoceTx<const A: usize> {
     r_first: DFF<Bit>,
     r_psn0: DFF<Bits<24>>,
     psn_ram: Ram<24, A>,
-    pmtu_ram: Ram<3, A>,
+    pmtu_ram: Ram<6, A>,
+    r_pmtu_code: Signal<Local, Bits<3>>,
+    r_state: Signal<Local, Bits<3>>,
+    c_rts: Constant<Bits<3>>,
+    s_flush: Constant<Bits<2>>,
     r_pmtu: Signal<Local, Bits<16>>,
     r_last: Signal<Local, Bit>,
     r_plen: Signal<Local, Bits<32>>,
@@ -193,6 +199,7 @@ impl<const A: usize> Default for RoceTx<A> {
             ctl_qpn: Default::default(),
             ctl_cfg: Default::default(),
             ctl_sq_psn: Default::default(),
+            ctl_state: Default::default(),
             ctl_done: Default::default(),
             cnt: Default::default(),
             sq_q: Default::default(),
@@ -212,6 +219,10 @@ impl<const A: usize> Default for RoceTx<A> {
             r_psn0: Default::default(),
             psn_ram: Ram::new(style, false),
             pmtu_ram: Ram::new(style, false),
+            r_pmtu_code: Default::default(),
+            r_state: Default::default(),
+            c_rts: c(state::RTS as u64),
+            s_flush: c(3),
             r_pmtu: Default::default(),
             r_last: Default::default(),
             r_plen: Default::default(),
@@ -333,7 +344,7 @@ impl<const A: usize> Logic for RoceTx<A> {
         self.psn_ram.waddr.next = self.ctl_qpn.val();
         self.pmtu_ram.waddr.next = self.ctl_qpn.val();
         self.psn_ram.wdata.next = self.ctl_sq_psn.val();
-        self.pmtu_ram.wdata.next = self.ctl_cfg.val().pmtu;
+        self.pmtu_ram.wdata.next = bit_cast::<6, 3>(self.ctl_cfg.val().pmtu) | (bit_cast::<6, 3>(self.ctl_state.val()) << 3);
         self.cfg_in.x.next = self.ctl_cfg.val();
         self.cfg_ram.wdata.next = self.cfg_in.y.val();
         self.cfg_ram.waddr.next = self.ctl_qpn.val();
@@ -342,13 +353,15 @@ impl<const A: usize> Logic for RoceTx<A> {
         self.cfg_ram.oce.next = false;
         self.ctl_done.next = false;
         // ------------------------------------------------ requester
-        self.r_pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.pmtu_ram.rdata.val());
+        self.r_pmtu_code.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
+        self.r_state.next = self.pmtu_ram.rdata.val().get_bits::<3>(3);
+        self.r_pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.r_pmtu_code.val());
         self.r_last.next = self.r_left.q.val() <= bit_cast::<32, 16>(self.r_pmtu.val());
         self.r_plen.next = bit_cast::<32, 16>(self.r_pmtu.val());
         if self.r_last.val() {
             self.r_plen.next = self.r_left.q.val();
         }
-        self.r_npkts.next = bit_cast::<24, 32>((self.r_wr.q.val().len + bit_cast::<32, 16>(self.r_pmtu.val()) - self.c1_32.val()) >> (bit_cast::<32, 3>(self.pmtu_ram.rdata.val()) + bit_cast::<32, 4>(self.c8.val())));
+        self.r_npkts.next = bit_cast::<24, 32>((self.r_wr.q.val().len + bit_cast::<32, 16>(self.r_pmtu.val()) - self.c1_32.val()) >> (bit_cast::<32, 3>(self.r_pmtu_code.val()) + bit_cast::<32, 4>(self.c8.val())));
         if !self.r_wr.q.val().len.any() {
             self.r_npkts.next = self.c1_24.val();
         }
@@ -386,7 +399,8 @@ impl<const A: usize> Logic for RoceTx<A> {
         self.sent_q.s_data.next.laddr = self.r_wr.q.val().laddr;
         self.sent_q.s_data.next.len = self.r_wr.q.val().len;
         self.sent_q.s_data.next.signaled = self.r_wr.q.val().signaled;
-        self.sent_q.s_data.next.pmtu = self.pmtu_ram.rdata.val();
+        self.sent_q.s_data.next.pmtu = self.r_pmtu_code.val();
+        self.sent_q.s_data.next.flush = false;
         if self.r_wr.q.val().op == self.op_read.val() {
             self.sent_q.s_data.next.last_psn = self.r_psn.q.val() + self.r_npkts.val() - self.c1_24.val();
         }
@@ -411,6 +425,19 @@ impl<const A: usize> Logic for RoceTx<A> {
             self.r_left.d.next = self.r_wr.q.val().len;
             self.r_first.d.next = true;
             self.r_st.d.next = self.s_gen.val();
+            if self.r_state.val() != self.c_rts.val() {
+                self.r_st.d.next = self.s_flush.val();
+            }
+        }
+        if self.r_st.q.val() == self.s_flush.val() {
+            // the QP is not in RTS: nothing goes out, the message completes as flushed
+            self.sent_q.s_data.next.flush = true;
+            self.sent_q.s_data.next.first_psn = self.r_psn.q.val();
+            self.sent_q.s_data.next.last_psn = self.r_psn.q.val();
+            if self.sent_q.s_ready.val() {
+                self.sent_q.s_valid.next = true;
+                self.r_st.d.next = self.s_idle.val();
+            }
         }
         if self.r_take.val() {
             self.r_psn.d.next = self.r_psn.q.val() + self.c1_24.val();
@@ -613,5 +640,5 @@ nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, s
     sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
-    local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_done,
+    local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done,
     cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages]);
