@@ -15,12 +15,13 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-#[test]
-fn scapy_requests_are_answered() {
-    let mut n = Node::new(DmaParams { rd_latency: 60, ..Default::default() }, 1, 500).unwrap();
+/// Node B (one verilated engine) with QP 7 in RTS, expecting PSN 5 and talking to node A's QP
+/// 0x11: PMTU code `pmtu`, rkey 9, region `[0x1000, 0x1000 + 1 MiB)`, read and write access.
+fn node_b(seed: u64, pmtu: u8) -> (Node, QpCfgFields) {
+    let mut n = Node::new(DmaParams { rd_latency: 60, ..Default::default() }, seed, 500).unwrap();
     n.setup(1).unwrap();
     let cfg = QpCfgFields {
-        pmtu: 2,
+        pmtu,
         remote_qpn: 0x11,
         remote_ip: IP[0] as u128,
         remote_mac: MAC[0],
@@ -34,21 +35,31 @@ fn scapy_requests_are_answered() {
         ..Default::default()
     };
     n.qp(7, &cfg, &QpRqFields { state: state::RTS, rq_expected_psn: 5, ..Default::default() }, 100).unwrap();
+    (n, cfg)
+}
+
+/// A request from node A for `roce_oracle.py request`.
+#[allow(clippy::too_many_arguments)]
+fn req(opc: u8, qp: u32, psn: u32, ack: u8, va: u64, rkey: u32, dlen: usize, pay: &[u8]) -> String {
+    format!(
+        r#"{{"op": {opc}, "dqpn": {qp}, "psn": {psn}, "ackreq": {ack}, "va": {va}, "rkey": {rkey}, "dlen": {dlen}, "payload": "{}", "src": "10.0.0.1", "dst": "10.0.0.2", "smac": "02:00:00:00:00:0a", "dmac": "02:00:00:00:00:0b", "sport": 50001}}"#,
+        hex(pay)
+    )
+}
+
+#[test]
+fn scapy_requests_are_answered() {
+    let (mut n, _) = node_b(1, 2);
     let read_data: Vec<u8> = (0..2500u32).map(|i| (i * 13 + 1) as u8).collect();
     n.mem.write(0x8000, &read_data);
     let w2: Vec<u8> = (0..2100u32).map(|i| (i * 7) as u8).collect();
-    let req = |o: u8, psn: u32, ack: u8, va: u64, dlen: usize, pay: &[u8]| {
-        format!(
-            r#"{{"op": {o}, "dqpn": 7, "psn": {psn}, "ackreq": {ack}, "va": {va}, "rkey": 9, "dlen": {dlen}, "payload": "{}", "src": "10.0.0.1", "dst": "10.0.0.2", "smac": "02:00:00:00:00:0a", "dmac": "02:00:00:00:00:0b", "sport": 50001}}"#,
-            hex(pay)
-        )
-    };
+    let w = |o: u8, psn: u32, ack: u8, va: u64, dlen: usize, pay: &[u8]| req(o, 7, psn, ack, va, 9, dlen, pay);
     let reqs = vec![
-        req(op::WRITE_ONLY, 5, 1, 0x1000, 3, &[0xaa, 0xbb, 0xcc]),
-        req(op::READ_REQUEST, 6, 0, 0x8000, 2500, &[]),
-        req(op::WRITE_FIRST, 9, 0, 0x2000, 2100, &w2[..1024]),
-        req(op::WRITE_MIDDLE, 10, 0, 0, 0, &w2[1024..2048]),
-        req(op::WRITE_LAST, 11, 1, 0, 0, &w2[2048..]),
+        w(op::WRITE_ONLY, 5, 1, 0x1000, 3, &[0xaa, 0xbb, 0xcc]),
+        w(op::READ_REQUEST, 6, 0, 0x8000, 2500, &[]),
+        w(op::WRITE_FIRST, 9, 0, 0x2000, 2100, &w2[..1024]),
+        w(op::WRITE_MIDDLE, 10, 0, 0, 0, &w2[1024..2048]),
+        w(op::WRITE_LAST, 11, 1, 0, 0, &w2[2048..]),
     ];
     let frames = scapy_request(&reqs).unwrap();
     assert_eq!(frames[1].len() - 14, 60, "a READ REQUEST is a 60-byte IP packet");
@@ -96,39 +107,17 @@ fn scapy_requests_are_answered() {
 #[test]
 fn bad_frames_into_the_engine_are_counted_and_harmless() {
     use nicgen_hw::roce::engine::ENGINE_COUNTERS;
-    let mut n = Node::new(DmaParams { rd_latency: 60, ..Default::default() }, 2, 500).unwrap();
-    n.setup(1).unwrap();
-    let cfg = QpCfgFields {
-        pmtu: 4,
-        remote_qpn: 0x11,
-        remote_ip: IP[0] as u128,
-        remote_mac: MAC[0],
-        udp_sport: 50000,
-        pkey: 0xffff,
-        ttl: 64,
-        rkey: 9,
-        mr_base: 0x1000,
-        mr_len: 1 << 20,
-        access: access::REMOTE_READ | access::REMOTE_WRITE,
-        ..Default::default()
-    };
-    n.qp(7, &cfg, &QpRqFields { state: state::RTS, rq_expected_psn: 5, ..Default::default() }, 100).unwrap();
+    let (mut n, cfg) = node_b(2, 4);
     n.qp(8, &QpCfgFields { remote_qpn: 0x12, ..cfg }, &QpRqFields { state: state::RTS, rq_expected_psn: 50, ..Default::default() }, 200).unwrap();
-    let req = |qp: u32, psn: u32, va: u64, rkey: u32, pay: &[u8]| {
-        format!(
-            r#"{{"op": 10, "dqpn": {qp}, "psn": {psn}, "ackreq": 1, "va": {va}, "rkey": {rkey}, "dlen": {}, "payload": "{}", "src": "10.0.0.1", "dst": "10.0.0.2", "smac": "02:00:00:00:00:0a", "dmac": "02:00:00:00:00:0b", "sport": 50001}}"#,
-            pay.len(),
-            hex(pay)
-        )
-    };
+    let wo = |qp: u32, psn: u32, va: u64, rkey: u32, pay: &[u8]| req(op::WRITE_ONLY, qp, psn, 1, va, rkey, pay.len(), pay);
     let good1: Vec<u8> = (0..700u32).map(|i| i as u8).collect();
     let good2: Vec<u8> = (0..300u32).map(|i| (i * 3) as u8).collect();
     let f = scapy_request(&[
-        req(7, 5, 0x1000, 9, &good1),
-        req(7, 6, 0x3000, 9, &[1, 2, 3, 4]),
-        req(600, 1, 0x1000, 9, &[5; 64]),
-        req(8, 50, 0x1000, 10, &[6; 64]),
-        req(7, 6, 0x2000, 9, &good2),
+        wo(7, 5, 0x1000, 9, &good1),
+        wo(7, 6, 0x3000, 9, &[1, 2, 3, 4]),
+        wo(600, 1, 0x1000, 9, &[5; 64]),
+        wo(8, 50, 0x1000, 10, &[6; 64]),
+        wo(7, 6, 0x2000, 9, &good2),
     ])
     .unwrap();
     let mut bad_icrc = f[1].clone();

@@ -53,19 +53,9 @@ fn run<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Ve
 }
 
 fn reset_qp<S: CycleSim>(sim: &mut S, qpn: u32) {
-    let (r, q, d) = (sim.port("ctl_req"), sim.port("ctl_qpn"), sim.port("ctl_done"));
-    sim.set_bit(r, true);
+    let q = sim.port("ctl_qpn");
     sim.set_u64(q, qpn as u64);
-    for _ in 0..50 {
-        sim.eval();
-        let done = sim.get_bit(d);
-        sim.tick();
-        if done {
-            sim.set_bit(r, false);
-            return;
-        }
-    }
-    panic!("control access never completed");
+    common::ctl_handshake(sim, 50, |_| ());
 }
 
 fn w(wr_id: u32, op: u8, qpn: u32, first: u32, last: u32, signaled: bool) -> SentWrFields {

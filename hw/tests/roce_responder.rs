@@ -42,25 +42,16 @@ fn qp(rng: &mut Rng, qpn: u32) -> QpSetup {
 /// Drive one control-plane access and wait for `ctl_done`.
 fn ctl<S: CycleSim>(sim: &mut S, write: bool, qpn: u32, cfg: &QpCfgFields, rq: &QpRqFields) -> (QpCfgFields, QpRqFields) {
     let p = |s: &S, n: &str| s.port(n);
-    let (req, wr, q, c, r, done) = (p(sim, "ctl_req"), p(sim, "ctl_write"), p(sim, "ctl_qpn"), p(sim, "ctl_cfg"), p(sim, "ctl_rq"), p(sim, "ctl_done"));
-    sim.set_bit(req, true);
+    let (wr, q, c, r) = (p(sim, "ctl_write"), p(sim, "ctl_qpn"), p(sim, "ctl_cfg"), p(sim, "ctl_rq"));
     sim.set_bit(wr, write);
     sim.set_u64(q, qpn as u64);
     sim.set(c, &cfg.to_words());
     sim.set(r, &rq.to_words());
-    for _ in 0..100 {
-        sim.eval();
-        if sim.get_bit(done) {
-            let rc = { let x = p(sim, "rd_cfg"); QpCfgFields::from_words(&sim.get_words(x)) };
-            let rr = { let x = p(sim, "rd_rq"); QpRqFields::from_words(&sim.get_words(x)) };
-            sim.tick();
-            sim.set_bit(req, false);
-            sim.eval();
-            return (rc, rr);
-        }
-        sim.tick();
-    }
-    panic!("control access never completed");
+    common::ctl_handshake(sim, 100, |s| {
+        let rc = { let x = p(s, "rd_cfg"); QpCfgFields::from_words(&s.get_words(x)) };
+        let rr = { let x = p(s, "rd_rq"); QpRqFields::from_words(&s.get_words(x)) };
+        (rc, rr)
+    })
 }
 
 fn setup<S: CycleSim>(sim: &mut S, q: &QpSetup) {

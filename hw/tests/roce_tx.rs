@@ -46,24 +46,12 @@ fn qp(rng: &mut Rng, qpn: u32) -> Qp {
 
 fn setup<S: CycleSim>(sim: &mut S, q: &Qp) {
     let p = |s: &S, n: &str| s.port(n);
-    let (req, qn, c, ps, done) = (p(sim, "ctl_req"), p(sim, "ctl_qpn"), p(sim, "ctl_cfg"), p(sim, "ctl_sq_psn"), p(sim, "ctl_done"));
-    let st = p(sim, "ctl_state");
+    let (qn, c, ps, st) = (p(sim, "ctl_qpn"), p(sim, "ctl_cfg"), p(sim, "ctl_sq_psn"), p(sim, "ctl_state"));
     sim.set_u64(st, q.state as u64);
-    sim.set_bit(req, true);
     sim.set_u64(qn, q.qpn as u64);
     sim.set(c, &q.cfg.to_words());
     sim.set_u64(ps, q.psn as u64);
-    for _ in 0..100 {
-        sim.eval();
-        let d = sim.get_bit(done);
-        sim.tick();
-        if d {
-            sim.set_bit(req, false);
-            sim.eval();
-            return;
-        }
-    }
-    panic!("control write never completed");
+    common::ctl_handshake(sim, 100, |_| ());
 }
 
 /// Host memory: a byte pattern from the address, so any misplaced fetch shows.

@@ -74,3 +74,23 @@ pub fn run_with_frame_param<S: CycleSim>(sim: &mut S, param: &str, frames: &[Axi
     }
     (m.frames.iter().map(|f| AxisFrame { data: f.data.clone(), user: f.user }).collect(), cycles)
 }
+
+/// A control-plane access to a QP table: with the `ctl_*` inputs already set, hold `ctl_req`
+/// high until the design answers `ctl_done` (at most `max` cycles); `at_done` reads outputs in
+/// that cycle. Then drop `ctl_req`.
+pub fn ctl_handshake<S: CycleSim, T>(sim: &mut S, max: usize, mut at_done: impl FnMut(&mut S) -> T) -> T {
+    let (req, done) = (sim.port("ctl_req"), sim.port("ctl_done"));
+    sim.set_bit(req, true);
+    for _ in 0..max {
+        sim.eval();
+        if sim.get_bit(done) {
+            let v = at_done(sim);
+            sim.tick();
+            sim.set_bit(req, false);
+            sim.eval();
+            return v;
+        }
+        sim.tick();
+    }
+    panic!("control access never completed");
+}

@@ -47,11 +47,6 @@ crate::record!(
     }
 );
 
-/// (offset, width) of a field in the packed [`TxHdr`].
-pub fn tx_slot(name: &str) -> (usize, usize) {
-    TxFields::slot(name)
-}
-
 // ------------------------------------------------------------------ header placement
 
 /// Where a header bit range comes from.
@@ -221,7 +216,7 @@ impl Logic for RoceHdrPack {
     }
     fn hdl(&self) -> Verilog {
         let fld = |n: &str| {
-            let (o, w) = tx_slot(n);
+            let (o, w) = TxFields::slot(n);
             if w == 1 {
                 format!("h[{o}]")
             } else {
@@ -241,8 +236,8 @@ impl Logic for RoceHdrPack {
         v += "wire [15:0] ulen = 16'd24 + {10'd0, ext_n} + plen + {14'd0, pad};\n";
         v += "wire [15:0] iplen = ulen + 16'd20;\n";
         v += &format!("wire [7:0] tclass = {{{}, {}}};\n", fld("dscp"), fld("ecn"));
-        let (so, _) = tx_slot("src_ip");
-        let (d_o, _) = tx_slot("dst_ip");
+        let (so, _) = TxFields::slot("src_ip");
+        let (d_o, _) = TxFields::slot("dst_ip");
         let w16 = |o: usize| format!("{{4'd0, h[{}:{}]}}", o + 15, o);
         v += &format!(
             "wire [19:0] s0 = {{12'd0, tclass}} + 20'h04500 + {{4'd0, iplen}} + 20'h04000 + {{4'd0, {}, 8'h11}} + {} + {} + {} + {};\n",
@@ -271,7 +266,7 @@ impl Logic for RoceHdrPack {
                     let msb = pl.width - 1 - i;
                     bits[8 * (q / 8) + 7 - q % 8] = match pl.src {
                         Src::F(n, lo) => {
-                            let (o, _) = tx_slot(n);
+                            let (o, _) = TxFields::slot(n);
                             format!("h[{}]", o + lo + msb)
                         }
                         Src::C(c) => format!("1'b{}", c >> msb & 1),
