@@ -4,5 +4,6 @@ pub mod record;
 pub mod crc;
 pub mod roce;
 pub mod scenario;
+pub mod service;
 pub mod stream;
 pub mod top;

@@ -8,6 +8,7 @@ use crate::roce::tx::build::RoceTxBuild;
 use crate::roce::tx::engine::RoceTx500;
 use crate::roce::engine::{reg, RoceEngine500, ENGINE_COUNTERS};
 use crate::roce::ctrl::STAGE_FIELDS;
+use crate::service::slot::{PayloadSlot11, TapJoin8};
 use crate::stream::*;
 use nicgen_sim::{top_ports, verilog_named, Dir, PortInfo};
 use rust_hdl::prelude::*;
@@ -136,6 +137,8 @@ pub fn all_tops() -> Vec<Top> {
         make("roce_requester", "RoCEv2 requester completion side: outstanding rings, ACK/NAK/READ response matching, completions", RoceRequester500::default(), &[("cnt$acks", "ACKs matched"), ("cnt$ack_out_of_window", "ACKs ignored: outside the outstanding window or nothing outstanding"), ("cnt$nak_seq", "NAK 0x60 (PSN sequence error)"), ("cnt$nak_fatal", "NAK 0x61-0x63: the QP's requester went to ERROR"), ("cnt$read_resp", "READ response packets placed"), ("cnt$resp_unexpected", "responses dropped: out of order, unexpected opcode or QP in error"), ("cnt$completions", "completions posted")]),
         make("roce_tx", "RoCEv2 TX: requester, READ responder, ACK generator, arbiter, addressing, deparser", RoceTx500::default(), &[("cnt$frames", "frames sent"), ("cnt$acks", "ACK/NAK packets"), ("cnt$read_resp", "READ RESPONSE packets"), ("cnt$requests", "request packets"), ("cnt$messages", "messages sent")]),
         make("roce_tx_build", "RoCEv2 TX deparser: Ethernet/IP/UDP/BTH/RETH/AETH, pad, ICRC", RoceTxBuild::default(), &[]),
+        make("payload_slot", "service payload slot: credit shell and an 11-cycle pass-through core (AES-class latency)", PayloadSlot11::default(), &[("overrun", "beats the core returned without room (must stay 0)")]),
+        make("tap_join", "parallel tap: frame copy to a tap core, per-frame verdict joined before the RX buffer (8-cycle core)", TapJoin8::default(), &[("drops", "good frames dropped by verdict"), ("flags", "frames flagged by verdict"), ("overrun", "beats the delay returned without room (must stay 0)")]),
         make("axis_arb4", "four-input frame arbiter, round robin", AxisArb4::default(), &[]),
         make("bram_64x512", "simple dual-port BRAM, output register", Ram::<64, 9>::new(RamStyle::Block, true), &[]),
         make("uram_72x4k", "simple dual-port URAM, output register", Ram::<72, 12>::new(RamStyle::Ultra, true), &[]),

@@ -1,0 +1,2 @@
+//! Services on the engine's datapath: the slots they join at (`slot`).
+pub mod slot;
