@@ -3,7 +3,7 @@
 //! WRITE and READ work requests over several QPs to node B. Every destination byte is checked
 //! against its source, every completion's status too.
 use crate::roce::ctrl::{STAGE_CFG, STAGE_RQ, STAGE_SQ_PSN};
-use crate::roce::engine::{reg, RoceEngine4k, RoceEngine500, ENGINE_COUNTERS};
+use crate::roce::engine::{reg, RoceEngine4k, RoceEngine500, RoceEngineSvc11, ENGINE_COUNTERS};
 use crate::roce::qp::*;
 use crate::roce::*;
 use anyhow::{bail, Result};
@@ -40,11 +40,14 @@ pub struct RdmaOpts {
     /// Each message gets a random size from 1 to `size` bytes (biased to small and to
     /// non-multiples of 4 and of the PMTU) instead of exactly `size`.
     pub random_size: bool,
+    /// Latency of each service slot and of the parallel tap, in cycles: 1 (the pass-through
+    /// default) or 11 (AES-class).
+    pub slot_latency: usize,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1 }
     }
 }
 
@@ -95,23 +98,28 @@ pub struct Node {
     pub axil: AxilMaster,
 }
 
-fn build_engine(table_qps: usize) -> Result<VerilatorSim> {
+fn build_engine(table_qps: usize, slot_latency: usize) -> Result<VerilatorSim> {
     use rust_hdl::prelude::Block;
     fn go<T: Block>(mut e: T) -> Result<VerilatorSim> {
         e.connect_all();
         let v = verilog_named(&e, "roce_engine");
         VerilatorSim::build(&v, "roce_engine", top_ports(&e), "clock", &VerilatorOptions::from_env())
     }
-    match table_qps {
-        500 => go(RoceEngine500::default()),
-        4096 => go(RoceEngine4k::new(4096)),
-        n => bail!("no engine with {n} QPs is built here (500 or 4096)"),
+    match (table_qps, slot_latency) {
+        (500, 1) => go(RoceEngine500::default()),
+        (4096, 1) => go(RoceEngine4k::new(4096)),
+        (500, 11) => go(RoceEngineSvc11::new(500)),
+        (n, l) => bail!("no engine with {n} QPs and {l}-cycle slots is built here (500 or 4096 QPs with 1-cycle slots, or 500 with 11)"),
     }
 }
 
 impl Node {
     pub fn new(dma: DmaParams, seed: u64, table_qps: usize) -> Result<Self> {
-        let mut sim = build_engine(table_qps)?;
+        Self::with_slots(dma, seed, table_qps, 1)
+    }
+    /// An engine whose service slots and tap have `slot_latency` cycles of latency.
+    pub fn with_slots(dma: DmaParams, seed: u64, table_qps: usize, slot_latency: usize) -> Result<Self> {
+        let mut sim = build_engine(table_qps, slot_latency)?;
         sim.reset(4);
         let dma = DmaPort::new(&sim, dma, seed);
         let sq = ChanDriver::new(&sim, "sq", 100, seed + 1);
@@ -194,7 +202,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
-    let mut n = [Node::new(o.dma, o.seed, o.table_qps)?, Node::new(o.dma, o.seed + 100, o.table_qps)?];
+    let mut n = [Node::with_slots(o.dma, o.seed, o.table_qps, o.slot_latency)?, Node::with_slots(o.dma, o.seed + 100, o.table_qps, o.slot_latency)?];
     for (i, node) in n.iter_mut().enumerate() {
         node.setup(i)?;
     }

@@ -126,7 +126,7 @@ pub fn icrc(n: usize, seed: u64, pcap: Option<&Path>, trace: Option<&Path>) -> R
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, seed: u64, pmtu: usize, lat_ns: u64, gbps: f64, pcap: Option<std::path::PathBuf>, random_size: bool) -> Result<()> {
+pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, seed: u64, pmtu: usize, lat_ns: u64, gbps: f64, pcap: Option<std::path::PathBuf>, random_size: bool, slot_latency: usize, table_qps: usize) -> Result<()> {
     use nicgen_hw::scenario::*;
     let code = match pmtu {
         256 => 0,
@@ -137,7 +137,7 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
         _ => bail!("--pmtu {pmtu}: must be 256, 512, 1024, 2048 or 4096"),
     };
     let dma = nicgen_sim::host::DmaParams { rd_latency: (lat_ns as f64 / 4.0).round() as u64, bytes_per_cycle: gbps * 4.0, ready_pct: 100 };
-    let o = RdmaOpts { op, size, count, qps, seed, pcap: pcap.clone(), pmtu: code, dma, verbose: true, table_qps: 500, random_size };
+    let o = RdmaOpts { op, size, count, qps, seed, pcap: pcap.clone(), pmtu: code, dma, verbose: true, table_qps, random_size, slot_latency };
     println!("nicgen sim rdma: {op:?}, {count} messages of {size} B over {qps} QPs, PMTU {pmtu}, seed {seed}");
     println!("model: 250 MHz; 100G MAC pacing (20 B preamble/IFG + 4 B FCS per frame); host DMA {lat_ns} ns read latency, {gbps} GB/s each way");
     let t = Instant::now();

@@ -22,11 +22,12 @@ use crate::roce::rx::requester::RoceRequester;
 use crate::roce::rx::responder::RoceResponder;
 use crate::roce::tx::engine::RoceTx;
 use crate::roce::*;
+use crate::service::slot::{PayloadSlot, TapJoin, TapPass};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
 /// The counters at 0x000 + 4i, in order: (name, meaning).
-pub const ENGINE_COUNTERS: [(&str, &str); 37] = [
+pub const ENGINE_COUNTERS: [(&str, &str); 40] = [
     ("rx_frames", "frames from the MAC"),
     ("rx_roce", "RoCEv2 frames from the MAC"),
     ("rx_bad_icrc", "dropped: wrong ICRC"),
@@ -64,6 +65,9 @@ pub const ENGINE_COUNTERS: [(&str, &str); 37] = [
     ("tx_read_resp", "READ RESPONSE packets sent"),
     ("tx_requests", "request packets sent"),
     ("tx_messages", "messages sent"),
+    ("rx_tap_drop", "dropped: parallel-tap verdict"),
+    ("rx_tap_flag", "frames flagged by the parallel tap"),
+    ("slot_overrun", "service-slot beats lost for lack of room, TX + RX + tap (must stay 0)"),
 ];
 
 pub mod reg {
@@ -83,7 +87,7 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 }
 
 #[derive(LogicBlock)]
-pub struct RoceEngine<const A: usize, const R: usize> {
+pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axis_rx: Axis512Sink,
@@ -104,14 +108,20 @@ pub struct RoceEngine<const A: usize, const R: usize> {
     pub m_axis_dma_wr: Axis512Source,
     pub s_axil_ctrl: AxilSlave,
     check: IcrcCheck,
+    /// The parallel tap: a copy of every checked frame goes to `tap_core`, whose verdict joins
+    /// the frame before the RX buffer.
+    tap: TapJoin<LP>,
+    tap_core: TapPass<LP>,
     rx_fifo: AxisFifo512,
     parse: RoceRxParse,
     responder: RoceResponder<A>,
     req: RoceRequester<A, R>,
-    tx: RoceTx<A>,
+    tx: RoceTx<A, LT>,
     wmux: DmaWrMux,
+    /// The RX payload slot, on the merged DMA write data.
+    rx_slot: PayloadSlot<LR>,
     bridge: AxilBridge,
-    window: StatusWindow<37>,
+    window: StatusWindow<40>,
     stage: QpStage,
     sel: DFF<Bits<24>>,
     ack_every: DFF<Bits<8>>,
@@ -143,7 +153,7 @@ pub struct RoceEngine<const A: usize, const R: usize> {
     unused: Signal<Local, Bit>,
 }
 
-impl<const A: usize, const R: usize> RoceEngine<A, R> {
+impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize> RoceEngine<A, R, LT, LR, LP> {
     /// An engine whose QP table holds `num_qps` QPs (at most 2^A).
     pub fn new(num_qps: usize) -> Self {
         assert!(num_qps <= 1 << A);
@@ -168,12 +178,15 @@ impl<const A: usize, const R: usize> RoceEngine<A, R> {
             m_axis_dma_wr: Default::default(),
             s_axil_ctrl: Default::default(),
             check: Default::default(),
+            tap: Default::default(),
+            tap_core: Default::default(),
             rx_fifo: AxisFrameFifo512::new(),
             parse: Default::default(),
             responder: Default::default(),
             req: Default::default(),
             tx: Default::default(),
             wmux: Default::default(),
+            rx_slot: Default::default(),
             bridge: Default::default(),
             window: Default::default(),
             stage: Default::default(),
@@ -209,7 +222,7 @@ impl<const A: usize, const R: usize> RoceEngine<A, R> {
     }
 }
 
-impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
+impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize> Logic for RoceEngine<A, R, LT, LR, LP> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, sel, ack_every, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
@@ -217,8 +230,10 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
         }
-        clock!(self, clock, check, rx_fifo, parse, responder, req, tx, wmux, bridge, window, stage);
+        clock!(self, clock, check, tap, tap_core, rx_slot, rx_fifo, parse, responder, req, tx, wmux, bridge, window, stage);
         self.check.reset.next = self.reset.val();
+        self.tap.reset.next = self.reset.val();
+        self.rx_slot.reset.next = self.reset.val();
         self.rx_fifo.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
         self.responder.reset.next = self.reset.val();
@@ -229,12 +244,12 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
         self.stage.reset.next = self.reset.val();
         // ------------------------------------------------ RX: ICRC check, drop, parse
         Axis512Sink::link(&mut self.s_axis_rx, &mut self.check.s_axis);
-        self.rx_fifo.s_axis.tdata.next = self.check.m_axis.tdata.val();
-        self.rx_fifo.s_axis.tkeep.next = self.check.m_axis.tkeep.val();
-        self.rx_fifo.s_axis.tlast.next = self.check.m_axis.tlast.val();
-        self.rx_fifo.s_axis.tuser.next = self.check.m_axis.tuser.val();
-        self.rx_fifo.s_axis.tvalid.next = self.check.m_axis.tvalid.val();
-        self.check.m_axis.tready.next = self.rx_fifo.s_axis.tready.val();
+        Axis512Source::join(&mut self.check.m_axis, &mut self.tap.s_axis);
+        self.tap_core.in_beat.next = self.tap.tap.val();
+        self.tap_core.in_valid.next = self.tap.tap_valid.val();
+        self.tap.verdict.next = self.tap_core.verdict.val();
+        self.tap.verdict_valid.next = self.tap_core.verdict_valid.val();
+        Axis512Source::join(&mut self.tap.m_axis, &mut self.rx_fifo.s_axis);
         self.parse.s_axis.tdata.next = self.rx_fifo.m_axis.tdata.val();
         self.parse.s_axis.tkeep.next = self.rx_fifo.m_axis.tkeep.val();
         self.parse.s_axis.tlast.next = self.rx_fifo.m_axis.tlast.val();
@@ -275,6 +290,8 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
         self.wmux.s_axis_a.tuser.next = self.responder.m_axis_dma_wr.tuser.val();
         self.wmux.s_axis_a.tvalid.next = self.responder.m_axis_dma_wr.tvalid.val();
         self.responder.m_axis_dma_wr.tready.next = self.wmux.s_axis_a.tready.val();
+        self.wmux.a_meta.next = self.responder.dma_wr_meta.val();
+        self.wmux.b_meta.next = self.req.dma_wr_meta.val();
         self.wmux.b_cmd.next = self.req.dma_wr_cmd.val();
         self.wmux.b_cmd_valid.next = self.req.dma_wr_cmd_valid.val();
         self.req.dma_wr_cmd_ready.next = self.wmux.b_cmd_ready.val();
@@ -287,7 +304,9 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
         self.dma_wr_cmd.next = self.wmux.cmd.val();
         self.dma_wr_cmd_valid.next = self.wmux.cmd_valid.val();
         self.wmux.cmd_ready.next = self.dma_wr_cmd_ready.val();
-        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.wmux.m_axis);
+        Axis512Source::join(&mut self.wmux.m_axis, &mut self.rx_slot.s_axis);
+        self.rx_slot.s_meta.next = self.wmux.m_meta.val();
+        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.rx_slot.m_axis);
         // ------------------------------------------------ TX, SQ, CQ
         self.tx.sq.next = self.sq.val();
         self.tx.sq_valid.next = self.sq_valid.val();
@@ -345,6 +364,9 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
         self.window.status[34].next = self.tx.cnt.read_resp.val();
         self.window.status[35].next = self.tx.cnt.requests.val();
         self.window.status[36].next = self.tx.cnt.messages.val();
+        self.window.status[37].next = self.tap.drops.val();
+        self.window.status[38].next = self.tap.flags.val();
+        self.window.status[39].next = self.tx.slot_overrun.val() + self.rx_slot.overrun.val() + self.tap.overrun.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.stage.rd_en.next = self.bridge.rd_en.val();
@@ -458,7 +480,8 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
                 self.done_req.d.next = false;
             }
         }
-        self.unused.next = self.bridge.wr_strb.val().any() | self.window.wr_err.val() | self.rx_fifo.level.val().any();
+        self.unused.next = self.bridge.wr_strb.val().any() | self.window.wr_err.val() | self.rx_fifo.level.val().any()
+            | self.rx_slot.m_meta.val().qpn.any() | self.rx_slot.m_meta.val().psn.any() | self.rx_slot.m_meta.val().off.any() | self.rx_slot.m_meta.val().opcode.any();
         if self.reset.val() {
             self.pend_w.d.next = false;
             self.pend_r.d.next = false;
@@ -470,11 +493,13 @@ impl<const A: usize, const R: usize> Logic for RoceEngine<A, R> {
     }
 }
 
-/// The default engine: 500 QPs in 512-entry tables.
-pub type RoceEngine500 = RoceEngine<9, 13>;
-pub type RoceEngine4k = RoceEngine<12, 16>;
+/// The default engine: 500 QPs in 512-entry tables, pass-through service slots (1 cycle each).
+pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1>;
+pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1>;
+/// The default engine with AES-class service latency: 11 cycles in each slot and in the tap.
+pub type RoceEngineSvc11 = RoceEngine<9, 13, 11, 11, 11>;
 
-impl Default for RoceEngine<9, 13> {
+impl Default for RoceEngine<9, 13, 1, 1, 1> {
     fn default() -> Self {
         Self::new(500)
     }

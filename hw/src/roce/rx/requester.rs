@@ -20,6 +20,7 @@ use crate::record::{FromBits, ToBits};
 use crate::roce::hdr::RoceHdr;
 use crate::roce::qp::*;
 use crate::roce::*;
+use crate::service::slot::SlotMeta;
 use crate::stream::*;
 use nicgen_model::opcode as op;
 use rust_hdl::prelude::*;
@@ -58,6 +59,8 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     pub dma_wr_cmd: Signal<Out, DmaCmd>,
     pub dma_wr_cmd_valid: Signal<Out, Bit>,
     pub dma_wr_cmd_ready: Signal<In, Bit>,
+    /// The packet each DMA write belongs to, beside `dma_wr_cmd` (for the RX payload slot).
+    pub dma_wr_meta: Signal<Out, SlotMeta>,
     pub m_axis_dma_wr: Axis512Source,
     /// Control-plane reset of a QP's requester state (empty ring, no error), held until done.
     pub ctl_req: Signal<In, Bit>,
@@ -68,6 +71,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     resp_q: ChanSkid<RoceHdr>,
     cq_q: ChanSkid<CqEntry>,
     cmd_q: ChanSkid<DmaCmd>,
+    meta_q: ChanSkid<SlotMeta>,
     act_q: ChanSkid<Bit>,
     dma_skid: AxisSkid512,
     ptr_ram: Ram<QP_REQ_BITS, A>,
@@ -109,6 +113,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     complete: Signal<Local, Bit>,
     bump: [Signal<Local, Bit>; 7],
     unused: Signal<Local, Bit>,
+    c0_16m: Constant<Bits<16>>,
     s_idle: Constant<Bits<2>>,
     s_look: Constant<Bits<2>>,
     s_eval: Constant<Bits<2>>,
@@ -156,6 +161,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             dma_wr_cmd: Default::default(),
             dma_wr_cmd_valid: Default::default(),
             dma_wr_cmd_ready: Default::default(),
+            dma_wr_meta: Default::default(),
             m_axis_dma_wr: Default::default(),
             ctl_req: Default::default(),
             ctl_qpn: Default::default(),
@@ -165,6 +171,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             resp_q: Default::default(),
             cq_q: Default::default(),
             cmd_q: Default::default(),
+            meta_q: Default::default(),
             act_q: Default::default(),
             dma_skid: Default::default(),
             ptr_ram: Ram::new(style, false),
@@ -205,6 +212,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             complete: Default::default(),
             bump: Default::default(),
             unused: Default::default(),
+            c0_16m: Constant::new(0u64.into()),
             s_idle: c(0),
             s_look: c(1),
             s_eval: c(2),
@@ -249,7 +257,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, st, h, p, fatal, sblk, first);
-        clock!(self, clock, sent_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
+        clock!(self, clock, meta_q, sent_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..7 {
             self.k[i].clock.next = self.clock.val();
             self.k[i].d.next = self.k[i].q.val();
@@ -274,6 +282,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.dma_wr_cmd.next = self.cmd_q.m_data.val();
         self.dma_wr_cmd_valid.next = self.cmd_q.m_valid.val();
         self.cmd_q.m_ready.next = self.dma_wr_cmd_ready.val();
+        self.dma_wr_meta.next = self.meta_q.m_data.val();
+        self.meta_q.m_ready.next = self.dma_wr_cmd_ready.val();
+        self.meta_q.reset.next = self.reset.val();
         self.cnt.acks.next = self.k[0].q.val();
         self.cnt.ack_out_of_window.next = self.k[1].q.val();
         self.cnt.nak_seq.next = self.k[2].q.val();
@@ -346,6 +357,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cmd_q.s_data.next.addr = self.e.val().laddr + self.roff.val();
         self.cmd_q.s_data.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
         self.cmd_q.s_data.next.tag = self.h.q.val().dqpn;
+        self.meta_q.s_data.next.qpn = self.h.q.val().dqpn;
+        self.meta_q.s_data.next.psn = self.h.q.val().psn;
+        self.meta_q.s_data.next.opcode = self.h.q.val().opcode;
+        self.meta_q.s_data.next.off = self.c0_16m.val();
         // ------------------------------------------------ FSM
         if self.st.q.val() == self.s_idle.val() {
             if self.ctl_req.val() {
@@ -539,6 +554,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.h.q.val().rkey.any() | self.h.q.val().dma_len.any() | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any()
             | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any() | self.h.q.val().known | self.h.q.val().len_err
             | self.h.q.val().ackreq | self.e.val().flush;
+        // the metadata queue moves in lock step with the command queue
+        self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             self.sblk.d.next = false;
@@ -553,7 +570,7 @@ pub type RoceRequester500 = RoceRequester<9, 13>;
 
 nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, resp, resp_valid, resp_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
-    cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready,
+    cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     ctl_req, ctl_qpn, ctl_done,
     cnt.acks, cnt.ack_out_of_window, cnt.nak_seq, cnt.nak_fatal, cnt.read_resp, cnt.resp_unexpected, cnt.completions]);

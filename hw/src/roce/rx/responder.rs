@@ -25,6 +25,7 @@ use crate::roce::hdr::RoceHdr;
 use crate::roce::qp::*;
 use crate::roce::{DmaCmd, RespItem};
 use crate::record::{FromBits, ToBits};
+use crate::service::slot::SlotMeta;
 use crate::stream::*;
 use nicgen_model::opcode as op;
 use nicgen_model::OpcodeLayout;
@@ -132,6 +133,8 @@ pub struct RoceResponder<const A: usize> {
     pub dma_wr_cmd: Signal<Out, DmaCmd>,
     pub dma_wr_cmd_valid: Signal<Out, Bit>,
     pub dma_wr_cmd_ready: Signal<In, Bit>,
+    /// The packet each DMA write belongs to, beside `dma_wr_cmd` (for the RX payload slot).
+    pub dma_wr_meta: Signal<Out, SlotMeta>,
     pub m_axis_dma_wr: Axis512Source,
     /// ACK/NAK requests and READ jobs for the TX path, in one ordered channel.
     pub rsp: Signal<Out, RespItem>,
@@ -168,6 +171,8 @@ pub struct RoceResponder<const A: usize> {
     cls: RespOpClass,
     // outputs
     cmd_q: ChanSkid<DmaCmd>,
+    meta_q: ChanSkid<SlotMeta>,
+    d_meta: DFF<SlotMeta>,
     out_q: ChanSkid<RespItem>,
     resp_q: ChanSkid<RoceHdr>,
     act_q: ChanSkid<Bits<2>>,
@@ -210,6 +215,7 @@ pub struct RoceResponder<const A: usize> {
     c0_8: Constant<Bits<8>>,
     can_act: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
+    c0_16m: Constant<Bits<16>>,
     c_rtr: Constant<Bits<3>>,
     c_rts: Constant<Bits<3>>,
     c_err: Constant<Bits<3>>,
@@ -268,6 +274,7 @@ impl<const A: usize> Default for RoceResponder<A> {
             dma_wr_cmd: Default::default(),
             dma_wr_cmd_valid: Default::default(),
             dma_wr_cmd_ready: Default::default(),
+            dma_wr_meta: Default::default(),
             m_axis_dma_wr: Default::default(),
             rsp: Default::default(),
             rsp_valid: Default::default(),
@@ -295,6 +302,8 @@ impl<const A: usize> Default for RoceResponder<A> {
             rq_out: Default::default(),
             cls: Default::default(),
             cmd_q: Default::default(),
+            meta_q: Default::default(),
+            d_meta: Default::default(),
             out_q: Default::default(),
             resp_q: Default::default(),
             act_q: Default::default(),
@@ -334,6 +343,7 @@ impl<const A: usize> Default for RoceResponder<A> {
             c0_8: c(0),
             can_act: Default::default(),
             unused: Default::default(),
+            c0_16m: Constant::new(0u64.into()),
             c_rtr: c(state::RTR as u64),
             c_rts: c(state::RTS as u64),
             c_err: c(state::ERROR as u64),
@@ -362,8 +372,8 @@ impl<const A: usize> Default for RoceResponder<A> {
 impl<const A: usize> Logic for RoceResponder<A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, d_cmd, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
-        clock!(self, clock, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
+        dff_setup!(self, clock, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        clock!(self, clock, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
         for i in 0..15 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
@@ -383,6 +393,9 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.dma_wr_cmd.next = self.cmd_q.m_data.val();
         self.dma_wr_cmd_valid.next = self.cmd_q.m_valid.val();
         self.cmd_q.m_ready.next = self.dma_wr_cmd_ready.val();
+        self.dma_wr_meta.next = self.meta_q.m_data.val();
+        self.meta_q.m_ready.next = self.dma_wr_cmd_ready.val();
+        self.meta_q.reset.next = self.reset.val();
         self.rsp.next = self.out_q.m_data.val();
         self.rsp_valid.next = self.out_q.m_valid.val();
         self.out_q.m_ready.next = self.rsp_ready.val();
@@ -390,6 +403,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.resp_valid.next = self.resp_q.m_valid.val();
         self.resp_q.m_ready.next = self.resp_ready.val();
         self.cmd_q.s_data.next = self.d_cmd.q.val();
+        self.meta_q.s_data.next = self.d_meta.q.val();
         self.out_q.s_data.next = self.d_item.q.val();
         self.resp_q.s_data.next = self.h.q.val();
         self.act_q.s_data.next = self.d_dest.q.val();
@@ -536,6 +550,10 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_cmd.d.next.addr = self.addr.val();
             self.d_cmd.d.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
             self.d_cmd.d.next.tag = self.h.q.val().dqpn;
+            self.d_meta.d.next.qpn = self.h.q.val().dqpn;
+            self.d_meta.d.next.psn = self.h.q.val().psn;
+            self.d_meta.d.next.opcode = self.h.q.val().opcode;
+            self.d_meta.d.next.off = self.c0_16m.val();
             self.d_item.d.next.read = false;
             self.d_item.d.next.qpn = self.h.q.val().dqpn;
             self.d_item.d.next.syndrome = self.syn_ack.val();
@@ -675,6 +693,8 @@ impl<const A: usize> Logic for RoceResponder<A> {
         }
         Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_skid.m_axis);
         Axis512Source::link(&mut self.m_axis_resp, &mut self.resp_skid.m_axis);
+        // the metadata queue moves in lock step with the command queue
+        self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             for i in 0..15 {
@@ -690,7 +710,7 @@ pub type RoceResponder4k = RoceResponder<12>;
 
 nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr_valid, hdr_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
-    dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready,
+    dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     rsp, rsp_valid, rsp_ready, resp, resp_valid, resp_ready,
     m_axis_resp.tdata, m_axis_resp.tkeep, m_axis_resp.tlast, m_axis_resp.tuser, m_axis_resp.tvalid, m_axis_resp.tready,

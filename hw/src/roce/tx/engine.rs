@@ -22,6 +22,7 @@ use crate::record::{FromBits, ToBits};
 use crate::roce::qp::*;
 use crate::roce::tx::build::{RoceTxBuild, TxHdr};
 use crate::roce::*;
+use crate::service::slot::{PayloadSlot, SlotMeta, META_BITS};
 use crate::stream::*;
 use nicgen_model::opcode as op;
 use rust_hdl::prelude::*;
@@ -30,6 +31,7 @@ pub const DESC_BITS: usize = TxDescFields::BITS;
 const DESC_W: usize = DESC_BITS + 3;
 const RSP_BITS: usize = RespItemFields::BITS;
 const RSP_W: usize = RSP_BITS + 3;
+const META_W: usize = META_BITS + 3;
 
 /// Per-cause TX counters.
 #[derive(LogicInterface, Default)]
@@ -46,7 +48,7 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 }
 
 #[derive(LogicBlock)]
-pub struct RoceTx<const A: usize> {
+pub struct RoceTx<const A: usize, const LT: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub sq: Signal<In, SqWr>,
@@ -138,6 +140,15 @@ pub struct RoceTx<const A: usize> {
     x_qpn: Signal<Local, Bits<A>>,
     x_hdr: Signal<Local, TxHdr>,
     hdr_q: ChanSkid<TxHdr>,
+    /// The TX payload slot, and the metadata of the payloads on their way to it.
+    slot: PayloadSlot<LT>,
+    meta_in: ToBits<SlotMeta, META_BITS>,
+    meta_q: AxisFifo<META_BITS, 1, META_W, 3>,
+    meta_out: FromBits<SlotMeta, META_BITS>,
+    x_meta: Signal<Local, SlotMeta>,
+    x_go: Signal<Local, Bit>,
+    x_pay: Signal<Local, Bit>,
+    pub slot_overrun: Signal<Out, Bits<32>>,
     build: RoceTxBuild,
     out_fifo: AxisFifo512,
     k_frames: DFF<Bits<32>>,
@@ -173,7 +184,7 @@ pub struct RoceTx<const A: usize> {
     zero_flow: Constant<Bits<20>>,
 }
 
-impl<const A: usize> Default for RoceTx<A> {
+impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
     fn default() -> Self {
         let style = if A > 10 { RamStyle::Ultra } else { RamStyle::Block };
         RoceTx {
@@ -258,6 +269,14 @@ impl<const A: usize> Default for RoceTx<A> {
             x_qpn: Default::default(),
             x_hdr: Default::default(),
             hdr_q: Default::default(),
+            slot: Default::default(),
+            meta_in: Default::default(),
+            meta_q: AxisFifo::new(false),
+            meta_out: Default::default(),
+            x_meta: Default::default(),
+            x_go: Default::default(),
+            x_pay: Default::default(),
+            slot_overrun: Default::default(),
             build: Default::default(),
             out_fifo: AxisFifo512::new_packet(),
             k_frames: Default::default(),
@@ -295,11 +314,11 @@ impl<const A: usize> Default for RoceTx<A> {
     }
 }
 
-impl<const A: usize> Logic for RoceTx<A> {
+impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, r_st, r_wr, r_addr, r_left, r_psn, r_first, r_psn0, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, sq_q, rsp_fifo, sent_q, cmd_q, psn_ram, pmtu_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
+        clock!(self, clock, slot, meta_q, sq_q, rsp_fifo, sent_q, cmd_q, psn_ram, pmtu_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.sent_q.reset.next = self.reset.val();
@@ -308,6 +327,8 @@ impl<const A: usize> Logic for RoceTx<A> {
         self.hdr_q.reset.next = self.reset.val();
         self.build.reset.next = self.reset.val();
         self.out_fifo.reset.next = self.reset.val();
+        self.slot.reset.next = self.reset.val();
+        self.meta_q.reset.next = self.reset.val();
         // ------------------------------------------------ channels in and out
         self.sq_q.s_data.next = self.sq.val();
         self.sq_q.s_valid.next = self.sq_valid.val();
@@ -564,6 +585,7 @@ impl<const A: usize> Logic for RoceTx<A> {
         self.cfg_out.x.next = self.cfg_ram.rdata.val();
         self.desc_fifo.m_axis.tready.next = false;
         self.hdr_q.s_valid.next = false;
+        self.x_go.next = false;
         if !self.x_st.q.val() {
             if self.desc_fifo.m_axis.tvalid.val() {
                 self.desc_fifo.m_axis.tready.next = true;
@@ -571,11 +593,24 @@ impl<const A: usize> Logic for RoceTx<A> {
                 self.cfg_ram.re.next = true;
                 self.x_st.d.next = true;
             }
-        } else if self.hdr_q.s_ready.val() {
+        } else if self.hdr_q.s_ready.val() & (!self.x_pay.val() | self.meta_q.s_axis.tready.val()) {
             self.hdr_q.s_valid.next = true;
+            self.x_go.next = true;
             self.k_frames.d.next = self.k_frames.q.val() + 1;
             self.x_st.d.next = false;
         }
+        // the payload's metadata, for the TX slot
+        self.x_pay.next = self.x_desc.q.val().plen.any();
+        self.x_meta.next.qpn = self.x_desc.q.val().qpn;
+        self.x_meta.next.psn = self.x_desc.q.val().psn;
+        self.x_meta.next.opcode = self.x_desc.q.val().opcode;
+        self.x_meta.next.off = self.c0_16.val();
+        self.meta_in.x.next = self.x_meta.val();
+        self.meta_q.s_axis.tdata.next = self.meta_in.y.val();
+        self.meta_q.s_axis.tkeep.next = true.into();
+        self.meta_q.s_axis.tlast.next = true;
+        self.meta_q.s_axis.tuser.next = false;
+        self.meta_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
         self.x_hdr.next.opcode = self.x_desc.q.val().opcode;
         self.x_hdr.next.se = false;
         self.x_hdr.next.ackreq = self.x_desc.q.val().ackreq;
@@ -602,7 +637,18 @@ impl<const A: usize> Logic for RoceTx<A> {
         self.build.hdr.next = self.hdr_q.m_data.val();
         self.build.hdr_valid.next = self.hdr_q.m_valid.val();
         self.hdr_q.m_ready.next = self.build.hdr_ready.val();
-        Axis512Sink::link(&mut self.s_axis_dma_rd, &mut self.build.s_axis);
+        // payload: DMA read → TX slot (with its packet's metadata) → deparser
+        self.meta_out.x.next = self.meta_q.m_axis.tdata.val();
+        self.slot.s_meta.next = self.meta_out.y.val();
+        self.slot.s_axis.tdata.next = self.s_axis_dma_rd.tdata.val();
+        self.slot.s_axis.tkeep.next = self.s_axis_dma_rd.tkeep.val();
+        self.slot.s_axis.tlast.next = self.s_axis_dma_rd.tlast.val();
+        self.slot.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val();
+        self.slot.s_axis.tvalid.next = self.s_axis_dma_rd.tvalid.val() & self.meta_q.m_axis.tvalid.val();
+        self.s_axis_dma_rd.tready.next = self.slot.s_axis.tready.val() & self.meta_q.m_axis.tvalid.val();
+        self.meta_q.m_axis.tready.next = self.s_axis_dma_rd.tvalid.val() & self.s_axis_dma_rd.tlast.val() & self.slot.s_axis.tready.val();
+        Axis512Source::join(&mut self.slot.m_axis, &mut self.build.s_axis);
+        self.slot_overrun.next = self.slot.overrun.val();
         // whole frames to the MAC: a frame starts only once all of it is here (no underrun)
         self.out_fifo.s_axis.tdata.next = self.build.m_axis.tdata.val();
         self.out_fifo.s_axis.tkeep.next = self.build.m_axis.tkeep.val();
@@ -619,7 +665,10 @@ impl<const A: usize> Logic for RoceTx<A> {
             | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any()
             | self.rsp_fifo.level.val().any() | self.rsp_fifo.drop_bad.val().any() | self.rsp_fifo.drop_overflow.val().any()
             | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val()
-            | self.out_fifo.level.val().any() | self.out_fifo.drop_bad.val().any() | self.out_fifo.drop_overflow.val().any();
+            | self.out_fifo.level.val().any() | self.out_fifo.drop_bad.val().any() | self.out_fifo.drop_overflow.val().any()
+            | self.meta_q.level.val().any() | self.meta_q.drop_bad.val().any() | self.meta_q.drop_overflow.val().any()
+            | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
+            | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
         if self.reset.val() {
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
@@ -634,11 +683,11 @@ impl<const A: usize> Logic for RoceTx<A> {
     }
 }
 
-pub type RoceTx500 = RoceTx<9>;
+pub type RoceTx500 = RoceTx<9, 1>;
 
 nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, sq_ready, rsp, rsp_valid, rsp_ready,
     sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
     local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done,
-    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages]);
+    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, slot_overrun]);
