@@ -10,6 +10,8 @@ command -v tshark    >/dev/null 2>&1 || need_apt+=(tshark)
 command -v editcap   >/dev/null 2>&1 || need_apt+=(wireshark-common)
 command -v g++       >/dev/null 2>&1 || need_apt+=(g++)
 command -v make      >/dev/null 2>&1 || need_apt+=(make)
+# the bench plots label their axes with DejaVu Sans
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

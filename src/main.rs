@@ -30,6 +30,27 @@ enum Cmd {
         #[command(subcommand)]
         scenario: SimScenario,
     },
+    /// The performance report: two-node runs (Fig. 4 and 5 analogues, 64 B message rate) and
+    /// per-block latency/II, beside BALBOA's published figures.
+    Bench {
+        /// A subset that runs in a few minutes.
+        #[arg(long)]
+        quick: bool,
+        /// The tiny form the tests run.
+        #[arg(long, hide = true)]
+        smoke: bool,
+        /// Write bench.md, bench.json and the plots (PNG and SVG) here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Host DMA read latency in ns.
+        #[arg(long, default_value_t = 1000)]
+        pcie_latency_ns: u64,
+        /// Host DMA bandwidth in GB/s.
+        #[arg(long, default_value_t = 13.0)]
+        pcie_gbps: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Yosys resources (LUT/FF/BRAM/URAM/DSP) and logic depth per top level.
     Report {
         /// Only this top level (default: all).
@@ -123,6 +144,7 @@ fn main() -> Result<()> {
             };
             cmd::sim::rdma(op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap, random_size, slot_latency, qp_table)
         }
+        Cmd::Bench { quick, smoke, out, pcie_latency_ns, pcie_gbps, seed } => cmd::bench::run(&cmd::bench::BenchOpts { quick, smoke, out, pcie_latency_ns, pcie_gbps, seed }),
         Cmd::Report { top } => cmd::report::run(top.as_deref()),
         Cmd::Pcap { cmd: PcapCmd::Check { file } } => {
             let bad = cmd::pcap::check(&file)?;

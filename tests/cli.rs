@@ -78,3 +78,31 @@ fn verilog_then_lint_is_clean() {
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains("lint clean"), "{text}");
 }
+
+/// The bench in its smallest form: every group runs, `bench.json` parses with the rows the table
+/// shows, goodput stays under the 100G payload ceiling, and the plots are written as PNG and SVG.
+#[test]
+fn bench_smoke_writes_table_json_and_plots() {
+    let dir = tmpdir("bench");
+    let out = nicgen().args(["bench", "--smoke", "--out"]).arg(&dir).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("bench.json")).unwrap()).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let groups: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["group"].as_str().unwrap()).collect();
+    assert_eq!(groups.into_iter().collect::<Vec<_>>(), ["fig4-latency", "fig4-throughput", "fig5-qps", "small-64B"]);
+    for r in rows {
+        let g = r["goodput_gbps"].as_f64().unwrap();
+        assert!(g > 0.0 && g <= 12.26, "{r}");
+        assert!(r["jain"].as_f64().unwrap() > 0.9, "{r}");
+    }
+    assert_eq!(v["settings"]["pcie_read_latency_ns"], 1000);
+    assert!(v["blocks"].as_array().unwrap().iter().any(|b| b["block"] == "icrc_check" && b["ii"].as_f64().unwrap() == 1.0));
+    assert!(std::fs::read_to_string(dir.join("bench.md")).unwrap().contains("| READ | 32768 |"));
+    for p in ["throughput", "latency", "qp_share"] {
+        for ext in ["png", "svg"] {
+            let f = dir.join(format!("{p}.{ext}"));
+            assert!(std::fs::metadata(&f).map(|m| m.len() > 1000).unwrap_or(false), "{} missing", f.display());
+        }
+    }
+}

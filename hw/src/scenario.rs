@@ -43,11 +43,14 @@ pub struct RdmaOpts {
     /// Latency of each service slot and of the parallel tap, in cycles: 1 (the pass-through
     /// default) or 11 (AES-class).
     pub slot_latency: usize,
+    /// At most this many messages posted and not yet completed (0: post everything at once).
+    /// 1 measures latency with one outstanding message.
+    pub outstanding: usize,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1 }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1, outstanding: 0 }
     }
 }
 
@@ -74,6 +77,20 @@ pub struct RdmaReport {
     pub rx_latency: i64,
     pub errors: Vec<String>,
     pub counters: Vec<(String, u64, u64)>,
+    /// Goodput of each QP (GB/s): its bytes over the time from the start to its last completion.
+    pub per_qp_gbps: Vec<f64>,
+    /// Jain's fairness index of `per_qp_gbps`.
+    pub jain: f64,
+    /// Wall-clock seconds of the traffic phase, and the two-node cycles per second.
+    pub sim_secs: f64,
+    pub cycles_per_sec: f64,
+}
+
+/// Jain's fairness index: (Σx)² / (n Σx²); 1 when all are equal.
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if s2 == 0.0 { 0.0 } else { s * s / (x.len() as f64 * s2) }
 }
 
 /// The 100G payload ceiling (bytes per ns) for a PMTU: payload / (payload + headers + ICRC +
@@ -206,12 +223,24 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     for (i, node) in n.iter_mut().enumerate() {
         node.setup(i)?;
     }
-    // QP q on A (QPN q+1, or the top QPNs of a 4096 table) talks to QP q on B (QPN q+251)
-    if o.qps == 0 || o.qps > 249 {
-        bail!("{} QPs: this scenario sets up 1 to 249", o.qps);
+    // QP q on A (QPN q+1, or the top QPNs of a 4096 table) talks to QP q on B (QPN q+251).
+    // Beyond 249 QPs: A counts down from the table's top QPN and B up from QPN 2 (QPNs 0 and 1
+    // are the special QPs of IBA), so up to table - 2 QPs.
+    let t = o.table_qps;
+    if o.qps == 0 || o.qps > t - 2 {
+        bail!("{} QPs: this scenario sets up 1 to {} on a {t}-QP table", o.qps, t - 2);
     }
-    let big = o.table_qps > 500;
-    let qpn = move |side: usize, q: usize| if big { (4095 - q - 250 * side) as u32 } else { (q + 1 + 250 * side) as u32 };
+    let big = t > 500;
+    let many = o.qps > 249;
+    let qpn = move |side: usize, q: usize| {
+        if many {
+            if side == 0 { (t - 1 - q) as u32 } else { (2 + q) as u32 }
+        } else if big {
+            (4095 - q - 250 * side) as u32
+        } else {
+            (q + 1 + 250 * side) as u32
+        }
+    };
     let mut psn = [vec![0u32; o.qps], vec![0u32; o.qps]];
     for q in 0..o.qps {
         for side in 0..2 {
@@ -267,9 +296,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         wrs.push(SqWrFields { wr_id: k as u32, op, qpn: qpn(0, q), laddr, raddr, rkey: 0x1000 + q as u32, len: len as u32, signaled: true });
     }
     let before = [n[0].counters(), n[1].counters()];
-    for w in &wrs {
-        n[0].sq.push(w.to_words());
-    }
+    let mut pushed = 0;
     let [a, b] = &mut n;
     let mut ab = MacLink::new(&a.sim, &b.sim);
     let mut ba = MacLink::new(&b.sim, &a.sim);
@@ -277,7 +304,12 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut posted = vec![0u64; wrs.len()];
     let limit = start + 2_000_000 + 20 * (o.count as u64) * (o.size as u64 / 64 + 10);
     let mut last_report = start;
+    let wall = std::time::Instant::now();
     while a.cq.seen.len() < wrs.len() {
+        while pushed < wrs.len() && (o.outstanding == 0 || pushed - a.cq.seen.len() < o.outstanding) {
+            a.sq.push(wrs[pushed].to_words());
+            pushed += 1;
+        }
         step(a, b, &mut ab, &mut ba, &mut posted);
         if a.sim.cycle() > limit {
             let (ca, cb) = (a.counters(), b.counters());
@@ -291,11 +323,12 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
     }
     let end = a.sim.cycle();
+    let sim_secs = wall.elapsed().as_secs_f64();
     // let the last DMA writes land (the SQ is empty by now)
     for _ in 0..2000 {
         step(a, b, &mut ab, &mut ba, &mut posted);
     }
-    let mut r = RdmaReport { messages: wrs.len(), cycles: end - start, ..Default::default() };
+    let mut r = RdmaReport { messages: wrs.len(), cycles: end - start, sim_secs, cycles_per_sec: (end - start) as f64 / sim_secs, ..Default::default() };
     if let Some((c0, _)) = ab.frames.first() {
         let fetch = if wrs[0].op == wr_op::WRITE && wrs[0].len > 0 { o.dma.rd_latency as i64 } else { 0 };
         r.tx_latency = *c0 as i64 - posted[0] as i64 - fetch;
@@ -338,6 +371,17 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     if ab.rx_refused + ba.rx_refused > 0 {
         r.errors.push(format!("the RX side pushed back on the MAC {} times", ab.rx_refused + ba.rx_refused));
     }
+    let (mut qbytes, mut qlast) = (vec![0u64; o.qps], vec![0u64; o.qps]);
+    for (cyc, w) in &a.cq.seen {
+        let c = CqEntryFields::from_words(w);
+        if let Some(wr) = wrs.get(c.wr_id as usize) {
+            let q = c.wr_id as usize % o.qps;
+            qbytes[q] += wr.len as u64;
+            qlast[q] = qlast[q].max(cyc - start);
+        }
+    }
+    r.per_qp_gbps = qbytes.iter().zip(&qlast).map(|(b, t)| *b as f64 / (*t.max(&1) as f64 * NS_PER_CYCLE)).collect();
+    r.jain = jain(&r.per_qp_gbps);
     lat.sort();
     r.lat_mean = lat.iter().sum::<u64>() as f64 / lat.len().max(1) as f64;
     r.lat_p99 = lat.get((lat.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or(0);

@@ -1,5 +1,7 @@
+pub mod bench;
 pub mod lint;
 pub mod pcap;
 pub mod report;
 pub mod sim;
 pub mod verilog;
+pub mod plot;

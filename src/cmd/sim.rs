@@ -137,7 +137,7 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
         _ => bail!("--pmtu {pmtu}: must be 256, 512, 1024, 2048 or 4096"),
     };
     let dma = nicgen_sim::host::DmaParams { rd_latency: (lat_ns as f64 / 4.0).round() as u64, bytes_per_cycle: gbps * 4.0, ready_pct: 100 };
-    let o = RdmaOpts { op, size, count, qps, seed, pcap: pcap.clone(), pmtu: code, dma, verbose: true, table_qps, random_size, slot_latency };
+    let o = RdmaOpts { op, size, count, qps, seed, pcap: pcap.clone(), pmtu: code, dma, verbose: true, table_qps, random_size, slot_latency, outstanding: 0 };
     println!("nicgen sim rdma: {op:?}, {count} messages of {size} B over {qps} QPs, PMTU {pmtu}, seed {seed}");
     println!("model: 250 MHz; 100G MAC pacing (20 B preamble/IFG + 4 B FCS per frame); host DMA {lat_ns} ns read latency, {gbps} GB/s each way");
     let t = Instant::now();

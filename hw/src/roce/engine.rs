@@ -110,7 +110,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     check: IcrcCheck,
     /// The parallel tap: a copy of every checked frame goes to `tap_core`, whose verdict joins
     /// the frame before the RX buffer.
-    tap: TapJoin<LP>,
+    rx_tap: TapJoin<LP>,
     tap_core: TapPass<LP>,
     rx_fifo: AxisFifo512,
     parse: RoceRxParse,
@@ -178,7 +178,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             m_axis_dma_wr: Default::default(),
             s_axil_ctrl: Default::default(),
             check: Default::default(),
-            tap: Default::default(),
+            rx_tap: Default::default(),
             tap_core: Default::default(),
             rx_fifo: AxisFrameFifo512::new(),
             parse: Default::default(),
@@ -230,9 +230,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
         }
-        clock!(self, clock, check, tap, tap_core, rx_slot, rx_fifo, parse, responder, req, tx, wmux, bridge, window, stage);
+        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_fifo, parse, responder, req, tx, wmux, bridge, window, stage);
         self.check.reset.next = self.reset.val();
-        self.tap.reset.next = self.reset.val();
+        self.rx_tap.reset.next = self.reset.val();
         self.rx_slot.reset.next = self.reset.val();
         self.rx_fifo.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
@@ -244,12 +244,12 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.stage.reset.next = self.reset.val();
         // ------------------------------------------------ RX: ICRC check, drop, parse
         Axis512Sink::link(&mut self.s_axis_rx, &mut self.check.s_axis);
-        Axis512Source::join(&mut self.check.m_axis, &mut self.tap.s_axis);
-        self.tap_core.in_beat.next = self.tap.tap.val();
-        self.tap_core.in_valid.next = self.tap.tap_valid.val();
-        self.tap.verdict.next = self.tap_core.verdict.val();
-        self.tap.verdict_valid.next = self.tap_core.verdict_valid.val();
-        Axis512Source::join(&mut self.tap.m_axis, &mut self.rx_fifo.s_axis);
+        Axis512Source::join(&mut self.check.m_axis, &mut self.rx_tap.s_axis);
+        self.tap_core.in_beat.next = self.rx_tap.tap.val();
+        self.tap_core.in_valid.next = self.rx_tap.tap_valid.val();
+        self.rx_tap.verdict.next = self.tap_core.verdict.val();
+        self.rx_tap.verdict_valid.next = self.tap_core.verdict_valid.val();
+        Axis512Source::join(&mut self.rx_tap.m_axis, &mut self.rx_fifo.s_axis);
         self.parse.s_axis.tdata.next = self.rx_fifo.m_axis.tdata.val();
         self.parse.s_axis.tkeep.next = self.rx_fifo.m_axis.tkeep.val();
         self.parse.s_axis.tlast.next = self.rx_fifo.m_axis.tlast.val();
@@ -364,9 +364,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[34].next = self.tx.cnt.read_resp.val();
         self.window.status[35].next = self.tx.cnt.requests.val();
         self.window.status[36].next = self.tx.cnt.messages.val();
-        self.window.status[37].next = self.tap.drops.val();
-        self.window.status[38].next = self.tap.flags.val();
-        self.window.status[39].next = self.tx.slot_overrun.val() + self.rx_slot.overrun.val() + self.tap.overrun.val();
+        self.window.status[37].next = self.rx_tap.drops.val();
+        self.window.status[38].next = self.rx_tap.flags.val();
+        self.window.status[39].next = self.tx.slot_overrun.val() + self.rx_slot.overrun.val() + self.rx_tap.overrun.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.stage.rd_en.next = self.bridge.rd_en.val();

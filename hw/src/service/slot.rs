@@ -309,6 +309,8 @@ pub struct TapPass<const L: usize> {
     pub verdict_valid: Signal<Out, Bit>,
     done: [DFF<Bit>; L],
     pass: Constant<Bits<2>>,
+    m: Signal<Local, SlotMeta>,
+    unused: Signal<Local, Bit>,
 }
 
 impl<const L: usize> Default for TapPass<L> {
@@ -322,6 +324,8 @@ impl<const L: usize> Default for TapPass<L> {
             verdict_valid: Default::default(),
             done: std::array::from_fn(|_| Default::default()),
             pass: Constant::new((verdict::PASS as u64).into()),
+            m: Default::default(),
+            unused: Default::default(),
         }
     }
 }
@@ -337,6 +341,10 @@ impl<const L: usize> Logic for TapPass<L> {
             self.done[i].d.next = self.done[i - 1].q.val();
         }
         self.verdict.next = self.pass.val();
+        // a pass-through verdict needs only the frame boundaries
+        self.m.next = self.in_beat.val().meta;
+        self.unused.next = self.in_beat.val().data.any() | self.in_beat.val().keep.any() | self.in_beat.val().user
+            | self.m.val().qpn.any() | self.m.val().psn.any() | self.m.val().off.any() | self.m.val().opcode.any();
         for i in 0..L {
             self.verdict_valid.next = self.done[i].q.val();
         }

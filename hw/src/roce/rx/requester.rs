@@ -549,7 +549,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.act_q.m_ready.next = self.s_axis.tvalid.val() & self.s_axis.tready.val() & self.s_axis.tlast.val();
         }
         Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_skid.m_axis);
-        self.unused.next = self.h.q.val().se | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
+        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().msn.any() | self.h.q.val().va.any()
             | self.h.q.val().rkey.any() | self.h.q.val().dma_len.any() | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any()
             | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any() | self.h.q.val().known | self.h.q.val().len_err

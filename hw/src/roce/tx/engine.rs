@@ -583,6 +583,17 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.x_qpn.next = bit_cast::<A, 24>(self.desc_out.y.val().qpn);
         self.cfg_ram.raddr.next = self.x_qpn.val();
         self.cfg_out.x.next = self.cfg_ram.rdata.val();
+        // the payload's metadata, for the TX slot
+        self.x_pay.next = self.x_desc.q.val().plen.any();
+        self.x_meta.next.qpn = self.x_desc.q.val().qpn;
+        self.x_meta.next.psn = self.x_desc.q.val().psn;
+        self.x_meta.next.opcode = self.x_desc.q.val().opcode;
+        self.x_meta.next.off = self.c0_16.val();
+        self.meta_in.x.next = self.x_meta.val();
+        self.meta_q.s_axis.tdata.next = self.meta_in.y.val();
+        self.meta_q.s_axis.tkeep.next = true.into();
+        self.meta_q.s_axis.tlast.next = true;
+        self.meta_q.s_axis.tuser.next = false;
         self.desc_fifo.m_axis.tready.next = false;
         self.hdr_q.s_valid.next = false;
         self.x_go.next = false;
@@ -599,17 +610,6 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.k_frames.d.next = self.k_frames.q.val() + 1;
             self.x_st.d.next = false;
         }
-        // the payload's metadata, for the TX slot
-        self.x_pay.next = self.x_desc.q.val().plen.any();
-        self.x_meta.next.qpn = self.x_desc.q.val().qpn;
-        self.x_meta.next.psn = self.x_desc.q.val().psn;
-        self.x_meta.next.opcode = self.x_desc.q.val().opcode;
-        self.x_meta.next.off = self.c0_16.val();
-        self.meta_in.x.next = self.x_meta.val();
-        self.meta_q.s_axis.tdata.next = self.meta_in.y.val();
-        self.meta_q.s_axis.tkeep.next = true.into();
-        self.meta_q.s_axis.tlast.next = true;
-        self.meta_q.s_axis.tuser.next = false;
         self.meta_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
         self.x_hdr.next.opcode = self.x_desc.q.val().opcode;
         self.x_hdr.next.se = false;

@@ -1,0 +1,243 @@
+//! `nicgen bench`: the performance report. Every row is a two-node Verilator run of the RoCE
+//! engines (`nicgen_hw::scenario::rdma`, every byte verified) or a per-block measurement, beside
+//! BALBOA's published figure where there is one. Writes `bench.md`, `bench.json` and plots.
+use anyhow::{bail, Result};
+use nicgen_hw::blockbench::{block_figures, BlockFigure};
+use nicgen_hw::scenario::*;
+use nicgen_sim::host::DmaParams;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+const NS_PER_CYCLE: f64 = 4.0;
+
+pub struct BenchOpts {
+    pub quick: bool,
+    /// The tiny form `make test` runs: two sizes, two QP counts.
+    pub smoke: bool,
+    pub out: Option<PathBuf>,
+    pub pcie_latency_ns: u64,
+    pub pcie_gbps: f64,
+    pub seed: u64,
+}
+
+/// The model settings every figure depends on.
+#[derive(Serialize)]
+struct Settings {
+    clock_mhz: f64,
+    data_width_bits: usize,
+    mac: String,
+    pcie_read_latency_ns: u64,
+    pcie_gbps: f64,
+    hbm: String,
+    pmtu: usize,
+    slot_latency_cycles: usize,
+    quick: bool,
+}
+
+#[derive(Serialize, Clone)]
+pub struct Row {
+    pub group: &'static str,
+    pub op: String,
+    pub size: usize,
+    pub qps: usize,
+    pub messages: usize,
+    pub outstanding: usize,
+    pub goodput_gbps: f64,
+    pub ceiling_pct: f64,
+    pub mpps: f64,
+    pub msg_rate_m: f64,
+    pub lat_mean_cycles: f64,
+    pub lat_p99_cycles: u64,
+    pub per_qp_gbps: f64,
+    pub jain: f64,
+    pub published: String,
+    pub sim_cycles: u64,
+    pub cycles_per_sec: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    settings: Settings,
+    rows: Vec<Row>,
+    blocks: Vec<BlockFigure>,
+    loss_sweep: &'static str,
+    bidirectional: &'static str,
+    sim_cycles_per_sec: f64,
+}
+
+struct Job {
+    group: &'static str,
+    o: RdmaOpts,
+    published: String,
+}
+
+fn op_name(o: Op) -> &'static str {
+    match o {
+        Op::Write => "WRITE",
+        Op::Read => "READ",
+        Op::Mixed => "mixed",
+    }
+}
+
+fn published_fig4(op: Op, size: usize, latency: bool) -> String {
+    match (latency, op, size) {
+        (false, _, s) if s >= 32768 => "11.2–11.6 GB/s".into(),
+        (true, Op::Write, 64) => "5.5 µs".into(),
+        (true, Op::Read, 64) => "7.8 µs".into(),
+        _ => String::new(),
+    }
+}
+
+fn jobs(b: &BenchOpts) -> Vec<Job> {
+    let dma = DmaParams { rd_latency: (b.pcie_latency_ns as f64 / NS_PER_CYCLE).round() as u64, bytes_per_cycle: b.pcie_gbps * NS_PER_CYCLE, ..Default::default() };
+    let base = RdmaOpts { seed: b.seed, dma, ..Default::default() };
+    let sizes: Vec<usize> = if b.smoke {
+        vec![64, 32768]
+    } else if b.quick {
+        vec![64, 1024, 4096, 32768, 262144]
+    } else {
+        (6..=20).map(|k| 1usize << k).collect()
+    };
+    let budget = if b.quick { 2 << 20 } else { 6 << 20 };
+    let mut v = vec![];
+    for op in [Op::Write, Op::Read] {
+        for &size in &sizes {
+            let count = if b.smoke { 16 } else { (budget / size).clamp(if b.quick { 16 } else { 24 }, if b.quick { 128 } else { 256 }) };
+            v.push(Job { group: "fig4-throughput", o: RdmaOpts { op, size, count, qps: 1, ..base.clone() }, published: published_fig4(op, size, false) });
+        }
+        for &size in &sizes {
+            let count = if b.quick { 3 } else { 6 };
+            v.push(Job { group: "fig4-latency", o: RdmaOpts { op, size, count, qps: 1, outstanding: 1, ..base.clone() }, published: published_fig4(op, size, true) });
+        }
+    }
+    let qp_counts: &[usize] = if b.smoke { &[1, 4] } else { &[1, 2, 4, 8, 16, 32] };
+    let mut fig5: Vec<(usize, usize)> = qp_counts.iter().map(|&q| (q, 500)).collect();
+    if !b.quick {
+        fig5.push((498, 500));
+        fig5.push((4094, 4096));
+    }
+    for (qps, table) in fig5 {
+        let count = if qps >= 498 { qps } else if b.smoke { 16 } else { (qps * 4).max(if b.quick { 32 } else { 64 }) };
+        let published = match qps {
+            1..=32 => format!("11.2–11.5 GB/s{}", match qps { 2 => ", 5.7/QP", 4 => ", 2.8/QP", 8 => ", 1.42/QP", _ => "" }),
+            _ => String::new(),
+        };
+        v.push(Job { group: "fig5-qps", o: RdmaOpts { op: Op::Read, size: 32768, count, qps, table_qps: table, ..base.clone() }, published });
+    }
+    for &qps in qp_counts {
+        let count = if b.smoke { 64 } else if b.quick { 256 } else { 1024 };
+        v.push(Job { group: "small-64B", o: RdmaOpts { op: Op::Write, size: 64, count, qps, ..base.clone() }, published: if qps == 32 { "ACK path ≤ 2.94 M/s".into() } else { String::new() } });
+    }
+    v
+}
+
+fn row(j: &Job, r: &RdmaReport) -> Row {
+    let ns = r.cycles as f64 * NS_PER_CYCLE;
+    Row {
+        group: j.group,
+        op: op_name(j.o.op).into(),
+        size: j.o.size,
+        qps: j.o.qps,
+        messages: r.messages,
+        outstanding: j.o.outstanding,
+        goodput_gbps: r.goodput_gbps,
+        ceiling_pct: 100.0 * r.ceiling_frac,
+        mpps: r.mpps,
+        msg_rate_m: r.messages as f64 / ns * 1000.0,
+        lat_mean_cycles: r.lat_mean,
+        lat_p99_cycles: r.lat_p99,
+        per_qp_gbps: r.per_qp_gbps.iter().sum::<f64>() / r.per_qp_gbps.len().max(1) as f64,
+        jain: r.jain,
+        published: j.published.clone(),
+        sim_cycles: r.cycles,
+        cycles_per_sec: r.cycles_per_sec,
+    }
+}
+
+pub fn run(b: &BenchOpts) -> Result<()> {
+    let jobs = jobs(b);
+    let bar = indicatif::ProgressBar::new(jobs.len() as u64 + 1);
+    bar.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed} {msg}").unwrap());
+    let mut rows = vec![];
+    let (mut cyc, mut secs) = (0u64, 0.0);
+    for j in &jobs {
+        bar.set_message(format!("{} {} {} B × {} over {} QPs", j.group, op_name(j.o.op), j.o.size, j.o.count, j.o.qps));
+        let r = rdma(&j.o)?;
+        if !r.errors.is_empty() || r.mismatches > 0 {
+            bar.abandon();
+            bail!("{} {} {} B: {:?}", j.group, op_name(j.o.op), j.o.size, r.errors);
+        }
+        cyc += r.cycles;
+        secs += r.sim_secs;
+        rows.push(row(j, &r));
+        bar.inc(1);
+    }
+    bar.set_message("per-block latency and II");
+    let blocks = block_figures();
+    bar.finish_and_clear();
+    let settings = Settings {
+        clock_mhz: 250.0,
+        data_width_bits: 512,
+        mac: "100 Gb/s per direction, counting 20 B preamble+IFG and 4 B FCS per frame; 100-cycle link".into(),
+        pcie_read_latency_ns: b.pcie_latency_ns,
+        pcie_gbps: b.pcie_gbps,
+        hbm: "not modelled yet (no retransmission buffer until the reliability issue)".into(),
+        pmtu: 4096,
+        slot_latency_cycles: 1,
+        quick: b.quick || b.smoke,
+    };
+    let rep = Report {
+        settings,
+        rows,
+        blocks,
+        loss_sweep: "not run: needs retransmission (reliability issue, open)",
+        bidirectional: "not run: the two-node scenario posts work on node A only (open)",
+        sim_cycles_per_sec: cyc as f64 / secs.max(1e-9),
+    };
+    let md = markdown(&rep);
+    print!("{md}");
+    if let Some(dir) = &b.out {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join("bench.md"), &md)?;
+        std::fs::write(dir.join("bench.json"), serde_json::to_string_pretty(&rep)?)?;
+        let plots = crate::cmd::plot::all(dir, &rep.rows, &settings_line(&rep.settings))?;
+        println!("\nwrote {}/bench.md, {}/bench.json and {} plots: {}", dir.display(), dir.display(), plots.len(), plots.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    }
+    Ok(())
+}
+
+fn settings_line(s: &Settings) -> String {
+    format!("250 MHz, 512 bit, PMTU 4096, MAC 100G paced, PCIe {} ns / {} GB/s", s.pcie_read_latency_ns, s.pcie_gbps)
+}
+
+fn markdown(r: &Report) -> String {
+    let s = &r.settings;
+    let mut m = String::new();
+    let _ = writeln!(m, "# nicgen bench{}\n", if s.quick { " (quick or smoke subset)" } else { "" });
+    let _ = writeln!(m, "Model: {} MHz, {}-bit datapath; MAC: {}; PCIe: {} ns read latency, {} GB/s each way; HBM: {}; PMTU {} B; service slots {} cycle. Latency is post → completion at node A. Goodput counts verified payload bytes only.\n", s.clock_mhz, s.data_width_bits, s.mac, s.pcie_read_latency_ns, s.pcie_gbps, s.hbm, s.pmtu, s.slot_latency_cycles);
+    let ceiling = payload_ceiling(4096);
+    let mut group = "";
+    for x in &r.rows {
+        if x.group != group {
+            group = x.group;
+            let title = match group {
+                "fig4-throughput" => format!("## Fig. 4 analogue: throughput, 1 QP, batched (100G payload ceiling {ceiling:.3} GB/s)"),
+                "fig4-latency" => "## Fig. 4 analogue: latency, 1 QP, one message outstanding".into(),
+                "fig5-qps" => "## Fig. 5 analogue: 32 KiB READ over many QPs".into(),
+                _ => "## Small messages: 64 B WRITE".into(),
+            };
+            let _ = writeln!(m, "\n{title}\n");
+            let _ = writeln!(m, "| op | size B | QPs | msgs | GB/s | % ceiling | Mpps | M msg/s | lat mean cyc | lat mean µs | lat p99 cyc | per-QP GB/s | Jain | published (BALBOA) |");
+            let _ = writeln!(m, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+        }
+        let _ = writeln!(m, "| {} | {} | {} | {} | {:.3} | {:.1} | {:.2} | {:.2} | {:.0} | {:.2} | {} | {:.3} | {:.4} | {} |", x.op, x.size, x.qps, x.messages, x.goodput_gbps, x.ceiling_pct, x.mpps, x.msg_rate_m, x.lat_mean_cycles, x.lat_mean_cycles * NS_PER_CYCLE / 1000.0, x.lat_p99_cycles, x.per_qp_gbps, x.jain, x.published);
+    }
+    let _ = writeln!(m, "\n## Bidirectional\n\n{}\n\n## Loss sweep\n\n{}\n", r.bidirectional, r.loss_sweep);
+    let _ = writeln!(m, "## Per block (4 KiB RoCEv2 WRITE frames, Verilator)\n\n| block | latency cycles | II cycles/beat | what |\n|---|---:|---:|---|");
+    for b in &r.blocks {
+        let _ = writeln!(m, "| {} | {} | {:.3} | {} |", b.block, b.latency_cycles, b.ii, b.about);
+    }
+    let _ = writeln!(m, "\nSimulation speed: {:.0} two-node cycles/s ({:.0} engine-cycles/s).", r.sim_cycles_per_sec, 2.0 * r.sim_cycles_per_sec);
+    m
+}
