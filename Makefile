@@ -40,8 +40,9 @@ check-hdl:
 test: setup check-hdl
 	bash scripts/test.sh
 
-bench:
-	@echo "nicgen bench arrives with the RC engine (issue 5); 'nicgen sim icrc' prints the ICRC figures today." >&2; exit 1
+# The performance report with plots (full run; `nicgen bench --quick` runs a subset).
+bench: build
+	$(NICGEN) bench --out $(OUT)/bench
 
 bitstream program flash:
 	@echo "The Vivado flow (issue 8) is not written yet: there is nothing to $@." >&2; exit 1

@@ -46,6 +46,10 @@ def problems(text):
                 idx = idx.strip()
                 if re.fullmatch(r"\d+", idx) or idx in loop_vars:
                     continue
+                # a loop variable plus or minus a constant is unrolled too
+                m = re.fullmatch(r"(\w+)\s*[-+]\s*\d+", idx)
+                if m and m.group(1) in loop_vars:
+                    continue
                 out.append((n, "dynamic index [%s]" % idx, line.strip()))
     return out
 

@@ -1,7 +1,8 @@
 //! Per-block figures for `nicgen bench`: each block verilated on its own, fed 4 KiB RoCEv2
 //! WRITE frames. **Latency**: cycles from a frame's first beat entering an idle block to its
 //! first beat leaving. **II**: cycles per beat over a run of back-to-back frames with the output
-//! always ready (1.0 = one beat per cycle).
+//! always ready, counting the input or the output beats, whichever are more (1.0 = one beat per
+//! cycle).
 use crate::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
 use crate::roce::rx::parse::RoceRxParse;
 use crate::service::slot::PayloadSlot11;
@@ -53,8 +54,9 @@ fn measure<T: Block>(mut uut: T, input: &[Vec<u8>], hold: &[&str]) -> (u64, f64)
         (start, m.frames.first().map(|f| f.first_cycle).unwrap_or(0), m.frames.last().map(|f| f.last_cycle).unwrap_or(0), m.beats)
     };
     let (start, first, _, _) = run(&mut v, &input[..1]);
-    let (_, first_b, last_b, beats) = run(&mut v, input);
-    (first - start, (last_b - first_b + 1) as f64 / beats.max(1) as f64)
+    let (_, first_b, last_b, out_beats) = run(&mut v, input);
+    let in_beats: u64 = input.iter().map(|f| f.len().div_ceil(64) as u64).sum();
+    (first - start, (last_b - first_b + 1) as f64 / out_beats.max(in_beats) as f64)
 }
 
 /// The per-block table.

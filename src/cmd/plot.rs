@@ -60,13 +60,14 @@ where
     Ok(())
 }
 
+/// Tick labels of a log axis: 100, 1k, 10k, 100k, 1M.
 fn fmt_x(v: f64) -> String {
-    if v >= 1048576.0 {
-        format!("{}Mi", (v / 1048576.0).round())
-    } else if v >= 1024.0 {
-        format!("{}Ki", (v / 1024.0).round())
+    if v >= 1e6 {
+        format!("{}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{}k", v / 1e3)
     } else {
-        format!("{}", v.round())
+        format!("{v}")
     }
 }
 
