@@ -111,6 +111,9 @@ enum SimScenario {
         /// Latency of each service slot and of the parallel tap (1: pass-through; 11: AES-class).
         #[arg(long, default_value_t = 1, value_parser = clap::builder::PossibleValuesParser::new(["1", "11"]).try_map(|s| s.parse::<usize>()))]
         slot_latency: usize,
+        /// Node B posts as many messages of this kind to A at the same time (bidirectional).
+        #[arg(long, value_enum)]
+        b_op: Option<RdmaOp>,
         /// QPs in each engine's tables (500 or 4096).
         #[arg(long, default_value_t = 500, value_parser = clap::builder::PossibleValuesParser::new(["500", "4096"]).try_map(|s| s.parse::<usize>()))]
         qp_table: usize,
@@ -136,13 +139,13 @@ fn main() -> Result<()> {
         Cmd::Verilog { out } => cmd::verilog::run(&out),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap, random_size, slot_latency, qp_table } } => {
-            let op = match op {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap, random_size, slot_latency, qp_table, b_op } } => {
+            let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
                 RdmaOp::Mixed => nicgen_hw::scenario::Op::Mixed,
             };
-            cmd::sim::rdma(op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap, random_size, slot_latency, qp_table)
+            cmd::sim::rdma(conv(op), size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap, random_size, slot_latency, qp_table, b_op.map(conv))
         }
         Cmd::Bench { quick, smoke, out, pcie_latency_ns, pcie_gbps, seed } => cmd::bench::run(&cmd::bench::BenchOpts { quick, smoke, out, pcie_latency_ns, pcie_gbps, seed }),
         Cmd::Report { top } => cmd::report::run(top.as_deref()),

@@ -46,11 +46,14 @@ pub struct RdmaOpts {
     /// At most this many messages posted and not yet completed (0: post everything at once).
     /// 1 measures latency with one outstanding message.
     pub outstanding: usize,
+    /// Node B posts `count` messages of this kind to A at the same time (bidirectional
+    /// traffic), over the same QP pairs. None: B only answers.
+    pub b_op: Option<Op>,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1, outstanding: 0 }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1, outstanding: 0, b_op: None }
     }
 }
 
@@ -189,8 +192,8 @@ impl Node {
 }
 
 /// One cycle of the two-node system: drive both engines' host models and links, evaluate,
-/// sample, clock. `posted[i]` gets the cycle node A's SQ accepted work request `i`.
-fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: &mut [u64]) {
+/// sample, clock. `posted[s][i]` gets the cycle node `s`'s SQ accepted its work request `i`.
+fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: &mut [Vec<u64>; 2]) {
     for x in [&mut *a, &mut *b] {
         x.dma.drive(&mut x.sim);
         x.sq.drive(&mut x.sim);
@@ -202,7 +205,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
     ba.drive_rx(&mut a.sim);
     a.sim.eval();
     b.sim.eval();
-    for x in [&mut *a, &mut *b] {
+    for (x, posted) in [&mut *a, &mut *b].into_iter().zip(posted.iter_mut()) {
         x.dma.sample(&mut x.sim, &mut x.mem);
         if x.sq.sample(&mut x.sim) {
             if let Some(p) = posted.get_mut(x.sq.sent as usize - 1) {
@@ -266,101 +269,114 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
             n[side].qp(qpn(side, q), &cfg, &rq, psn[side][q])?;
         }
     }
-    // work: A posts every message, signaled
+    // work: A posts every message, signaled; with `b_op`, B posts as many to A
     let stride = (o.size as u64 + 4095) / 4096 * 4096 + 4096;
-    let mut wrs = vec![];
-    for k in 0..o.count {
-        let q = k % o.qps;
-        let op = match o.op {
-            Op::Write => wr_op::WRITE,
-            Op::Read => wr_op::READ,
-            Op::Mixed => if rng.chance(50) { wr_op::WRITE } else { wr_op::READ },
-        };
-        let laddr = 0x2_0000_0000 + k as u64 * stride;
-        let raddr = MR_BASE + 0x1000_0000 + k as u64 * stride;
-        let len = if o.random_size {
-            match rng.below(4) {
-                0 => rng.range(1, 65),
-                1 => rng.range(1, 9000),
-                _ => rng.range(1, o.size as u64 + 1),
-            }.min(o.size as u64) as usize
-        } else {
-            o.size
-        };
-        let data = rng.bytes(len);
-        if op == wr_op::WRITE {
-            n[0].mem.write(laddr, &data);
-        } else {
-            n[1].mem.write(raddr, &data);
+    let mut wrs: [Vec<SqWrFields>; 2] = [vec![], vec![]];
+    for (side, kind) in [(0, Some(o.op)), (1, o.b_op)] {
+        let Some(kind) = kind else { continue };
+        for k in 0..o.count {
+            let q = k % o.qps;
+            let op = match kind {
+                Op::Write => wr_op::WRITE,
+                Op::Read => wr_op::READ,
+                Op::Mixed => if rng.chance(50) { wr_op::WRITE } else { wr_op::READ },
+            };
+            let laddr = 0x2_0000_0000 + k as u64 * stride;
+            let raddr = MR_BASE + 0x1000_0000 + k as u64 * stride;
+            let len = if o.random_size {
+                match rng.below(4) {
+                    0 => rng.range(1, 65),
+                    1 => rng.range(1, 9000),
+                    _ => rng.range(1, o.size as u64 + 1),
+                }.min(o.size as u64) as usize
+            } else {
+                o.size
+            };
+            let data = rng.bytes(len);
+            if op == wr_op::WRITE {
+                n[side].mem.write(laddr, &data);
+            } else {
+                n[1 - side].mem.write(raddr, &data);
+            }
+            wrs[side].push(SqWrFields { wr_id: k as u32, op, qpn: qpn(side, q), laddr, raddr, rkey: 0x1000 + q as u32, len: len as u32, signaled: true });
         }
-        wrs.push(SqWrFields { wr_id: k as u32, op, qpn: qpn(0, q), laddr, raddr, rkey: 0x1000 + q as u32, len: len as u32, signaled: true });
     }
     let before = [n[0].counters(), n[1].counters()];
-    let mut pushed = 0;
+    let mut pushed = [0usize; 2];
     let [a, b] = &mut n;
     let mut ab = MacLink::new(&a.sim, &b.sim);
     let mut ba = MacLink::new(&b.sim, &a.sim);
     let start = a.sim.cycle();
-    let mut posted = vec![0u64; wrs.len()];
-    let limit = start + 2_000_000 + 20 * (o.count as u64) * (o.size as u64 / 64 + 10);
+    let mut posted = [vec![0u64; wrs[0].len()], vec![0u64; wrs[1].len()]];
+    let total = wrs[0].len() + wrs[1].len();
+    let limit = start + 2_000_000 + 20 * (total as u64) * (o.size as u64 / 64 + 10);
     let mut last_report = start;
     let wall = std::time::Instant::now();
-    while a.cq.seen.len() < wrs.len() {
-        while pushed < wrs.len() && (o.outstanding == 0 || pushed - a.cq.seen.len() < o.outstanding) {
-            a.sq.push(wrs[pushed].to_words());
-            pushed += 1;
+    while a.cq.seen.len() < wrs[0].len() || b.cq.seen.len() < wrs[1].len() {
+        for (side, x) in [&mut *a, &mut *b].into_iter().enumerate() {
+            while pushed[side] < wrs[side].len() && (o.outstanding == 0 || pushed[side] - x.cq.seen.len() < o.outstanding) {
+                x.sq.push(wrs[side][pushed[side]].to_words());
+                pushed[side] += 1;
+            }
         }
         step(a, b, &mut ab, &mut ba, &mut posted);
         if a.sim.cycle() > limit {
             let (ca, cb) = (a.counters(), b.counters());
             let nz: Vec<String> = ENGINE_COUNTERS.iter().enumerate().filter(|(i, _)| ca[*i] > 0 || cb[*i] > 0).map(|(i, (n, _))| format!("{n} {}/{}", ca[i], cb[i])).collect();
             let done: Vec<u32> = a.cq.seen.iter().map(|(_, w)| CqEntryFields::from_words(w).wr_id).collect();
-            bail!("no progress: {} of {} completions after {} cycles (completed {:?}); counters A/B: {}", a.cq.seen.len(), wrs.len(), a.sim.cycle() - start, done, nz.join(", "));
+            bail!("no progress: {} of {} completions at A, {} of {} at B after {} cycles (A completed {:?}); counters A/B: {}", a.cq.seen.len(), wrs[0].len(), b.cq.seen.len(), wrs[1].len(), a.sim.cycle() - start, done, nz.join(", "));
         }
         if o.verbose && a.sim.cycle() - last_report >= 1_000_000 {
             last_report = a.sim.cycle();
-            eprintln!("  … {} of {} messages complete", a.cq.seen.len(), wrs.len());
+            eprintln!("  … {} of {} messages complete", a.cq.seen.len() + b.cq.seen.len(), total);
         }
     }
     let end = a.sim.cycle();
     let sim_secs = wall.elapsed().as_secs_f64();
-    // let the last DMA writes land (the SQ is empty by now)
+    // let the last DMA writes land (the SQs are empty by now)
     for _ in 0..2000 {
         step(a, b, &mut ab, &mut ba, &mut posted);
     }
-    let mut r = RdmaReport { messages: wrs.len(), cycles: end - start, sim_secs, cycles_per_sec: (end - start) as f64 / sim_secs, ..Default::default() };
+    let mut r = RdmaReport { messages: total, cycles: end - start, sim_secs, cycles_per_sec: (end - start) as f64 / sim_secs, ..Default::default() };
+    let w0 = &wrs[0];
     if let Some((c0, _)) = ab.frames.first() {
-        let fetch = if wrs[0].op == wr_op::WRITE && wrs[0].len > 0 { o.dma.rd_latency as i64 } else { 0 };
-        r.tx_latency = *c0 as i64 - posted[0] as i64 - fetch;
+        let fetch = if w0[0].op == wr_op::WRITE && w0[0].len > 0 { o.dma.rd_latency as i64 } else { 0 };
+        r.tx_latency = *c0 as i64 - posted[0][0] as i64 - fetch;
     }
-    // the data of the last message goes A→B for a WRITE, B→A for a READ
-    let last_is_write = wrs.last().is_some_and(|w| w.op == wr_op::WRITE);
+    // the data of A's last message goes A→B for a WRITE, B→A for a READ
+    let last_is_write = w0.last().is_some_and(|w| w.op == wr_op::WRITE);
     let (arr, dst_write) = if last_is_write { (ab.arrivals.last(), b.dma.last_write) } else { (ba.arrivals.last(), a.dma.last_write) };
     if let Some(t) = arr {
         r.rx_latency = dst_write as i64 - *t as i64;
     }
-    // verify every byte and every completion
+    // verify every byte and every completion, of both sides
     let mut lat = vec![];
-    for (i, (cyc, w)) in a.cq.seen.iter().enumerate() {
-        let c = CqEntryFields::from_words(w);
-        if c.status != cq_status::SUCCESS {
-            r.errors.push(format!("completion {i}: WR {} status {}", c.wr_id, c.status));
-        }
-        if let Some(p) = posted.get(c.wr_id as usize) {
-            lat.push(cyc - p);
-        }
-    }
-    for w in &wrs {
-        let len = w.len as usize;
-        let (src, dst) = if w.op == wr_op::WRITE { (a.mem.read(w.laddr, len), b.mem.read(w.raddr, len)) } else { (b.mem.read(w.raddr, len), a.mem.read(w.laddr, len)) };
-        if src != dst {
-            r.mismatches += 1;
-            if r.errors.len() < 10 {
-                let at = src.iter().zip(&dst).position(|(x, y)| x != y).unwrap_or(0);
-                r.errors.push(format!("WR {} ({}): destination differs from source at byte {at}", w.wr_id, if w.op == wr_op::WRITE { "WRITE" } else { "READ" }));
+    let names = ["A", "B"];
+    for (side, x) in [&*a, &*b].into_iter().enumerate() {
+        for (i, (cyc, w)) in x.cq.seen.iter().enumerate() {
+            let c = CqEntryFields::from_words(w);
+            if c.status != cq_status::SUCCESS {
+                r.errors.push(format!("completion {i} at {}: WR {} status {}", names[side], c.wr_id, c.status));
+            }
+            if let Some(p) = posted[side].get(c.wr_id as usize) {
+                lat.push(cyc - p);
             }
         }
-        r.bytes += len as u64;
+    }
+    for (side, list) in wrs.iter().enumerate() {
+        let (me, peer) = if side == 0 { (&*a, &*b) } else { (&*b, &*a) };
+        for w in list {
+            let len = w.len as usize;
+            let (src, dst) = if w.op == wr_op::WRITE { (me.mem.read(w.laddr, len), peer.mem.read(w.raddr, len)) } else { (peer.mem.read(w.raddr, len), me.mem.read(w.laddr, len)) };
+            if src != dst {
+                r.mismatches += 1;
+                if r.errors.len() < 10 {
+                    let at = src.iter().zip(&dst).position(|(x, y)| x != y).unwrap_or(0);
+                    r.errors.push(format!("WR {} of {} ({}): destination differs from source at byte {at}", w.wr_id, names[side], if w.op == wr_op::WRITE { "WRITE" } else { "READ" }));
+                }
+            }
+            r.bytes += len as u64;
+        }
     }
     for x in [&*a, &*b] {
         r.errors.extend(x.dma.errors.iter().cloned());
@@ -371,15 +387,20 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     if ab.rx_refused + ba.rx_refused > 0 {
         r.errors.push(format!("the RX side pushed back on the MAC {} times", ab.rx_refused + ba.rx_refused));
     }
-    let (mut qbytes, mut qlast) = (vec![0u64; o.qps], vec![0u64; o.qps]);
-    for (cyc, w) in &a.cq.seen {
-        let c = CqEntryFields::from_words(w);
-        if let Some(wr) = wrs.get(c.wr_id as usize) {
-            let q = c.wr_id as usize % o.qps;
-            qbytes[q] += wr.len as u64;
-            qlast[q] = qlast[q].max(cyc - start);
+    // per-QP goodput: each QP pair, each posting side
+    let (mut qbytes, mut qlast) = (vec![0u64; 2 * o.qps], vec![0u64; 2 * o.qps]);
+    for (side, x) in [&*a, &*b].into_iter().enumerate() {
+        for (cyc, w) in &x.cq.seen {
+            let c = CqEntryFields::from_words(w);
+            if let Some(wr) = wrs[side].get(c.wr_id as usize) {
+                let q = side * o.qps + c.wr_id as usize % o.qps;
+                qbytes[q] += wr.len as u64;
+                qlast[q] = qlast[q].max(cyc - start);
+            }
         }
     }
+    let sides = if wrs[1].is_empty() { 1 } else { 2 };
+    qbytes.truncate(sides * o.qps);
     r.per_qp_gbps = qbytes.iter().zip(&qlast).map(|(b, t)| *b as f64 / (*t.max(&1) as f64 * NS_PER_CYCLE)).collect();
     r.jain = jain(&r.per_qp_gbps);
     lat.sort();
@@ -387,9 +408,10 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     r.lat_p99 = lat.get((lat.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or(0);
     let ns = r.cycles as f64 * NS_PER_CYCLE;
     r.goodput_gbps = r.bytes as f64 / ns;
-    r.ceiling_frac = r.goodput_gbps / payload_ceiling(pmtu_bytes(o.pmtu));
+    // both directions of the link carry data when both sides post
+    r.ceiling_frac = r.goodput_gbps / (sides as f64 * payload_ceiling(pmtu_bytes(o.pmtu)));
     r.frames = ab.frames.len() + ba.frames.len();
-    let data_frames = if o.op == Op::Read { ba.frames.len() } else { ab.frames.len() };
+    let data_frames = if sides == 2 { ab.frames.len() + ba.frames.len() } else if o.op == Op::Read { ba.frames.len() } else { ab.frames.len() };
     r.mpps = data_frames as f64 / ns * 1000.0;
     let after = [a.counters(), b.counters()];
     for (i, (name, _)) in ENGINE_COUNTERS.iter().enumerate() {

@@ -126,7 +126,7 @@ pub fn icrc(n: usize, seed: u64, pcap: Option<&Path>, trace: Option<&Path>) -> R
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, seed: u64, pmtu: usize, lat_ns: u64, gbps: f64, pcap: Option<std::path::PathBuf>, random_size: bool, slot_latency: usize, table_qps: usize) -> Result<()> {
+pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, seed: u64, pmtu: usize, lat_ns: u64, gbps: f64, pcap: Option<std::path::PathBuf>, random_size: bool, slot_latency: usize, table_qps: usize, b_op: Option<nicgen_hw::scenario::Op>) -> Result<()> {
     use nicgen_hw::scenario::*;
     let code = match pmtu {
         256 => 0,
@@ -137,8 +137,11 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
         _ => bail!("--pmtu {pmtu}: must be 256, 512, 1024, 2048 or 4096"),
     };
     let dma = nicgen_sim::host::DmaParams { rd_latency: (lat_ns as f64 / 4.0).round() as u64, bytes_per_cycle: gbps * 4.0, ready_pct: 100 };
-    let o = RdmaOpts { op, size, count, qps, seed, pcap: pcap.clone(), pmtu: code, dma, verbose: true, table_qps, random_size, slot_latency, outstanding: 0 };
+    let o = RdmaOpts { op, size, count, qps, seed, pcap: pcap.clone(), pmtu: code, dma, verbose: true, table_qps, random_size, slot_latency, outstanding: 0, b_op };
     println!("nicgen sim rdma: {op:?}, {count} messages of {size} B over {qps} QPs, PMTU {pmtu}, seed {seed}");
+    if let Some(b) = b_op {
+        println!("bidirectional: node B posts {count} {b:?} messages to A at the same time (ceiling: both directions)");
+    }
     println!("model: 250 MHz; 100G MAC pacing (20 B preamble/IFG + 4 B FCS per frame); host DMA {lat_ns} ns read latency, {gbps} GB/s each way");
     let t = Instant::now();
     let r = rdma(&o)?;
@@ -155,6 +158,8 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
     println!("{:<28} {:>12.0}", "latency mean (cycles)", r.lat_mean);
     println!("{:<28} {:>12}", "latency p99 (cycles)", r.lat_p99);
     println!("{:<28} {:>12}", "frames on the link", r.frames);
+    println!("{:<28} {:>12.4}", "Jain index over QPs", r.jain);
+    println!("{:<28} {:>12.0}", "sim speed (cycles/s)", r.cycles_per_sec);
     println!("{:<28} {:>12}", "descriptor→wire (cycles)", r.tx_latency);
     println!("{:<28} {:>12}", "wire→last DMA write (cyc.)", r.rx_latency);
     println!("counters (node A / node B), nonzero:");
