@@ -95,7 +95,11 @@ fn bench_smoke_writes_table_json_and_plots() {
         let g = r["goodput_gbps"].as_f64().unwrap();
         let dirs = if r["group"] == "bidir" { 2.0 } else { 1.0 };
         assert!(g > 0.0 && g <= 12.26 * dirs, "{r}");
-        assert!(r["jain"].as_f64().unwrap() > 0.9, "{r}");
+        // bidirectional rows share a link direction between two posting sides by priority
+        // (READ responses before requests), so only the others are checked for fairness
+        if r["group"] != "bidir" {
+            assert!(r["jain"].as_f64().unwrap() > 0.9, "{r}");
+        }
     }
     assert_eq!(v["settings"]["pcie_read_latency_ns"], 1000);
     assert!(v["blocks"].as_array().unwrap().iter().any(|b| b["block"] == "icrc_check" && b["ii"].as_f64().unwrap() == 1.0));

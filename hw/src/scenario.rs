@@ -64,7 +64,8 @@ pub struct RdmaReport {
     pub cycles: u64,
     /// Payload bytes per ns (= GB/s).
     pub goodput_gbps: f64,
-    /// Fraction of the 100G payload ceiling at this PMTU.
+    /// Fraction of the 100G payload ceiling at this PMTU, times the link directions that carry
+    /// data (two when both nodes post WRITEs, say).
     pub ceiling_frac: f64,
     pub mpps: f64,
     pub lat_mean: f64,
@@ -401,6 +402,14 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     }
     let sides = if wrs[1].is_empty() { 1 } else { 2 };
     qbytes.truncate(sides * o.qps);
+    // the link directions that carry data: A→B for A's WRITEs and B's READs, B→A otherwise
+    let mut dirs = [false; 2];
+    for (side, list) in wrs.iter().enumerate() {
+        for w in list {
+            dirs[(side + (w.op == wr_op::READ) as usize) % 2] = true;
+        }
+    }
+    let dirs = dirs.iter().filter(|d| **d).count().max(1);
     r.per_qp_gbps = qbytes.iter().zip(&qlast).map(|(b, t)| *b as f64 / (*t.max(&1) as f64 * NS_PER_CYCLE)).collect();
     r.jain = jain(&r.per_qp_gbps);
     lat.sort();
@@ -408,8 +417,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     r.lat_p99 = lat.get((lat.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or(0);
     let ns = r.cycles as f64 * NS_PER_CYCLE;
     r.goodput_gbps = r.bytes as f64 / ns;
-    // both directions of the link carry data when both sides post
-    r.ceiling_frac = r.goodput_gbps / (sides as f64 * payload_ceiling(pmtu_bytes(o.pmtu)));
+    // of the ceiling of every link direction that carries data
+    r.ceiling_frac = r.goodput_gbps / (dirs as f64 * payload_ceiling(pmtu_bytes(o.pmtu)));
     r.frames = ab.frames.len() + ba.frames.len();
     let data_frames = if sides == 2 { ab.frames.len() + ba.frames.len() } else if o.op == Op::Read { ba.frames.len() } else { ab.frames.len() };
     r.mpps = data_frames as f64 / ns * 1000.0;

@@ -111,14 +111,15 @@ fn goodput_bytes_match_tsharks_count_of_the_wire() {
     assert_eq!(bytes, r.bytes, "tshark's payload count vs the verified bytes");
 }
 
-/// Bidirectional traffic: both nodes post at once over the same QP pairs, WRITE against WRITE
-/// and READ against WRITE, random sizes; every byte of both directions lands and both links
-/// carry data near line rate.
+/// Bidirectional traffic: both nodes post at once over the same QP pairs, random mixes, WRITE
+/// against WRITE (data both ways) and A's READs against B's WRITEs (both carry data B→A, where
+/// B's TX puts READ responses before its own requests); every byte lands, and every link
+/// direction that carries data runs near line rate.
 #[test]
 fn both_nodes_post_at_once() {
     check(RdmaOpts { op: Op::Mixed, b_op: Some(Op::Mixed), size: 12_000, count: 60, qps: 5, seed: 31, random_size: true, dma: busy_host(), ..Default::default() });
     for (a, b) in [(Op::Write, Op::Write), (Op::Read, Op::Write)] {
         let r = check(RdmaOpts { op: a, b_op: Some(b), size: 32768, count: 64, qps: 4, seed: 32, ..Default::default() });
-        assert!(r.ceiling_frac > 0.95, "{a:?}/{b:?}: {:.4} of both directions' ceiling", r.ceiling_frac);
+        assert!(r.ceiling_frac > 0.95, "{a:?}/{b:?}: {:.4} of the ceiling of the directions with data", r.ceiling_frac);
     }
 }

@@ -239,7 +239,7 @@ fn markdown(r: &Report) -> String {
                 "fig4-throughput" => format!("## Fig. 4 analogue: throughput, 1 QP, batched (100G payload ceiling {ceiling:.3} GB/s)"),
                 "fig4-latency" => "## Fig. 4 analogue: latency, 1 QP, one message outstanding".into(),
                 "fig5-qps" => "## Fig. 5 analogue: 32 KiB READ over many QPs".into(),
-                "bidir" => "## Bidirectional: both nodes post at once (% of the ceiling of both directions)".into(),
+                "bidir" => "## Bidirectional: both nodes post at once (BALBOA did not measure this; % of the ceiling of every link direction carrying data: A WRITE/B WRITE uses both, A READ/B WRITE only B→A, where B's READ responses go before its WRITEs)".into(),
                 _ => "## Small messages: 64 B WRITE".into(),
             };
             let _ = writeln!(m, "\n{title}\n");

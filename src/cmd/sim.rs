@@ -140,7 +140,7 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
     let o = RdmaOpts { op, size, count, qps, seed, pcap: pcap.clone(), pmtu: code, dma, verbose: true, table_qps, random_size, slot_latency, outstanding: 0, b_op };
     println!("nicgen sim rdma: {op:?}, {count} messages of {size} B over {qps} QPs, PMTU {pmtu}, seed {seed}");
     if let Some(b) = b_op {
-        println!("bidirectional: node B posts {count} {b:?} messages to A at the same time (ceiling: both directions)");
+        println!("bidirectional: node B posts {count} {b:?} messages to A at the same time (ceiling: every link direction that carries data)");
     }
     println!("model: 250 MHz; 100G MAC pacing (20 B preamble/IFG + 4 B FCS per frame); host DMA {lat_ns} ns read latency, {gbps} GB/s each way");
     let t = Instant::now();
