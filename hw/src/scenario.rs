@@ -121,15 +121,27 @@ pub struct Node {
 
 fn build_engine(table_qps: usize, slot_latency: usize) -> Result<VerilatorSim> {
     use rust_hdl::prelude::Block;
-    fn go<T: Block>(mut e: T) -> Result<VerilatorSim> {
-        e.connect_all();
-        let v = verilog_named(&e, "roce_engine");
-        VerilatorSim::build(&v, "roce_engine", top_ports(&e), "clock", &VerilatorOptions::from_env())
+    // The Verilog of each engine variant is generated once per process (it takes rust-hdl
+    // about a second); Verilator's own cache then finds the built model.
+    type Gen = (String, Vec<nicgen_sim::PortInfo>);
+    static MADE: std::sync::Mutex<Vec<((usize, usize), Gen)>> = std::sync::Mutex::new(Vec::new());
+    let key = (table_qps, slot_latency);
+    if let Some((_, (v, ports))) = MADE.lock().unwrap().iter().find(|(k, _)| *k == key) {
+        return VerilatorSim::build(v, "roce_engine", ports.clone(), "clock", &VerilatorOptions::from_env());
     }
-    match (table_qps, slot_latency) {
-        (500, 1) => go(RoceEngine500::default()),
-        (4096, 1) => go(RoceEngine4k::new(4096)),
-        (500, 11) => go(RoceEngineSvc11::new(500)),
+    let go = |mut e: Box<dyn FnMut() -> Gen>| -> Result<VerilatorSim> {
+        let (v, ports) = e();
+        MADE.lock().unwrap().push((key, (v.clone(), ports.clone())));
+        VerilatorSim::build(&v, "roce_engine", ports, "clock", &VerilatorOptions::from_env())
+    };
+    fn gen<T: Block>(mut e: T) -> Gen {
+        e.connect_all();
+        (verilog_named(&e, "roce_engine"), top_ports(&e))
+    }
+    match key {
+        (500, 1) => go(Box::new(|| gen(RoceEngine500::default()))),
+        (4096, 1) => go(Box::new(|| gen(RoceEngine4k::new(4096)))),
+        (500, 11) => go(Box::new(|| gen(RoceEngineSvc11::new(500)))),
         (n, l) => bail!("no engine with {n} QPs and {l}-cycle slots is built here (500 or 4096 QPs with 1-cycle slots, or 500 with 11)"),
     }
 }

@@ -23,15 +23,30 @@ pub struct HostMem {
 impl HostMem {
     const PAGE: u64 = 4096;
     pub fn read(&self, addr: u64, len: usize) -> Vec<u8> {
-        (0..len as u64).map(|i| self.byte(addr + i)).collect()
+        let mut out = vec![0u8; len];
+        let mut done = 0;
+        while done < len {
+            let a = addr + done as u64;
+            let off = (a % Self::PAGE) as usize;
+            let n = (Self::PAGE as usize - off).min(len - done);
+            if let Some(p) = self.pages.get(&(a / Self::PAGE)) {
+                out[done..done + n].copy_from_slice(&p[off..off + n]);
+            }
+            done += n;
+        }
+        out
     }
     pub fn byte(&self, a: u64) -> u8 {
         self.pages.get(&(a / Self::PAGE)).map_or(0, |p| p[(a % Self::PAGE) as usize])
     }
     pub fn write(&mut self, addr: u64, data: &[u8]) {
-        for (i, b) in data.iter().enumerate() {
-            let a = addr + i as u64;
-            self.pages.entry(a / Self::PAGE).or_insert_with(|| vec![0; Self::PAGE as usize])[(a % Self::PAGE) as usize] = *b;
+        let mut done = 0;
+        while done < data.len() {
+            let a = addr + done as u64;
+            let off = (a % Self::PAGE) as usize;
+            let n = (Self::PAGE as usize - off).min(data.len() - done);
+            self.pages.entry(a / Self::PAGE).or_insert_with(|| vec![0; Self::PAGE as usize])[off..off + n].copy_from_slice(&data[done..done + n]);
+            done += n;
         }
     }
 }
@@ -306,5 +321,21 @@ impl MacLink {
             moved = true;
         }
         moved
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HostMem;
+
+    #[test]
+    fn reads_and_writes_across_pages() {
+        let mut m = HostMem::default();
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7 + 3) as u8).collect();
+        m.write(4090, &data);
+        assert_eq!(m.read(4090, data.len()), data);
+        assert_eq!(m.read(4085, 7), vec![0, 0, 0, 0, 0, data[0], data[1]]);
+        assert_eq!(m.byte(4090 + 9999), data[9999]);
+        assert_eq!(m.read(1 << 40, 3), vec![0; 3]);
     }
 }
