@@ -3,6 +3,7 @@
 //! data must land in host memory, and the ACKs and READ responses must pass scapy's ICRC check
 //! and carry the right fields by the golden model's parse.
 use nicgen_hw::roce::qp::*;
+use nicgen_hw::roce::{cq_status, wr_op, CqEntryFields, SqWrFields};
 use nicgen_hw::scenario::*;
 use nicgen_model::opcode as op;
 use nicgen_model::*;
@@ -165,4 +166,63 @@ fn bad_frames_into_the_engine_are_counted_and_harmless() {
     let out: Vec<RoceFrame> = b.monitors[0].frames.iter().map(|f| parse(&f.data).unwrap()).collect();
     let got: Vec<(u32, u32, u8)> = out.iter().map(|f| (f.hdr.bth.dqpn, f.hdr.bth.psn, f.hdr.aeth.unwrap().syndrome)).collect();
     assert_eq!(got, vec![(0x11, 5, 0x1f), (0x12, 50, 0x62), (0x11, 6, 0x1f)]);
+}
+
+/// A fatal NAK stops the QP's requester side in the TX too: node A's QP 0x11 sends a WRITE,
+/// the peer answers NAK 0x62 (remote access); the WRITE completes with that error, and the QP's
+/// later work sends nothing and completes as flushed, while QP 0x12 keeps sending.
+#[test]
+fn fatal_nak_stops_the_qps_sending() {
+    let mut n = Node::new(DmaParams { rd_latency: 60, ..Default::default() }, 3, 500).unwrap();
+    n.setup(0).unwrap();
+    for (qpn, remote) in [(0x11u32, 7u32), (0x12, 8)] {
+        let cfg = QpCfgFields { pmtu: 2, remote_qpn: remote, remote_ip: IP[1] as u128, remote_mac: MAC[1], udp_sport: 50000, pkey: 0xffff, ttl: 64, rkey: 9, mr_base: 0x1000, mr_len: 1 << 20, access: access::REMOTE_READ | access::REMOTE_WRITE, ..Default::default() };
+        n.qp(qpn, &cfg, &QpRqFields { state: state::RTS, rq_expected_psn: 5, ..Default::default() }, 100).unwrap();
+    }
+    n.mem.write(0x4000, &[0x5a; 300]);
+    let wr = |id: u32, qpn: u32| SqWrFields { wr_id: id, op: wr_op::WRITE, qpn, laddr: 0x4000, raddr: 0x1000, rkey: 9, len: 300, signaled: true }.to_words();
+    let mut tx = AxisMonitor::new(&n.sim, "m_axis_tx", 100, 1);
+    let mut rx = AxisDriver::new(&n.sim, "s_axis_rx", 100, 2);
+    let before = n.counters();
+    let run = |n: &mut Node, tx: &mut AxisMonitor, rx: &mut AxisDriver, cycles: usize| {
+        for _ in 0..cycles {
+            n.dma.drive(&mut n.sim);
+            n.sq.drive(&mut n.sim);
+            n.cq.drive(&mut n.sim);
+            tx.drive(&mut n.sim);
+            rx.drive(&mut n.sim);
+            n.sim.eval();
+            n.dma.sample(&mut n.sim, &mut n.mem);
+            n.sq.sample(&mut n.sim);
+            n.cq.sample(&mut n.sim);
+            tx.sample(&mut n.sim);
+            rx.sample(&mut n.sim);
+            n.sim.tick();
+        }
+    };
+    n.sq.push(wr(1, 0x11));
+    run(&mut n, &mut tx, &mut rx, 600);
+    assert_eq!(tx.frames.len(), 1, "the first WRITE goes out");
+    let sent = parse(&tx.frames[0].data).unwrap().hdr.bth;
+    assert_eq!((sent.opcode, sent.dqpn, sent.psn), (op::WRITE_ONLY, 7, 100));
+    // the peer's NAK 0x62 for PSN 100, built by the golden model
+    let ip = IpHdr::V4 { src: IP[1].to_be_bytes(), dst: IP[0].to_be_bytes(), dscp: 0, ecn: 0, ttl: 64, id: 0 };
+    let mut h = RoceHeaders::new(ip, op::ACK, 0x11, 100);
+    h.src_mac = MAC[1].to_be_bytes()[2..].try_into().unwrap();
+    h.dst_mac = MAC[0].to_be_bytes()[2..].try_into().unwrap();
+    h.aeth = Some(Aeth { syndrome: 0x62, msn: 0 });
+    rx.push(AxisFrame::new(h.build(&[])));
+    run(&mut n, &mut tx, &mut rx, 300);
+    // later work of QP 0x11 is flushed; QP 0x12 still sends
+    n.sq.push(wr(2, 0x11));
+    n.sq.push(wr(3, 0x11));
+    n.sq.push(wr(4, 0x12));
+    run(&mut n, &mut tx, &mut rx, 800);
+    let cq: Vec<(u32, u8)> = n.cq.seen.iter().map(|(_, w)| CqEntryFields::from_words(w)).map(|c| (c.wr_id, c.status)).collect();
+    assert_eq!(cq, vec![(1, cq_status::REMOTE_ACCESS), (2, cq_status::FLUSHED), (3, cq_status::FLUSHED)]);
+    let dq: Vec<u32> = tx.frames.iter().map(|f| parse(&f.data).unwrap().hdr.bth.dqpn).collect();
+    assert_eq!(dq, vec![7, 8], "nothing more for the failed QP; QP 0x12's WRITE goes out");
+    let after = n.counters();
+    let i = nicgen_hw::roce::engine::ENGINE_COUNTERS.iter().position(|c| c.0 == "req_nak_fatal").unwrap();
+    assert_eq!(after[i] - before[i], 1);
 }

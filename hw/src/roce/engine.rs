@@ -311,6 +311,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tx.sq.next = self.sq.val();
         self.tx.sq_valid.next = self.sq_valid.val();
         self.sq_ready.next = self.tx.sq_ready.val();
+        self.tx.err_qpn.next = self.req.err_qpn.val();
+        self.tx.err_valid.next = self.req.err_valid.val();
+        self.req.err_ready.next = self.tx.err_ready.val();
         self.req.sent.next = self.tx.sent.val();
         self.req.sent_valid.next = self.tx.sent_valid.val();
         self.tx.sent_ready.next = self.req.sent_ready.val();

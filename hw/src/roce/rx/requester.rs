@@ -61,6 +61,10 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     pub dma_wr_cmd_ready: Signal<In, Bit>,
     /// The packet each DMA write belongs to, beside `dma_wr_cmd` (for the RX payload slot).
     pub dma_wr_meta: Signal<Out, SlotMeta>,
+    /// A fatal NAK put this QP's requester in ERROR: the TX stops sending for it.
+    pub err_qpn: Signal<Out, Bits<A>>,
+    pub err_valid: Signal<Out, Bit>,
+    pub err_ready: Signal<In, Bit>,
     pub m_axis_dma_wr: Axis512Source,
     /// Control-plane reset of a QP's requester state (empty ring, no error), held until done.
     pub ctl_req: Signal<In, Bit>,
@@ -72,6 +76,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     cq_q: ChanSkid<CqEntry>,
     cmd_q: ChanSkid<DmaCmd>,
     meta_q: ChanSkid<SlotMeta>,
+    err_q: ChanSkid<Bits<A>>,
     act_q: ChanSkid<Bit>,
     dma_skid: AxisSkid512,
     ptr_ram: Ram<QP_REQ_BITS, A>,
@@ -162,6 +167,9 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             dma_wr_cmd_valid: Default::default(),
             dma_wr_cmd_ready: Default::default(),
             dma_wr_meta: Default::default(),
+            err_qpn: Default::default(),
+            err_valid: Default::default(),
+            err_ready: Default::default(),
             m_axis_dma_wr: Default::default(),
             ctl_req: Default::default(),
             ctl_qpn: Default::default(),
@@ -172,6 +180,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             cq_q: Default::default(),
             cmd_q: Default::default(),
             meta_q: Default::default(),
+            err_q: Default::default(),
             act_q: Default::default(),
             dma_skid: Default::default(),
             ptr_ram: Ram::new(style, false),
@@ -257,7 +266,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, st, h, p, fatal, sblk, first);
-        clock!(self, clock, meta_q, sent_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
+        clock!(self, clock, err_q, meta_q, sent_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..7 {
             self.k[i].clock.next = self.clock.val();
             self.k[i].d.next = self.k[i].q.val();
@@ -285,6 +294,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.dma_wr_meta.next = self.meta_q.m_data.val();
         self.meta_q.m_ready.next = self.dma_wr_cmd_ready.val();
         self.meta_q.reset.next = self.reset.val();
+        self.err_q.reset.next = self.reset.val();
+        self.err_qpn.next = self.err_q.m_data.val();
+        self.err_valid.next = self.err_q.m_valid.val();
+        self.err_q.m_ready.next = self.err_ready.val();
         self.cnt.acks.next = self.k[0].q.val();
         self.cnt.ack_out_of_window.next = self.k[1].q.val();
         self.cnt.nak_seq.next = self.k[2].q.val();
@@ -324,6 +337,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cq_q.s_data.next.status = self.st_ok.val();
         self.cq_q.s_data.next.byte_len = self.e.val().len;
         self.cmd_q.s_valid.next = false;
+        self.err_q.s_valid.next = false;
+        self.err_q.s_data.next = self.h_qpn.val();
         self.act_q.s_valid.next = false;
         self.act_q.s_data.next = false;
         // evaluation of one step
@@ -339,7 +354,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.done_d_unused_low.next = self.cov_psn.val() - self.e.val().last_psn;
         self.e_done.next = !self.done_d_unused_low.val().get_bit(23);
         self.in_win.next = self.p.q.val().count.any() & ((self.h.q.val().psn - self.p.q.val().sq_una_psn) <= (self.p.q.val().sq_last_psn - self.p.q.val().sq_una_psn));
-        self.room.next = self.cq_q.s_ready.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val();
+        self.room.next = self.cq_q.s_ready.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val() & self.err_q.s_ready.val();
         self.tail_nx.next = self.p.q.val().tail + self.c1_4.val();
         self.psn_off.next = self.h.q.val().psn - self.e.val().first_psn;
         self.roff.next = bit_cast::<64, 24>(self.psn_off.val()) << (bit_cast::<64, 3>(self.e.val().pmtu) + bit_cast::<64, 7>(self.c8.val()));
@@ -475,6 +490,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             self.complete.next = true;
                             self.fatal.d.next = true;
                             self.p_nx.next.err = true;
+                            self.err_q.s_valid.next = true;
                         } else {
                             self.bump[3].next = true;
                             self.finish.next = true;
@@ -570,7 +586,7 @@ pub type RoceRequester500 = RoceRequester<9, 13>;
 
 nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, resp, resp_valid, resp_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
-    cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta,
+    cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta, err_qpn, err_valid, err_ready,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     ctl_req, ctl_qpn, ctl_done,
     cnt.acks, cnt.ack_out_of_window, cnt.nak_seq, cnt.nak_fatal, cnt.read_resp, cnt.resp_unexpected, cnt.completions]);

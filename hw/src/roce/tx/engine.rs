@@ -77,6 +77,10 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     /// The QP's state: the requester sends only in RTS; other work completes as flushed.
     pub ctl_state: Signal<In, Bits<3>>,
     pub ctl_done: Signal<Out, Bit>,
+    /// The completion side put this QP in ERROR (a fatal NAK): its later work is flushed.
+    pub err_qpn: Signal<In, Bits<A>>,
+    pub err_valid: Signal<In, Bit>,
+    pub err_ready: Signal<Out, Bit>,
     pub cnt: TxCounters,
     // inputs
     sq_q: ChanSkid<SqWr>,
@@ -97,6 +101,8 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     r_psn0: DFF<Bits<24>>,
     psn_ram: Ram<24, A>,
     pmtu_ram: Ram<6, A>,
+    /// Set by the completion side's error events, cleared by a control-plane write.
+    err_ram: Ram<1, A>,
     r_pmtu_code: Signal<Local, Bits<3>>,
     r_state: Signal<Local, Bits<3>>,
     c_rts: Constant<Bits<3>>,
@@ -230,6 +236,10 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             r_psn0: Default::default(),
             psn_ram: Ram::new(style, false),
             pmtu_ram: Ram::new(style, false),
+            err_ram: Ram::new(style, false),
+            err_qpn: Default::default(),
+            err_valid: Default::default(),
+            err_ready: Default::default(),
             r_pmtu_code: Default::default(),
             r_state: Default::default(),
             c_rts: c(state::RTS as u64),
@@ -318,7 +328,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, r_st, r_wr, r_addr, r_left, r_psn, r_first, r_psn0, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, slot, meta_q, sq_q, rsp_fifo, sent_q, cmd_q, psn_ram, pmtu_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
+        clock!(self, clock, slot, meta_q, sq_q, rsp_fifo, sent_q, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.sent_q.reset.next = self.reset.val();
@@ -356,6 +366,13 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.wr_qpn.next = bit_cast::<A, 24>(self.sq_q.m_data.val().qpn);
         self.psn_ram.raddr.next = self.wr_qpn.val();
         self.pmtu_ram.raddr.next = self.wr_qpn.val();
+        self.err_ram.raddr.next = self.wr_qpn.val();
+        self.err_ram.re.next = false;
+        self.err_ram.oce.next = false;
+        self.err_ram.we.next = false;
+        self.err_ram.waddr.next = self.ctl_qpn.val();
+        self.err_ram.wdata.next = false.into();
+        self.err_ready.next = false;
         self.psn_ram.re.next = false;
         self.pmtu_ram.re.next = false;
         self.psn_ram.oce.next = false;
@@ -430,12 +447,19 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.cfg_ram.we.next = true;
                 self.psn_ram.we.next = true;
                 self.pmtu_ram.we.next = true;
+                self.err_ram.we.next = true;
                 self.ctl_done.next = true;
+            } else if self.err_valid.val() {
+                self.err_ready.next = true;
+                self.err_ram.waddr.next = self.err_qpn.val();
+                self.err_ram.wdata.next = true.into();
+                self.err_ram.we.next = true;
             } else if self.sq_q.m_valid.val() {
                 self.sq_q.m_ready.next = true;
                 self.r_wr.d.next = self.sq_q.m_data.val();
                 self.psn_ram.re.next = true;
                 self.pmtu_ram.re.next = true;
+                self.err_ram.re.next = true;
                 self.r_st.d.next = self.s_look.val();
             }
         }
@@ -446,7 +470,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_left.d.next = self.r_wr.q.val().len;
             self.r_first.d.next = true;
             self.r_st.d.next = self.s_gen.val();
-            if self.r_state.val() != self.c_rts.val() {
+            if (self.r_state.val() != self.c_rts.val()) | self.err_ram.rdata.val().any() {
                 self.r_st.d.next = self.s_flush.val();
             }
         }
@@ -689,5 +713,5 @@ nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, s
     sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
-    local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done,
+    local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done, err_qpn, err_valid, err_ready,
     cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, slot_overrun]);
