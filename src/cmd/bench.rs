@@ -50,7 +50,9 @@ pub struct Row {
     pub lat_mean_cycles: f64,
     pub lat_p99_cycles: u64,
     pub per_qp_gbps: f64,
-    pub jain: f64,
+    /// Jain's index over the QPs' goodputs; none when the QPs were not all active at once (an
+    /// outstanding cap smaller than the QP count serves them in turn).
+    pub jain: Option<f64>,
     pub published: String,
     pub sim_cycles: u64,
     pub cycles_per_sec: f64,
@@ -163,7 +165,7 @@ fn row(j: &Job, r: &RdmaReport) -> Row {
         lat_mean_cycles: r.lat_mean,
         lat_p99_cycles: r.lat_p99,
         per_qp_gbps: r.per_qp_gbps.iter().sum::<f64>() / r.per_qp_gbps.len().max(1) as f64,
-        jain: r.jain,
+        jain: (j.o.outstanding == 0 || j.o.outstanding >= j.o.qps).then_some(r.jain),
         published: j.published.clone(),
         sim_cycles: r.cycles,
         cycles_per_sec: r.cycles_per_sec,
@@ -246,7 +248,7 @@ fn markdown(r: &Report) -> String {
             let _ = writeln!(m, "| op | size B | QPs | msgs (outstanding) | GB/s | % ceiling | Mpps | M msg/s | lat mean cyc | lat mean µs | lat p99 cyc | per-QP GB/s | Jain | published (BALBOA) |");
             let _ = writeln!(m, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         }
-        let _ = writeln!(m, "| {} | {} | {} | {}{} | {:.3} | {:.1} | {:.2} | {:.2} | {:.0} | {:.2} | {} | {:.3} | {:.4} | {} |", x.op, x.size, x.qps, x.messages, if x.outstanding > 0 { format!(" ({})", x.outstanding) } else { String::new() }, x.goodput_gbps, x.ceiling_pct, x.mpps, x.msg_rate_m, x.lat_mean_cycles, x.lat_mean_cycles * NS_PER_CYCLE / 1000.0, x.lat_p99_cycles, x.per_qp_gbps, x.jain, x.published);
+        let _ = writeln!(m, "| {} | {} | {} | {}{} | {:.3} | {:.1} | {:.2} | {:.2} | {:.0} | {:.2} | {} | {:.3} | {} | {} |", x.op, x.size, x.qps, x.messages, if x.outstanding > 0 { format!(" ({})", x.outstanding) } else { String::new() }, x.goodput_gbps, x.ceiling_pct, x.mpps, x.msg_rate_m, x.lat_mean_cycles, x.lat_mean_cycles * NS_PER_CYCLE / 1000.0, x.lat_p99_cycles, x.per_qp_gbps, x.jain.map(|v| format!("{v:.4}")).unwrap_or("n/a".into()), x.published);
     }
     let _ = writeln!(m, "\n## Loss sweep\n\n{}\n", r.loss_sweep);
     let _ = writeln!(m, "## Per block (4 KiB RoCEv2 WRITE frames, Verilator)\n\n| block | latency cycles | II (cycles per beat, in or out, whichever is more) | what |\n|---|---:|---:|---|");
