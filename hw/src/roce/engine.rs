@@ -2,7 +2,7 @@
 //! requester completion side, TX engine and the control plane, with one DMA read port, one DMA
 //! write port (responder WRITEs and READ responses merged) and `s_axil_ctrl`.
 //!
-//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x090):
+//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x09C):
 //! * 0x000–0x0FF: per-cause counters, read-only.
 //! * 0x100 `QP_SEL`: the QPN the next `QP_CMD` acts on.
 //! * 0x104 `QP_CMD`: write 1 = write the staged QP (configuration, responder state, send PSN;
