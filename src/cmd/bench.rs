@@ -49,7 +49,8 @@ pub struct Row {
     pub msg_rate_m: f64,
     pub lat_mean_cycles: f64,
     pub lat_p99_cycles: u64,
-    pub per_qp_gbps: f64,
+    /// Mean of the QPs' goodputs; none, like `jain`, when the QPs were not all active at once.
+    pub per_qp_gbps: Option<f64>,
     /// Jain's index over the QPs' goodputs; none when the QPs were not all active at once (an
     /// outstanding cap smaller than the QP count serves them in turn).
     pub jain: Option<f64>,
@@ -148,6 +149,7 @@ fn jobs(b: &BenchOpts) -> Vec<Job> {
 
 fn row(j: &Job, r: &RdmaReport) -> Row {
     let ns = r.cycles as f64 * NS_PER_CYCLE;
+    let concurrent = j.o.outstanding == 0 || j.o.outstanding >= j.o.qps;
     Row {
         group: j.group,
         op: match j.o.b_op {
@@ -164,8 +166,8 @@ fn row(j: &Job, r: &RdmaReport) -> Row {
         msg_rate_m: r.messages as f64 / ns * 1000.0,
         lat_mean_cycles: r.lat_mean,
         lat_p99_cycles: r.lat_p99,
-        per_qp_gbps: r.per_qp_gbps.iter().sum::<f64>() / r.per_qp_gbps.len().max(1) as f64,
-        jain: (j.o.outstanding == 0 || j.o.outstanding >= j.o.qps).then_some(r.jain),
+        per_qp_gbps: concurrent.then_some(r.per_qp_gbps.iter().sum::<f64>() / r.per_qp_gbps.len().max(1) as f64),
+        jain: concurrent.then_some(r.jain),
         published: j.published.clone(),
         sim_cycles: r.cycles,
         cycles_per_sec: r.cycles_per_sec,
@@ -248,7 +250,7 @@ fn markdown(r: &Report) -> String {
             let _ = writeln!(m, "| op | size B | QPs | msgs (outstanding) | GB/s | % ceiling | Mpps | M msg/s | lat mean cyc | lat mean µs | lat p99 cyc | per-QP GB/s | Jain | published (BALBOA) |");
             let _ = writeln!(m, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         }
-        let _ = writeln!(m, "| {} | {} | {} | {}{} | {:.3} | {:.1} | {:.2} | {:.2} | {:.0} | {:.2} | {} | {:.3} | {} | {} |", x.op, x.size, x.qps, x.messages, if x.outstanding > 0 { format!(" ({})", x.outstanding) } else { String::new() }, x.goodput_gbps, x.ceiling_pct, x.mpps, x.msg_rate_m, x.lat_mean_cycles, x.lat_mean_cycles * NS_PER_CYCLE / 1000.0, x.lat_p99_cycles, x.per_qp_gbps, x.jain.map(|v| format!("{v:.4}")).unwrap_or("n/a".into()), x.published);
+        let _ = writeln!(m, "| {} | {} | {} | {}{} | {:.3} | {:.1} | {:.2} | {:.2} | {:.0} | {:.2} | {} | {} | {} | {} |", x.op, x.size, x.qps, x.messages, if x.outstanding > 0 { format!(" ({})", x.outstanding) } else { String::new() }, x.goodput_gbps, x.ceiling_pct, x.mpps, x.msg_rate_m, x.lat_mean_cycles, x.lat_mean_cycles * NS_PER_CYCLE / 1000.0, x.lat_p99_cycles, x.per_qp_gbps.map(|v| format!("{v:.3}")).unwrap_or("n/a".into()), x.jain.map(|v| format!("{v:.4}")).unwrap_or("n/a".into()), x.published);
     }
     let _ = writeln!(m, "\n## Loss sweep\n\n{}\n", r.loss_sweep);
     let _ = writeln!(m, "## Per block (4 KiB RoCEv2 WRITE frames, Verilator)\n\n| block | latency cycles | II (cycles per beat, in or out, whichever is more) | what |\n|---|---:|---:|---|");

@@ -85,7 +85,7 @@ pub fn all(dir: &Path, rows: &[Row], settings: &str) -> Result<Vec<PathBuf>> {
     ];
     let share: Vec<Series> = vec![
         ("aggregate".into(), BLUE, rows.iter().filter(|r| r.group == "fig5-qps").map(|r| (r.qps as f64, r.goodput_gbps)).collect()),
-        ("per QP".into(), RED, rows.iter().filter(|r| r.group == "fig5-qps").map(|r| (r.qps as f64, r.per_qp_gbps)).collect()),
+        ("per QP".into(), RED, rows.iter().filter(|r| r.group == "fig5-qps").filter_map(|r| r.per_qp_gbps.map(|g| (r.qps as f64, g))).collect()),
     ];
     let ceiling = nicgen_hw::scenario::payload_ceiling(4096);
     let plots: Vec<(&str, String, &str, &str, &Vec<Series>, Option<(&str, f64)>, bool)> = vec![
