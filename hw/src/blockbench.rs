@@ -5,6 +5,8 @@
 //! cycle).
 use crate::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
 use crate::roce::rx::parse::RoceRxParse;
+use crate::roce::tx::build::{RoceTxBuild, TxFields};
+use nicgen_sim::chan::ChanDriver;
 use crate::service::slot::PayloadSlot11;
 use crate::stream::AxisFifo512;
 use nicgen_model::roce::{opcode, IpHdr, RoceHeaders};
@@ -59,6 +61,37 @@ fn measure<T: Block>(mut uut: T, input: &[Vec<u8>], hold: &[&str]) -> (u64, f64)
     (first - start, (last_b - first_b + 1) as f64 / out_beats.max(in_beats) as f64)
 }
 
+/// The deparser: a `TxHdr` on `hdr` and its payload on `s_axis` per frame (WRITE ONLY, IPv4).
+fn measure_build(n: usize, payload: usize) -> (u64, f64) {
+    let mut v = verilate(&mut RoceTxBuild::default());
+    let hdr = |i: usize| TxFields { opcode: opcode::WRITE_ONLY, ackreq: true, pkey: 0xffff, dqpn: 5, psn: i as u32, src_ip: 0x0a00_0001, dst_ip: 0x0a00_0002, src_mac: 2, dst_mac: 3, udp_sport: 49152, ttl: 64, plen: payload as u16, ..Default::default() };
+    let mut rng = Rng::new(3);
+    let mut run = |k: usize| {
+        v.reset(2);
+        let d = AxisDriver::new(&v, "s_axis", 100, 1);
+        let m = AxisMonitor::new(&v, "m_axis", 100, 2);
+        let mut hd = ChanDriver::new(&v, "hdr", 100, 3);
+        let mut b = StreamBench::new(vec![d], vec![m]);
+        for i in 0..k {
+            hd.push(hdr(i).to_words());
+            b.drivers[0].push(AxisFrame::new(rng.bytes(payload)));
+        }
+        let start = v.cycle();
+        let mut quiet = 0;
+        while quiet < 40 {
+            hd.drive(&mut v);
+            let moved = b.step_with(&mut v, |s| hd.sample(s));
+            quiet = if moved || !b.drivers[0].idle() || !hd.idle() { 0 } else { quiet + 1 };
+            assert!(b.cycles < 1_000_000, "deparser stalled");
+        }
+        let m = &b.monitors[0];
+        (start, m.frames[0].first_cycle, m.frames.last().unwrap().last_cycle, m.beats)
+    };
+    let (start, first, _, _) = run(1);
+    let (_, fb, lb, out_beats) = run(n);
+    (first - start, (lb - fb + 1) as f64 / out_beats.max((n * payload.div_ceil(64)) as u64) as f64)
+}
+
 /// The per-block table.
 pub fn block_figures() -> Vec<BlockFigure> {
     let with = frames(16, 4096, true);
@@ -69,6 +102,7 @@ pub fn block_figures() -> Vec<BlockFigure> {
     add("icrc_check", "ICRC checker (cut-through; flags on the last beat)", measure(IcrcCheck::default(), &with, &[]));
     add("icrc_rx", "ICRC checker + dropping frame FIFO (store and forward)", measure(IcrcRx::default(), &with, &[]));
     add("roce_rx_parse", "RX parser: header channel + payload stream", measure(RoceRxParse::default(), &with, &["hdr_ready"]));
+    add("roce_tx_build", "TX deparser: Ethernet/IPv4/UDP/BTH/RETH, pad, ICRC (latency from header and payload offered)", measure_build(16, 4096));
     add("payload_slot", "service slot, 11-cycle pass-through core", measure(PayloadSlot11::default(), &without, &[]));
     add("axis_fifo", "512-beat BRAM FIFO", measure(AxisFifo512::default(), &without, &[]));
     out
