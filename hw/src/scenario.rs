@@ -283,7 +283,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
     }
     // work: A posts every message, signaled; with `b_op`, B posts as many to A
-    let stride = (o.size as u64 + 4095) / 4096 * 4096 + 4096;
+    let stride = (o.size as u64).div_ceil(4096) * 4096 + 4096;
     let mut wrs: [Vec<SqWrFields>; 2] = [vec![], vec![]];
     for (side, kind) in [(0, Some(o.op)), (1, o.b_op)] {
         let Some(kind) = kind else { continue };
@@ -445,7 +445,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
     }
     if let Some(path) = &o.pcap {
-        let mut caps: Vec<Captured> = ab.frames.iter().chain(ba.frames.iter()).map(|(c, f)| Captured { ts_ns: (c * 4) as u64, data: f.clone() }).collect();
+        let mut caps: Vec<Captured> = ab.frames.iter().chain(ba.frames.iter()).map(|(c, f)| Captured { ts_ns: c * 4, data: f.clone() }).collect();
         caps.sort_by_key(|c| c.ts_ns);
         write_pcap(path, &caps)?;
     }

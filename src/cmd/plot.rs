@@ -21,6 +21,8 @@ fn register_font() -> Result<()> {
 }
 
 type Series = (String, RGBColor, Vec<(f64, f64)>);
+/// (file name, title, x label, y label, series, horizontal line, log y).
+type Plot<'a> = (&'a str, String, &'a str, &'a str, &'a Vec<Series>, Option<(&'a str, f64)>, bool);
 
 /// One log2-x chart with lines, drawn on any backend.
 fn chart<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, series: &[Series], hline: Option<(&str, f64)>, log_y: bool) -> Result<()>
@@ -88,7 +90,7 @@ pub fn all(dir: &Path, rows: &[Row], settings: &str) -> Result<Vec<PathBuf>> {
         ("per QP".into(), RED, rows.iter().filter(|r| r.group == "fig5-qps").filter_map(|r| r.per_qp_gbps.map(|g| (r.qps as f64, g))).collect()),
     ];
     let ceiling = nicgen_hw::scenario::payload_ceiling(4096);
-    let plots: Vec<(&str, String, &str, &str, &Vec<Series>, Option<(&str, f64)>, bool)> = vec![
+    let plots: Vec<Plot> = vec![
         ("throughput", format!("Throughput vs message size, 1 QP ({settings})"), "message size (bytes)", "goodput (GB/s)", &tput, Some(("100G payload ceiling", ceiling)), false),
         ("latency", format!("Latency vs message size, 1 outstanding ({settings})"), "message size (bytes)", "post → completion (µs)", &lat, None, true),
         ("qp_share", format!("32 KiB READ over N QPs ({settings})"), "QPs", "goodput (GB/s)", &share, Some(("100G payload ceiling", ceiling)), true),
