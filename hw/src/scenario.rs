@@ -129,21 +129,18 @@ fn build_engine(table_qps: usize, slot_latency: usize) -> Result<VerilatorSim> {
     if let Some((_, (v, ports))) = MADE.lock().unwrap().iter().find(|(k, _)| *k == key) {
         return VerilatorSim::build(v, "roce_engine", ports.clone(), "clock", &VerilatorOptions::from_env());
     }
-    let go = |mut e: Box<dyn FnMut() -> Gen>| -> Result<VerilatorSim> {
-        let (v, ports) = e();
-        MADE.lock().unwrap().push((key, (v.clone(), ports.clone())));
-        VerilatorSim::build(&v, "roce_engine", ports, "clock", &VerilatorOptions::from_env())
-    };
     fn gen<T: Block>(mut e: T) -> Gen {
         e.connect_all();
         (verilog_named(&e, "roce_engine"), top_ports(&e))
     }
-    match key {
-        (500, 1) => go(Box::new(|| gen(RoceEngine500::default()))),
-        (4096, 1) => go(Box::new(|| gen(RoceEngine4k::new(4096)))),
-        (500, 11) => go(Box::new(|| gen(RoceEngineSvc11::new(500)))),
+    let (v, ports) = match key {
+        (500, 1) => gen(RoceEngine500::default()),
+        (4096, 1) => gen(RoceEngine4k::new(4096)),
+        (500, 11) => gen(RoceEngineSvc11::new(500)),
         (n, l) => bail!("no engine with {n} QPs and {l}-cycle slots is built here (500 or 4096 QPs with 1-cycle slots, or 500 with 11)"),
-    }
+    };
+    MADE.lock().unwrap().push((key, (v.clone(), ports.clone())));
+    VerilatorSim::build(&v, "roce_engine", ports, "clock", &VerilatorOptions::from_env())
 }
 
 impl Node {

@@ -62,6 +62,14 @@ pub struct DmaParams {
     pub ready_pct: u32,
 }
 
+impl DmaParams {
+    /// The model of a host link given as read latency (ns) and bandwidth (GB/s each way), at
+    /// the design clock; the host never backpressures.
+    pub fn from_ns_gbps(rd_latency_ns: u64, gbps: f64) -> Self {
+        DmaParams { rd_latency: (rd_latency_ns as f64 / NS_PER_CYCLE).round() as u64, bytes_per_cycle: gbps * NS_PER_CYCLE, ready_pct: 100 }
+    }
+}
+
 impl Default for DmaParams {
     fn default() -> Self {
         DmaParams { rd_latency: 250, bytes_per_cycle: 52.0, ready_pct: 100 }

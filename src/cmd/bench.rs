@@ -4,12 +4,10 @@
 use anyhow::{bail, Result};
 use nicgen_hw::blockbench::{block_figures, BlockFigure};
 use nicgen_hw::scenario::*;
-use nicgen_sim::host::DmaParams;
+use nicgen_sim::host::{DmaParams, NS_PER_CYCLE};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-
-const NS_PER_CYCLE: f64 = 4.0;
 
 pub struct BenchOpts {
     pub quick: bool,
@@ -92,7 +90,7 @@ fn published_fig4(op: Op, size: usize, latency: bool) -> String {
 }
 
 fn jobs(b: &BenchOpts) -> Vec<Job> {
-    let dma = DmaParams { rd_latency: (b.pcie_latency_ns as f64 / NS_PER_CYCLE).round() as u64, bytes_per_cycle: b.pcie_gbps * NS_PER_CYCLE, ..Default::default() };
+    let dma = DmaParams::from_ns_gbps(b.pcie_latency_ns, b.pcie_gbps);
     let base = RdmaOpts { seed: b.seed, dma, ..Default::default() };
     let sizes: Vec<usize> = if b.smoke {
         vec![64, 32768]

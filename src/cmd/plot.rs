@@ -3,6 +3,7 @@
 //! model settings.
 use crate::cmd::bench::Row;
 use anyhow::{anyhow, Context, Result};
+use nicgen_sim::host::NS_PER_CYCLE;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -82,8 +83,8 @@ pub fn all(dir: &Path, rows: &[Row], settings: &str) -> Result<Vec<PathBuf>> {
         ("READ".into(), RED, pick("fig4-throughput", "READ", &|r| (r.size as f64, r.goodput_gbps))),
     ];
     let lat: Vec<Series> = vec![
-        ("WRITE".into(), BLUE, pick("fig4-latency", "WRITE", &|r| (r.size as f64, r.lat_mean_cycles * 4.0 / 1000.0))),
-        ("READ".into(), RED, pick("fig4-latency", "READ", &|r| (r.size as f64, r.lat_mean_cycles * 4.0 / 1000.0))),
+        ("WRITE".into(), BLUE, pick("fig4-latency", "WRITE", &|r| (r.size as f64, r.lat_mean_cycles * NS_PER_CYCLE / 1000.0))),
+        ("READ".into(), RED, pick("fig4-latency", "READ", &|r| (r.size as f64, r.lat_mean_cycles * NS_PER_CYCLE / 1000.0))),
     ];
     let share: Vec<Series> = vec![
         ("aggregate".into(), BLUE, rows.iter().filter(|r| r.group == "fig5-qps").map(|r| (r.qps as f64, r.goodput_gbps)).collect()),

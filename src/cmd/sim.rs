@@ -128,6 +128,7 @@ pub fn icrc(n: usize, seed: u64, pcap: Option<&Path>, trace: Option<&Path>) -> R
 #[allow(clippy::too_many_arguments)]
 pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, seed: u64, pmtu: usize, lat_ns: u64, gbps: f64, pcap: Option<std::path::PathBuf>, random_size: bool, slot_latency: usize, table_qps: usize, b_op: Option<nicgen_hw::scenario::Op>) -> Result<()> {
     use nicgen_hw::scenario::*;
+    use nicgen_sim::host::NS_PER_CYCLE;
     let code = match pmtu {
         256 => 0,
         512 => 1,
@@ -136,7 +137,7 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
         4096 => 4,
         _ => bail!("--pmtu {pmtu}: must be 256, 512, 1024, 2048 or 4096"),
     };
-    let dma = nicgen_sim::host::DmaParams { rd_latency: (lat_ns as f64 / 4.0).round() as u64, bytes_per_cycle: gbps * 4.0, ready_pct: 100 };
+    let dma = nicgen_sim::host::DmaParams::from_ns_gbps(lat_ns, gbps);
     let o = RdmaOpts { op, size, count, qps, seed, pcap: pcap.clone(), pmtu: code, dma, verbose: true, table_qps, random_size, slot_latency, outstanding: 0, b_op };
     println!("nicgen sim rdma: {op:?}, {count} messages of {size} B over {qps} QPs, PMTU {pmtu}, seed {seed}");
     if let Some(b) = b_op {
@@ -146,7 +147,7 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
     let t = Instant::now();
     let r = rdma(&o)?;
     let ceiling = payload_ceiling(pmtu);
-    println!("simulated {} cycles ({:.1} µs) in {:.1} s", r.cycles, r.cycles as f64 * 4e-3, t.elapsed().as_secs_f64());
+    println!("simulated {} cycles ({:.1} µs) in {:.1} s", r.cycles, r.cycles as f64 * NS_PER_CYCLE / 1000.0, t.elapsed().as_secs_f64());
     println!("{:<28} {:>12}", "metric", "value");
     println!("{:<28} {:>12}", "messages", r.messages);
     println!("{:<28} {:>12}", "payload bytes checked", r.bytes);
@@ -154,7 +155,7 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
     println!("{:<28} {:>11.1}%", "of the payload ceiling", 100.0 * r.ceiling_frac);
     println!("{:<28} {:>12.3}", "payload ceiling (GB/s)", ceiling);
     println!("{:<28} {:>12.2}", "data packets (Mpps)", r.mpps);
-    println!("{:<28} {:>12.2}", "messages (M/s)", r.messages as f64 / (r.cycles as f64 * 4.0) * 1000.0);
+    println!("{:<28} {:>12.2}", "messages (M/s)", r.messages as f64 / (r.cycles as f64 * NS_PER_CYCLE) * 1000.0);
     println!("{:<28} {:>12.0}", "latency mean (cycles)", r.lat_mean);
     println!("{:<28} {:>12}", "latency p99 (cycles)", r.lat_p99);
     println!("{:<28} {:>12}", "frames on the link", r.frames);
