@@ -49,11 +49,16 @@ pub struct RdmaOpts {
     /// Node B posts `count` messages of this kind to A at the same time (bidirectional
     /// traffic), over the same QP pairs. None: B only answers.
     pub b_op: Option<Op>,
+    /// Faults injected on both link directions (ACK/NAK frames included).
+    pub faults: Faults,
+    /// The QPs' local ACK timeout (4.096 µs × 2^timeout; 0 = none) and retry count.
+    pub timeout: u8,
+    pub retry_cnt: u8,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1, outstanding: 0, b_op: None }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7 }
     }
 }
 
@@ -88,6 +93,36 @@ pub struct RdmaReport {
     /// Wall-clock seconds of the traffic phase, and the two-node cycles per second.
     pub sim_secs: f64,
     pub cycles_per_sec: f64,
+    /// What the links did: A→B and B→A.
+    pub faults: [FaultCounts; 2],
+    /// Completions by status (index = `cq_status`), both nodes.
+    pub by_status: [u64; 6],
+    /// Loss detection to retransmission: for each NAK 0x60 that reached a requester, the
+    /// cycles from its last beat arriving to the first beat of the next request frame with
+    /// the PSN it names leaving that requester.
+    pub nak_to_rtx: Vec<u64>,
+}
+
+/// BTH opcode, PSN and AETH syndrome of an IPv4 RoCEv2 frame.
+fn bth_of(f: &[u8]) -> Option<(u8, u32, u8)> {
+    (f.len() >= 58 && f[12..14] == [8, 0] && f[23] == 17 && f[36..38] == [0x12, 0xb7]).then(|| (f[42], u32::from_be_bytes([0, f[51], f[52], f[53]]), f[54]))
+}
+
+/// [`RdmaReport::nak_to_rtx`] for the requester whose frames leave on `req` and whose
+/// responses arrive on `rsp`.
+fn nak_to_rtx(req: &MacLink, rsp: &MacLink) -> Vec<u64> {
+    let mut v = vec![];
+    for (id, at) in &rsp.delivered {
+        let Some((opc, psn, syn)) = bth_of(&rsp.frames[*id].1) else { continue };
+        if opc != nicgen_model::opcode::ACK || syn != syndrome::NAK_PSN_SEQ {
+            continue;
+        }
+        let next = req.frames.iter().find(|(c, f)| c > at && bth_of(f).is_some_and(|(o, p, _)| o <= nicgen_model::opcode::READ_REQUEST && p == psn));
+        if let Some((c, _)) = next {
+            v.push(c - at);
+        }
+    }
+    v
 }
 
 /// Jain's fairness index: (Σx)² / (n Σx²); 1 when all are equal.
@@ -273,6 +308,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 mr_base: MR_BASE,
                 mr_len: 1 << 40,
                 access: access::REMOTE_READ | access::REMOTE_WRITE,
+                timeout: o.timeout,
+                retry_cnt: o.retry_cnt,
                 ..Default::default()
             };
             let rq = QpRqFields { state: state::RTS, rq_expected_psn: psn[other][q], ..Default::default() };
@@ -314,12 +351,15 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let before = [n[0].counters(), n[1].counters()];
     let mut pushed = [0usize; 2];
     let [a, b] = &mut n;
-    let mut ab = MacLink::new(&a.sim, &b.sim);
-    let mut ba = MacLink::new(&b.sim, &a.sim);
+    if let Err(e) = o.faults.check() {
+        bail!("{e}");
+    }
+    let mut ab = MacLink::new(&a.sim, &b.sim).with_faults(o.faults, o.seed ^ 0xab);
+    let mut ba = MacLink::new(&b.sim, &a.sim).with_faults(o.faults, o.seed ^ 0xba);
     let start = a.sim.cycle();
+    let mut progress = (0usize, start);
     let mut posted = [vec![0u64; wrs[0].len()], vec![0u64; wrs[1].len()]];
     let total = wrs[0].len() + wrs[1].len();
-    let limit = start + 2_000_000 + 20 * (total as u64) * (o.size as u64 / 64 + 10);
     let mut last_report = start;
     let wall = std::time::Instant::now();
     while a.cq.seen.len() < wrs[0].len() || b.cq.seen.len() < wrs[1].len() {
@@ -330,7 +370,13 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
             }
         }
         step(a, b, &mut ab, &mut ba, &mut posted);
-        if a.sim.cycle() > limit {
+        let done = a.cq.seen.len() + b.cq.seen.len();
+        if done != progress.0 {
+            progress = (done, a.sim.cycle());
+        }
+        // a hang: no completion for long (8 timeouts at the QPs' timer, or a million cycles)
+        let quiet = (1_000_000u64).max(9 * (1024u64 << o.timeout.min(21)));
+        if a.sim.cycle() > progress.1 + quiet {
             let (ca, cb) = (a.counters(), b.counters());
             let nz: Vec<String> = ENGINE_COUNTERS.iter().enumerate().filter(|(i, _)| ca[*i] > 0 || cb[*i] > 0).map(|(i, (n, _))| format!("{n} {}/{}", ca[i], cb[i])).collect();
             let done: Vec<u32> = a.cq.seen.iter().map(|(_, w)| CqEntryFields::from_words(w).wr_id).collect();
@@ -347,7 +393,9 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     for _ in 0..2000 {
         step(a, b, &mut ab, &mut ba, &mut posted);
     }
-    let mut r = RdmaReport { messages: total, cycles: end - start, sim_secs, cycles_per_sec: (end - start) as f64 / sim_secs, ..Default::default() };
+    let mut r = RdmaReport { messages: total, cycles: end - start, sim_secs, cycles_per_sec: (end - start) as f64 / sim_secs, faults: [ab.counts, ba.counts], ..Default::default() };
+    r.nak_to_rtx = nak_to_rtx(&ab, &ba);
+    r.nak_to_rtx.extend(nak_to_rtx(&ba, &ab));
     let w0 = &wrs[0];
     if let Some((c0, _)) = ab.frames.first() {
         let fetch = if w0[0].op == wr_op::WRITE && w0[0].len > 0 { o.dma.rd_latency as i64 } else { 0 };
@@ -365,6 +413,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     for (side, x) in [&*a, &*b].into_iter().enumerate() {
         for (i, (cyc, w)) in x.cq.seen.iter().enumerate() {
             let c = CqEntryFields::from_words(w);
+            r.by_status[(c.status as usize).min(5)] += 1;
             if c.status != cq_status::SUCCESS {
                 r.errors.push(format!("completion {i} at {}: WR {} status {}", names[side], c.wr_id, c.status));
             }
@@ -435,10 +484,20 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     for (i, (name, _)) in ENGINE_COUNTERS.iter().enumerate() {
         r.counters.push((name.to_string(), after[0][i] - before[0][i], after[1][i] - before[1][i]));
     }
+    // counters that must stay 0: always, and when no fault is injected
+    let never = ["rx_drop_overflow", "resp_unknown_qp", "resp_qp_error", "resp_malformed", "resp_bad_opcode_seq", "resp_length_error", "resp_rkey_violation", "req_nak_fatal", "req_ack_out_of_window", "slot_overrun", "req_replay_deferred"];
+    let lossless = ["rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce", "resp_duplicate", "resp_psn_out_of_window", "resp_naks", "req_nak_seq", "req_resp_unexpected", "req_ack_duplicate", "req_implied_nak", "req_timeouts", "req_replays", "tx_retransmits", "resp_read_replays"];
     for (name, x, y) in &r.counters {
-        let bad = ["rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_drop_overflow", "rx_not_roce", "resp_unknown_qp", "resp_qp_error", "resp_malformed", "resp_duplicate", "resp_psn_out_of_window", "resp_bad_opcode_seq", "resp_length_error", "resp_rkey_violation", "resp_naks", "req_ack_out_of_window", "req_nak_seq", "req_nak_fatal", "req_resp_unexpected"];
-        if bad.contains(&name.as_str()) && (*x > 0 || *y > 0) {
+        if (never.contains(&name.as_str()) || (!o.faults.any() && lossless.contains(&name.as_str()))) && (*x > 0 || *y > 0) {
             r.errors.push(format!("counter {name}: A {x}, B {y}"));
+        }
+    }
+    // every corrupted or truncated frame is dropped by the receiver's checks, each counted once
+    let cnt = |name: &str, side: usize| r.counters.iter().find(|c| c.0 == name).map_or(0, |c| if side == 0 { c.1 } else { c.2 });
+    for (side, f) in [(1, ab.counts), (0, ba.counts)] {
+        let dropped: u64 = ["rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce"].iter().map(|n| cnt(n, side)).sum();
+        if dropped != f.corrupted + f.truncated {
+            r.errors.push(format!("node {}: {dropped} frames dropped as bad, {} corrupted and {} truncated on the way", names[side], f.corrupted, f.truncated));
         }
     }
     if let Some(path) = &o.pcap {

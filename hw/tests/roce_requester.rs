@@ -15,6 +15,7 @@ struct Out {
     cq: Vec<CqEntryFields>,
     cmds: Vec<DmaCmdFields>,
     data: Vec<Vec<u8>>,
+    rtx: Vec<RtxWrFields>,
 }
 
 fn run<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Vec<u8>)], out: &mut Out, seed: u64) {
@@ -22,6 +23,7 @@ fn run<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Ve
     let mut rd = ChanDriver::new(sim, "resp", 70, seed + 1);
     let mut cqm = ChanMonitor::new(sim, "cq", 60, seed + 2);
     let mut cm = ChanMonitor::new(sim, "dma_wr_cmd", 60, seed + 3);
+    let mut xm = ChanMonitor::new(sim, "rtx", 60, seed + 6);
     let d = AxisDriver::new(sim, "s_axis", 70, seed + 4);
     let m = AxisMonitor::new(sim, "m_axis_dma_wr", 60, seed + 5);
     let mut b = StreamBench::new(vec![d], vec![m]);
@@ -40,8 +42,9 @@ fn run<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Ve
         rd.drive(sim);
         cqm.drive(sim);
         cm.drive(sim);
+        xm.drive(sim);
         let moved = b.step_with(sim, |s| {
-            let m = sd.sample(s) | rd.sample(s) | cqm.sample(s) | cm.sample(s);
+            let m = sd.sample(s) | rd.sample(s) | cqm.sample(s) | cm.sample(s) | xm.sample(s);
             m | s.get_bit(cqm.ports.valid) | s.get_bit(cm.ports.valid)
         });
         quiet = if moved || !sd.idle() || !rd.idle() || !b.drivers[0].idle() { 0 } else { quiet + 1 };
@@ -50,16 +53,19 @@ fn run<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Ve
     out.cq.extend(cqm.seen.iter().map(|(_, w)| CqEntryFields::from_words(w)));
     out.cmds.extend(cm.seen.iter().map(|(_, w)| DmaCmdFields::from_words(w)));
     out.data.extend(b.monitors[0].frames.iter().map(|f| f.data.clone()));
+    out.rtx.extend(xm.seen.iter().map(|(_, w)| RtxWrFields::from_words(w)));
 }
 
 fn reset_qp<S: CycleSim>(sim: &mut S, qpn: u32) {
     let q = sim.port("ctl_qpn");
     sim.set_u64(q, qpn as u64);
+    let r = sim.port("ctl_retry");
+    sim.set_u64(r, 7);
     common::ctl_handshake(sim, 50, |_| ());
 }
 
 fn w(wr_id: u32, op: u8, qpn: u32, first: u32, last: u32, signaled: bool) -> SentWrFields {
-    SentWrFields { wr_id, op, qpn, first_psn: first, last_psn: last, laddr: 0x10_0000 * wr_id as u64, len: 100 * wr_id, signaled, pmtu: 0, flush: false }
+    SentWrFields { wr_id, op, qpn, first_psn: first, last_psn: last, laddr: 0x10_0000 * wr_id as u64, raddr: 0, rkey: 0, len: 100 * wr_id, signaled, pmtu: 0, flush: false }
 }
 
 fn resp(opc: u8, qpn: u32, psn: u32, syndrome: u8, plen: usize) -> (RxHdrFields, Vec<u8>) {
@@ -109,8 +115,8 @@ fn acks_reads_and_naks_complete_the_right_messages() {
         resp(op::READ_RESP_LAST, 5, 107, 0x1f, 88),  // completes the READ
         resp(op::ACK, 5, 108, 0x1f, 0),              // completes 5
         resp(op::ACK, 7, 11, 0x62, 0),               // NAK remote access on 12: 11 ok, 12 failed, 13 flushed
-        resp(op::READ_RESP_LAST, 8, 0xff_ffff, 0x1f, 64), // ahead of the expected PSN: dropped
-        resp(op::ACK, 8, 0xff_fffe, 0x60, 0),        // NAK sequence error: nothing before it
+        resp(op::READ_RESP_LAST, 8, 0xff_ffff, 0x1f, 64), // ahead of the expected PSN: implied NAK, replay
+        resp(op::ACK, 8, 0xff_fffe, 0x60, 0),        // NAK sequence error for the same PSN: replay already asked
     ];
     run(&mut sim, &[], &rs, &mut out, 2);
     let mut want = vec![ok(1, 5, 0), ok(3, 5, 0)];
@@ -129,18 +135,23 @@ fn acks_reads_and_naks_complete_the_right_messages() {
         DmaCmdFields { addr: l + 512, len: 88, tag: 5 },
     ]);
     assert_eq!(out.data, vec![rs[4].1.clone(), rs[5].1.clone(), rs[6].1.clone()]);
-    assert_eq!(counter(&mut sim, "ack_out_of_window"), 2);
+    assert_eq!(counter(&mut sim, "ack_out_of_window"), 1);
+    assert_eq!(counter(&mut sim, "ack_duplicate"), 1);
     assert_eq!(counter(&mut sim, "acks"), 3);
     assert_eq!(counter(&mut sim, "read_resp"), 3);
     assert_eq!(counter(&mut sim, "nak_fatal"), 1);
     assert_eq!(counter(&mut sim, "nak_seq"), 1);
-    assert_eq!(counter(&mut sim, "resp_unexpected"), 1);
+    assert_eq!(counter(&mut sim, "implied_nak"), 1);
+    assert_eq!(counter(&mut sim, "resp_unexpected"), 0);
+    // one Go-Back-N replay: the READ on QP 8 again, from its first PSN
+    assert_eq!(counter(&mut sim, "replays"), 1);
+    assert_eq!(out.rtx, vec![RtxWrFields { wr_id: 21, op: wr_op::READ, qpn: 8, first_psn: 0xff_fffe, start_psn: 0xff_fffe, laddr: 0x10_0000 * 21, raddr: 0, rkey: 0, len: 2100, pmtu: 0, last: true }]);
     // the failed QP's requester is in ERROR: new work completes as flushed, responses dropped
     let mut out2 = Out::default();
     run(&mut sim, &[w(14, wr_op::WRITE, 7, 14, 14, false)], &[], &mut out2, 3);
     run(&mut sim, &[], &[resp(op::ACK, 7, 14, 0x1f, 0)], &mut out2, 4);
     assert_eq!(out2.cq, vec![CqEntryFields { status: cq_status::FLUSHED, ..ok(14, 7, 0) }]);
-    assert_eq!(counter(&mut sim, "resp_unexpected"), 2);
+    assert_eq!(counter(&mut sim, "resp_unexpected"), 1);
     // work the TX did not send (its QP not in RTS) completes as flushed, and takes no ring slot
     let mut out3 = Out::default();
     run(&mut sim, &[SentWrFields { flush: true, ..w(15, wr_op::WRITE, 5, 109, 109, false) }], &[], &mut out3, 6);

@@ -590,5 +590,5 @@ fn qp_tables_of_16k_elaborate() {
     r.connect_all();
     let v = verilog_named(&r, "roce_responder_16k");
     assert!(v.contains("reg [156:0] mem [0:16383]"), "a 16K-entry responder table");
-    assert!(v.contains("reg [411:0] mem [0:16383]"), "a 16K-entry configuration table");
+    assert!(v.contains("reg [419:0] mem [0:16383]"), "a 16K-entry configuration table");
 }

@@ -245,7 +245,7 @@ fn requests_responses_and_acks_are_built_right() {
     let mut sent_want = vec![];
     for w in &wrs {
         if w.qpn == 100 {
-            sent_want.push(SentWrFields { wr_id: w.wr_id, op: w.op, qpn: 100, first_psn: idle_qp.psn, last_psn: idle_qp.psn, laddr: w.laddr, len: w.len, signaled: true, pmtu: idle_qp.cfg.pmtu, flush: true });
+            sent_want.push(SentWrFields { wr_id: w.wr_id, op: w.op, qpn: 100, first_psn: idle_qp.psn, last_psn: idle_qp.psn, laddr: w.laddr, raddr: w.raddr, rkey: w.rkey, len: w.len, signaled: true, pmtu: idle_qp.cfg.pmtu, flush: true });
             continue;
         }
         let q = qps.iter_mut().find(|q| q.qpn == w.qpn).unwrap();
@@ -278,7 +278,7 @@ fn requests_responses_and_acks_are_built_right() {
         }
         let f0 = parsed.iter().find(|f| f.hdr.bth.psn == first && f.hdr.bth.dqpn == q.cfg.remote_qpn);
         check_addressing(f0.unwrap(), q, "request");
-        sent_want.push(SentWrFields { wr_id: w.wr_id, op: w.op, qpn: w.qpn, first_psn: first, last_psn: (q.psn + 0xff_ffff) & 0xff_ffff, laddr: w.laddr, len: w.len, signaled: w.signaled, pmtu: q.cfg.pmtu, flush: false });
+        sent_want.push(SentWrFields { wr_id: w.wr_id, op: w.op, qpn: w.qpn, first_psn: first, last_psn: (q.psn + 0xff_ffff) & 0xff_ffff, laddr: w.laddr, raddr: w.raddr, rkey: w.rkey, len: w.len, signaled: w.signaled, pmtu: q.cfg.pmtu, flush: false });
     }
     assert!(got_req.next().is_none());
     assert_eq!(out.sent, sent_want);

@@ -6,7 +6,9 @@
 //! * [`MacLink`]: one direction of a 100G link. The sending MAC takes at most 100 Gb/s of frame
 //!   bits counting 20 B of preamble and IFG and 4 B of FCS per frame (so at most 0.78125 beats
 //!   per cycle at 250 MHz); frames arrive at the far end's RX (which has no `tready`) after a
-//!   fixed latency, with the beat timing they left with.
+//!   fixed latency, with the beat timing they left with. With [`Faults`], each frame may be
+//!   lost (alone or in a burst), held back (reordered), duplicated, corrupted by one bit, or
+//!   truncated, from a seeded generator; [`FaultCounts`] says what was done.
 use crate::axis::{keep_words, pack_beat, AxisPorts};
 use crate::cycle::CycleSim;
 use crate::rng::Rng;
@@ -226,8 +228,69 @@ impl DmaPort {
     }
 }
 
+/// Fault rates of a link direction, per frame, each in 0..=0.1 (checked by [`Faults::check`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Faults {
+    /// A frame is lost.
+    pub loss: f64,
+    /// A burst starts: this frame and the next 1 to 7 are lost.
+    pub burst: f64,
+    /// A frame is held back and delivered up to `reorder_bound` cycles later, after frames
+    /// that left behind it.
+    pub reorder: f64,
+    pub reorder_bound: u64,
+    /// A frame arrives twice.
+    pub dup: f64,
+    /// One bit flips in the ICRC-covered part past the UDP header (BTH, payload, ICRC; not the
+    /// masked BTH byte 4): the receiver's ICRC check must drop it.
+    pub corrupt: f64,
+    /// A frame loses its tail: it ends 1 or more bytes early, past the IPv4 header.
+    pub truncate: f64,
+}
+
+impl Faults {
+    pub fn any(&self) -> bool {
+        self.loss + self.burst + self.reorder + self.dup + self.corrupt + self.truncate > 0.0
+    }
+    pub fn check(&self) -> Result<(), String> {
+        for (n, v) in [("loss", self.loss), ("burst", self.burst), ("reorder", self.reorder), ("dup", self.dup), ("corrupt", self.corrupt), ("truncate", self.truncate)] {
+            if !(0.0..=0.1).contains(&v) {
+                return Err(format!("{n} rate {v}: must be between 0 and 0.1 (10%)"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a link direction did to its frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FaultCounts {
+    pub frames: u64,
+    /// Lost alone, and lost in bursts.
+    pub lost: u64,
+    pub burst_lost: u64,
+    pub reordered: u64,
+    pub duplicated: u64,
+    pub corrupted: u64,
+    pub truncated: u64,
+}
+
+type Beat = (u64, Vec<u32>, Vec<u32>, bool);
+
 /// One direction of a 100G link from `m_axis_tx` of one engine to `s_axis_rx` of another.
 pub struct MacLink {
+    pub faults: Faults,
+    pub counts: FaultCounts,
+    rng: Rng,
+    burst_left: u64,
+    /// The frame leaving now, beat by beat (delivered whole once its last beat has left).
+    leaving: Vec<Beat>,
+    /// Frames held back: (release cycle, frame index, beats).
+    held: Vec<(u64, usize, Vec<Beat>)>,
+    /// Index (in `frames`) of each frame in flight, in order.
+    flight_ids: VecDeque<usize>,
+    /// Frames that reached the receiver: (index in `frames`, cycle of the last beat).
+    pub delivered: Vec<(usize, u64)>,
     tx: AxisPorts,
     rx: AxisPorts,
     credit: f64,
@@ -253,6 +316,14 @@ pub struct MacLink {
 impl MacLink {
     pub fn new<S: CycleSim + ?Sized, T: CycleSim + ?Sized>(from: &S, to: &T) -> Self {
         MacLink {
+            faults: Faults::default(),
+            counts: FaultCounts::default(),
+            rng: Rng::new(1),
+            burst_left: 0,
+            leaving: vec![],
+            held: vec![],
+            flight_ids: VecDeque::new(),
+            delivered: vec![],
             tx: AxisPorts::find(from, "m_axis_tx"),
             rx: AxisPorts::find(to, "s_axis_rx"),
             credit: 0.0,
@@ -268,8 +339,92 @@ impl MacLink {
             underruns: 0,
         }
     }
+    /// Inject `faults`, drawn from a generator seeded with `seed`.
+    pub fn with_faults(mut self, faults: Faults, seed: u64) -> Self {
+        self.faults = faults;
+        self.rng = Rng::new(seed);
+        self
+    }
     pub fn idle(&self) -> bool {
-        self.flight.is_empty()
+        self.flight.is_empty() && self.held.is_empty()
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        p > 0.0 && (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+    /// Queue a whole frame for the receiver, after what is already on its way.
+    fn deliver(&mut self, id: usize, beats: Vec<Beat>) {
+        self.flight_ids.push_back(id);
+        for (t, d, k, l) in beats {
+            let t = self.flight.back().map_or(t, |b| b.0.max(t));
+            self.flight.push_back((t, d, k, l));
+        }
+    }
+    /// The beats of `bytes` (a frame cut or changed), on the timing of `like`.
+    fn rebeat(like: &[Beat], bytes: &[u8]) -> Vec<Beat> {
+        let n = bytes.len().div_ceil(64);
+        (0..n)
+            .map(|i| {
+                let c = &bytes[64 * i..(64 * i + 64).min(bytes.len())];
+                (like[i.min(like.len() - 1)].0, pack_beat(c, 64), keep_words(c.len(), 64), i + 1 == n)
+            })
+            .collect()
+    }
+    /// Decide what happens to the frame that just left: lost, held, changed, doubled.
+    fn frame_done(&mut self, now: u64, beats: Vec<Beat>, bytes: &[u8]) {
+        let id = self.frames.len();
+        self.counts.frames += 1;
+        if !self.faults.any() {
+            return self.deliver(id, beats);
+        }
+        if self.burst_left > 0 {
+            self.burst_left -= 1;
+            self.counts.burst_lost += 1;
+            return;
+        }
+        if self.chance(self.faults.burst) {
+            self.burst_left = self.rng.range(1, 7);
+            self.counts.burst_lost += 1;
+            return;
+        }
+        if self.chance(self.faults.loss) {
+            self.counts.lost += 1;
+            return;
+        }
+        let mut beats = beats;
+        // past Ethernet, IPv4 or IPv6, and UDP
+        let ipv6 = bytes.len() > 14 && bytes[14] >> 4 == 6;
+        let bth = 14 + if ipv6 { 40 } else { 20 } + 8;
+        if bytes.len() > bth + 12 && self.chance(self.faults.corrupt) {
+            let mut b = bytes.to_vec();
+            let mut at = self.rng.range(bth as u64, b.len() as u64 - 1) as usize;
+            if at == bth + 4 {
+                at += 1;
+            }
+            b[at] ^= 1 << self.rng.below(8);
+            beats = Self::rebeat(&beats, &b);
+            self.counts.corrupted += 1;
+        } else if bytes.len() > 35 && self.chance(self.faults.truncate) {
+            let cut = self.rng.range(35, bytes.len() as u64 - 1) as usize;
+            beats = Self::rebeat(&beats, &bytes[..cut]);
+            self.counts.truncated += 1;
+        }
+        let twice = self.chance(self.faults.dup);
+        if twice {
+            self.counts.duplicated += 1;
+        }
+        if self.chance(self.faults.reorder) {
+            self.counts.reordered += 1;
+            let at = now + self.rng.range(1, self.faults.reorder_bound.max(1));
+            if twice {
+                self.deliver(id, beats.clone());
+            }
+            self.held.push((at, id, beats));
+            return;
+        }
+        if twice {
+            self.deliver(id, beats.clone());
+        }
+        self.deliver(id, beats);
     }
     /// Drive the sender's `tready` (before its `eval`).
     pub fn drive_tx<S: CycleSim + ?Sized>(&mut self, from: &mut S) {
@@ -297,6 +452,12 @@ impl MacLink {
     pub fn sample<S: CycleSim + ?Sized, T: CycleSim + ?Sized>(&mut self, from: &mut S, to: &mut T) -> bool {
         let now = from.cycle();
         let mut moved = false;
+        // frames held back whose time has come, at a frame boundary
+        while let Some(i) = self.held.iter().position(|h| h.0 <= now) {
+            let (_, id, beats) = self.held.remove(i);
+            let t = now + self.latency;
+            self.deliver(id, beats.into_iter().map(|b| (t, b.1, b.2, b.3)).collect());
+        }
         if self.flight.front().is_some_and(|b| b.0 <= to.cycle()) {
             if self.rx.tready.is_some_and(|t| !to.get_bit(t)) {
                 self.rx_refused += 1;
@@ -304,6 +465,9 @@ impl MacLink {
             let b = self.flight.pop_front().unwrap();
             if b.3 {
                 self.arrivals.push(to.cycle());
+                if let Some(id) = self.flight_ids.pop_front() {
+                    self.delivered.push((id, to.cycle()));
+                }
             }
             moved = true;
         }
@@ -322,9 +486,12 @@ impl MacLink {
                 self.cur.push((d[i / 4] >> (8 * (i % 4))) as u8);
             }
             self.credit -= n as f64 + if l { 24.0 } else { 0.0 };
-            self.flight.push_back((now + self.latency, d, k, l));
+            self.leaving.push((now + self.latency, d, k, l));
             if l {
-                self.frames.push((self.first_cycle, std::mem::take(&mut self.cur)));
+                let bytes = std::mem::take(&mut self.cur);
+                let beats = std::mem::take(&mut self.leaving);
+                self.frame_done(now, beats, &bytes);
+                self.frames.push((self.first_cycle, bytes));
             }
             moved = true;
         }

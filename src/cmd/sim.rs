@@ -125,27 +125,36 @@ pub fn icrc(n: usize, seed: u64, pcap: Option<&Path>, trace: Option<&Path>) -> R
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, seed: u64, pmtu: usize, lat_ns: u64, gbps: f64, pcap: Option<std::path::PathBuf>, random_size: bool, slot_latency: usize, table_qps: usize, b_op: Option<nicgen_hw::scenario::Op>) -> Result<()> {
+/// The PMTU code (log2(PMTU) - 8) of a PMTU in bytes.
+pub fn pmtu_code(pmtu: usize) -> Result<u8> {
+    match pmtu {
+        256 => Ok(0),
+        512 => Ok(1),
+        1024 => Ok(2),
+        2048 => Ok(3),
+        4096 => Ok(4),
+        _ => bail!("--pmtu {pmtu}: must be 256, 512, 1024, 2048 or 4096"),
+    }
+}
+
+/// `nicgen sim rdma`: one run, or with `campaign` a fault campaign (and a lossless twin run for
+/// the goodput fraction).
+pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign: bool) -> Result<()> {
     use nicgen_hw::scenario::*;
     use nicgen_sim::host::NS_PER_CYCLE;
-    let code = match pmtu {
-        256 => 0,
-        512 => 1,
-        1024 => 2,
-        2048 => 3,
-        4096 => 4,
-        _ => bail!("--pmtu {pmtu}: must be 256, 512, 1024, 2048 or 4096"),
-    };
-    let dma = nicgen_sim::host::DmaParams::from_ns_gbps(lat_ns, gbps);
-    let o = RdmaOpts { op, size, count, qps, seed, pcap: pcap.clone(), pmtu: code, dma, verbose: true, table_qps, random_size, slot_latency, outstanding: 0, b_op };
+    let (op, size, count, qps, seed, pmtu) = (o.op, o.size, o.count, o.qps, o.seed, 256usize << o.pmtu);
+    let pcap = o.pcap.clone();
     println!("nicgen sim rdma: {op:?}, {count} messages of {size} B over {qps} QPs, PMTU {pmtu}, seed {seed}");
-    if let Some(b) = b_op {
+    if let Some(b) = o.b_op {
         println!("bidirectional: node B posts {count} {b:?} messages to A at the same time (ceiling: every link direction that carries data)");
+    }
+    let f = o.faults;
+    if f.any() || campaign {
+        println!("faults per frame, both directions: loss {}, burst {}, reorder {} (≤ {} cycles), dup {}, corrupt {}, truncate {}; QP timeout 4.096 µs × 2^{}, retry count {}", f.loss, f.burst, f.reorder, f.reorder_bound, f.dup, f.corrupt, f.truncate, o.timeout, o.retry_cnt);
     }
     println!("model: 250 MHz; 100G MAC pacing (20 B preamble/IFG + 4 B FCS per frame); host DMA {lat_ns} ns read latency, {gbps} GB/s each way");
     let t = Instant::now();
-    let r = rdma(&o)?;
+    let r = rdma(o)?;
     let ceiling = payload_ceiling(pmtu);
     println!("simulated {} cycles ({:.1} µs) in {:.1} s", r.cycles, r.cycles as f64 * NS_PER_CYCLE / 1000.0, t.elapsed().as_secs_f64());
     println!("{:<28} {:>12}", "metric", "value");
@@ -172,6 +181,14 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
     if let Some(p) = pcap {
         println!("capture: {}", p.display());
     }
+    if campaign || f.any() {
+        print_recovery(&r);
+    }
+    if campaign {
+        let clean = rdma(&RdmaOpts { faults: Default::default(), pcap: None, verbose: false, ..o.clone() })?;
+        println!("{:<28} {:>12.3}", "lossless twin goodput", clean.goodput_gbps);
+        println!("{:<28} {:>11.1}%", "goodput vs lossless", 100.0 * r.goodput_gbps / clean.goodput_gbps);
+    }
     if r.mismatches > 0 || !r.errors.is_empty() {
         for e in &r.errors {
             println!("ERROR: {e}");
@@ -180,4 +197,30 @@ pub fn rdma(op: nicgen_hw::scenario::Op, size: usize, count: usize, qps: usize, 
     }
     println!("PASS: every destination byte equals its source");
     Ok(())
+}
+
+/// What the faults did and how the engines recovered (a fault run or campaign).
+fn print_recovery(r: &nicgen_hw::scenario::RdmaReport) {
+    let names = ["success", "retry exceeded", "remote access", "remote invalid request", "remote operational", "flushed"];
+    println!("completions by status: {}", names.iter().zip(r.by_status).map(|(n, c)| format!("{n} {c}")).collect::<Vec<_>>().join(", "));
+    for (dir, c) in ["A→B", "B→A"].iter().zip(r.faults) {
+        println!("link {dir}: {} frames; lost {} (+{} in bursts), reordered {}, duplicated {}, corrupted {}, truncated {}", c.frames, c.lost, c.burst_lost, c.reordered, c.duplicated, c.corrupted, c.truncated);
+    }
+    let get = |n: &str| r.counters.iter().find(|c| c.0 == n).map_or((0, 0), |c| (c.1, c.2));
+    println!("recovery (node A / node B):");
+    for n in ["tx_retransmits", "req_timeouts", "req_replays", "req_nak_seq", "resp_naks", "req_implied_nak", "resp_read_replays", "resp_duplicate", "resp_psn_out_of_window", "req_ack_duplicate", "req_resp_unexpected"] {
+        let (a, b) = get(n);
+        println!("  {n:<26} {a:>10} {b:>10}");
+    }
+    println!("drops by cause (node A / node B):");
+    for n in ["rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce", "rx_drop_overflow"] {
+        let (a, b) = get(n);
+        println!("  {n:<26} {a:>10} {b:>10}");
+    }
+    if !r.nak_to_rtx.is_empty() {
+        let mut v = r.nak_to_rtx.clone();
+        v.sort();
+        println!("NAK arrival → retransmission's first byte on the wire: {} cases, min {} cycles, median {}, max {}", v.len(), v[0], v[v.len() / 2], v[v.len() - 1]);
+        if std::env::var("NICGEN_DEBUG").is_ok() { println!("{v:?}"); }
+    }
 }

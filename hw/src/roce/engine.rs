@@ -2,7 +2,7 @@
 //! requester completion side, TX engine and the control plane, with one DMA read port, one DMA
 //! write port (responder WRITEs and READ responses merged) and `s_axil_ctrl`.
 //!
-//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x09C):
+//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x0B8):
 //! * 0x000–0x0FF: per-cause counters, read-only.
 //! * 0x100 `QP_SEL`: the QPN the next `QP_CMD` acts on.
 //! * 0x104 `QP_CMD`: write 1 = write the staged QP (configuration, responder state, send PSN;
@@ -27,7 +27,7 @@ use crate::stream::*;
 use rust_hdl::prelude::*;
 
 /// The counters at 0x000 + 4i, in order: (name, meaning).
-pub const ENGINE_COUNTERS: [(&str, &str); 40] = [
+pub const ENGINE_COUNTERS: [(&str, &str); 47] = [
     ("rx_frames", "frames from the MAC"),
     ("rx_roce", "RoCEv2 frames from the MAC"),
     ("rx_bad_icrc", "dropped: wrong ICRC"),
@@ -68,6 +68,13 @@ pub const ENGINE_COUNTERS: [(&str, &str); 40] = [
     ("rx_tap_drop", "dropped: parallel-tap verdict"),
     ("rx_tap_flag", "frames flagged by the parallel tap"),
     ("slot_overrun", "service-slot beats lost for lack of room, TX + RX + tap (must stay 0)"),
+    ("req_ack_duplicate", "ACKs ignored: already acknowledged"),
+    ("req_implied_nak", "READ responses ahead of the expected PSN (implied NAK)"),
+    ("req_timeouts", "retransmit timer expiries"),
+    ("req_replays", "Go-Back-N replays started"),
+    ("req_replay_deferred", "replays left to the timer (no retries left or no room)"),
+    ("tx_retransmits", "request packets sent again"),
+    ("resp_read_replays", "duplicate READ requests answered again"),
 ];
 
 pub mod reg {
@@ -121,7 +128,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// The RX payload slot, on the merged DMA write data.
     rx_slot: PayloadSlot<LR>,
     bridge: AxilBridge,
-    window: StatusWindow<40>,
+    window: StatusWindow<47>,
     stage: QpStage,
     sel: DFF<Bits<24>>,
     ack_every: DFF<Bits<8>>,
@@ -314,6 +321,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tx.err_qpn.next = self.req.err_qpn.val();
         self.tx.err_valid.next = self.req.err_valid.val();
         self.req.err_ready.next = self.tx.err_ready.val();
+        self.tx.rtx.next = self.req.rtx.val();
+        self.tx.rtx_valid.next = self.req.rtx_valid.val();
+        self.req.rtx_ready.next = self.tx.rtx_ready.val();
         self.req.sent.next = self.tx.sent.val();
         self.req.sent_valid.next = self.tx.sent_valid.val();
         self.tx.sent_ready.next = self.req.sent_ready.val();
@@ -370,6 +380,13 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[37].next = self.rx_tap.drops.val();
         self.window.status[38].next = self.rx_tap.flags.val();
         self.window.status[39].next = self.tx.slot_overrun.val() + self.rx_slot.overrun.val() + self.rx_tap.overrun.val();
+        self.window.status[40].next = self.req.cnt.ack_duplicate.val();
+        self.window.status[41].next = self.req.cnt.implied_nak.val();
+        self.window.status[42].next = self.req.cnt.timeouts.val();
+        self.window.status[43].next = self.req.cnt.replays.val();
+        self.window.status[44].next = self.req.cnt.replay_deferred.val();
+        self.window.status[45].next = self.tx.cnt.retransmits.val();
+        self.window.status[46].next = self.responder.cnt.read_replays.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.stage.rd_en.next = self.bridge.rd_en.val();
@@ -459,6 +476,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tx.ctl_state.next = self.stage.rq.val().state;
         self.tx.ctl_req.next = self.pend_w.q.val() & !self.done_tx.q.val();
         self.req.ctl_qpn.next = self.sel_a.val();
+        self.req.ctl_timeout.next = self.stage.cfg.val().timeout;
+        self.req.ctl_retry.next = self.stage.cfg.val().retry_cnt;
         self.req.ctl_req.next = self.pend_w.q.val() & !self.done_req.q.val();
         self.stage.ld_en.next = self.pend_r.q.val() & self.responder.ctl_done.val();
         self.stage.ld_cfg.next = self.responder.rd_cfg.val();

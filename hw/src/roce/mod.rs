@@ -75,11 +75,35 @@ crate::record!(
         first_psn: u32 = 24,
         last_psn: u32 = 24,
         laddr: u64 = 64,
+        /// Remote address and key, for a retransmission.
+        raddr: u64 = 64,
+        rkey: u32 = 32,
         len: u32 = 32,
         signaled: bool = 1,
         pmtu: u8 = 3,
         /// Not sent: the QP is not in RTS. Completes as flushed.
         flush: bool = 1,
+    }
+);
+
+crate::record!(
+    /// A retransmission (Go-Back-N), from the completion side to the TX requester: send the
+    /// outstanding message again from `start_psn` (its first PSN, or for the oldest message the
+    /// oldest unacknowledged PSN, which may be inside it). The replay of one QP is a run of these,
+    /// oldest first; `last` ends the run.
+    RtxWr,
+    RtxWrFields {
+        wr_id: u32 = 32,
+        op: u8 = 2,
+        qpn: u32 = 24,
+        first_psn: u32 = 24,
+        start_psn: u32 = 24,
+        laddr: u64 = 64,
+        raddr: u64 = 64,
+        rkey: u32 = 32,
+        len: u32 = 32,
+        pmtu: u8 = 3,
+        last: bool = 1,
     }
 );
 

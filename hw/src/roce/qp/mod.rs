@@ -57,6 +57,11 @@ crate::record!(
         mr_len: u64 = 64,
         /// [`access`] bits.
         access: u8 = 2,
+        /// Local ACK timeout (IBA): 4.096 µs × 2^timeout, 0 = none (values above 21 count as 21).
+        timeout: u8 = 5,
+        /// Retries (timeouts and sequence NAKs) before the QP's work completes with `retry
+        /// exceeded`; progress restores the count.
+        retry_cnt: u8 = 3,
     }
 );
 
@@ -101,7 +106,7 @@ mod tests {
         use rust_hdl::prelude::Synth;
         assert_eq!(<QpCfg as Synth>::BITS, QP_CFG_BITS);
         assert_eq!(<QpRq as Synth>::BITS, QP_RQ_BITS);
-        assert_eq!((QP_CFG_BITS, QP_RQ_BITS), (412, 157));
+        assert_eq!((QP_CFG_BITS, QP_RQ_BITS), (420, 157));
     }
 }
 
@@ -119,6 +124,16 @@ crate::record!(
         sq_last_psn: u32 = 24,
         /// A fatal NAK moved the QP's requester to ERROR.
         err: bool = 1,
+        /// Retries left, and the QP's retry count and timeout ([`QpCfgFields`]).
+        retry_left: u8 = 3,
+        retry_cnt: u8 = 3,
+        timeout: u8 = 5,
+        /// Cycle of the last progress (or of the first message into an empty ring): the
+        /// retransmit timer runs from it while messages are outstanding.
+        stamp: u32 = 32,
+        /// A replay from the current `sq_una_psn` has been requested: further sequence NAKs and
+        /// implied NAKs for it are ignored until the PSN moves (the timer still retries).
+        rty: bool = 1,
     }
 );
 pub const QP_REQ_BITS: usize = QpReqFields::BITS;

@@ -26,6 +26,10 @@ use nicgen_model::opcode as op;
 use rust_hdl::prelude::*;
 
 const SENT_BITS: usize = SentWrFields::BITS;
+const RTX_BITS: usize = RtxWrFields::BITS;
+const RTX_W: usize = RTX_BITS + 3;
+/// Counters of the requester (`k`).
+const NK: usize = 12;
 
 #[derive(LogicInterface, Default)]
 pub struct ReqCounters {
@@ -36,6 +40,17 @@ pub struct ReqCounters {
     pub read_resp: Signal<Out, Bits<32>>,
     pub resp_unexpected: Signal<Out, Bits<32>>,
     pub completions: Signal<Out, Bits<32>>,
+    /// ACKs for PSNs already acknowledged (behind the oldest unacknowledged one): ignored.
+    pub ack_duplicate: Signal<Out, Bits<32>>,
+    /// READ responses ahead of the expected PSN (implied NAK).
+    pub implied_nak: Signal<Out, Bits<32>>,
+    /// Retransmit timer expiries.
+    pub timeouts: Signal<Out, Bits<32>>,
+    /// Go-Back-N replays started.
+    pub replays: Signal<Out, Bits<32>>,
+    /// Replays not started (no retries left, or no room in the retransmission queue): the
+    /// timer takes over.
+    pub replay_deferred: Signal<Out, Bits<32>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -69,8 +84,58 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// Control-plane reset of a QP's requester state (empty ring, no error), held until done.
     pub ctl_req: Signal<In, Bit>,
     pub ctl_qpn: Signal<In, Bits<A>>,
+    /// The QP's local ACK timeout and retry count (IBA attributes), written with `ctl_req`.
+    pub ctl_timeout: Signal<In, Bits<5>>,
+    pub ctl_retry: Signal<In, Bits<3>>,
     pub ctl_done: Signal<Out, Bit>,
+    /// Go-Back-N: the outstanding messages of a QP to send again, oldest first.
+    pub rtx: Signal<Out, RtxWr>,
+    pub rtx_valid: Signal<Out, Bit>,
+    pub rtx_ready: Signal<In, Bit>,
     pub cnt: ReqCounters,
+    rtx_in: ToBits<RtxWr, RTX_BITS>,
+    rtx_fifo: AxisFifo<RTX_BITS, 1, RTX_W, 6>,
+    rtx_out: FromBits<RtxWr, RTX_BITS>,
+    rtx_room: Signal<Local, Bit>,
+    /// Free-running cycle count (the retransmit timers' time base).
+    now: DFF<Bits<32>>,
+    /// Retransmit timers: a copy of each QP's {armed, timeout, stamp}, written with the QP's
+    /// state and scanned one QP per cycle on its own read port; an expired QP goes on `tmo_q`
+    /// and the FSM checks it against the QP's state (a timer job, `scan`).
+    tmr_ram: Ram<38, A>,
+    scan_q: DFF<Bits<A>>,
+    scan_qd: DFF<Bits<A>>,
+    t_stamp: Signal<Local, Bits<32>>,
+    t_to: Signal<Local, Bits<5>>,
+    t_lim: Signal<Local, Bits<32>>,
+    t_in: Signal<Local, Bits<38>>,
+    tmo_q: ChanSkid<Bits<A>>,
+    scan: DFF<Bit>,
+    una0: DFF<Bits<24>>,
+    lim: Signal<Local, Bits<32>>,
+    expired: Signal<Local, Bit>,
+    want_rty: Signal<Local, Bit>,
+    prog: Signal<Local, Bit>,
+    rl: Signal<Local, Bits<3>>,
+    rty_go: Signal<Local, Bit>,
+    p_fin: Signal<Local, QpReq>,
+    behind: Signal<Local, Bit>,
+    beh_d: Signal<Local, Bits<24>>,
+    // replay: ring entries tail .. tail + n - 1, the first from `rp_una`
+    rp_i: DFF<Bits<5>>,
+    rp_n: DFF<Bits<5>>,
+    rp_tail: DFF<Bits<4>>,
+    rp_una: DFF<Bits<24>>,
+    c1_3: Constant<Bits<3>>,
+    rp_last: Signal<Local, Bit>,
+    c21: Constant<Bits<5>>,
+    c1024: Constant<Bits<32>>,
+    c1b: Constant<Bits<1>>,
+    c2_31: Constant<Bits<32>>,
+    c48: Constant<Bits<16>>,
+    st_retry: Constant<Bits<4>>,
+    s_rp_rd: Constant<Bits<3>>,
+    s_rp_em: Constant<Bits<3>>,
     sent_q: ChanSkid<SentWr>,
     resp_q: ChanSkid<RoceHdr>,
     cq_q: ChanSkid<CqEntry>,
@@ -85,15 +150,15 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     ptr_out: FromBits<QpReq, QP_REQ_BITS>,
     ring_in: ToBits<SentWr, SENT_BITS>,
     ring_out: FromBits<SentWr, SENT_BITS>,
-    // 0 idle, 1 look (ptr in, ring read), 2 evaluate, 3 record a sent message
-    st: DFF<Bits<2>>,
+    // 0 idle, 1 look (ptr in, ring read), 2 evaluate, 3 record a sent message, 4/5 replay
+    st: DFF<Bits<3>>,
     h: DFF<RoceHdr>,
     p: DFF<QpReq>,
     p_nx: Signal<Local, QpReq>,
     fatal: DFF<Bit>,
     sblk: DFF<Bit>,
     first: DFF<Bit>,
-    k: [DFF<Bits<32>>; 7],
+    k: [DFF<Bits<32>>; NK],
     qpn_a: Signal<Local, Bits<A>>,
     in_qpn: Signal<Local, Bits<A>>,
     h_qpn: Signal<Local, Bits<A>>,
@@ -116,13 +181,13 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     finish: Signal<Local, Bit>,
     pay_dma: Signal<Local, Bit>,
     complete: Signal<Local, Bit>,
-    bump: [Signal<Local, Bit>; 7],
+    bump: [Signal<Local, Bit>; NK],
     unused: Signal<Local, Bit>,
     c0_16m: Constant<Bits<16>>,
-    s_idle: Constant<Bits<2>>,
-    s_look: Constant<Bits<2>>,
-    s_eval: Constant<Bits<2>>,
-    s_sent: Constant<Bits<2>>,
+    s_idle: Constant<Bits<3>>,
+    s_look: Constant<Bits<3>>,
+    s_eval: Constant<Bits<3>>,
+    s_sent: Constant<Bits<3>>,
     c1_4: Constant<Bits<4>>,
     c1_5: Constant<Bits<5>>,
     c1_24: Constant<Bits<24>>,
@@ -174,7 +239,50 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             ctl_req: Default::default(),
             ctl_qpn: Default::default(),
             ctl_done: Default::default(),
+            ctl_timeout: Default::default(),
+            ctl_retry: Default::default(),
+            rtx: Default::default(),
+            rtx_valid: Default::default(),
+            rtx_ready: Default::default(),
             cnt: Default::default(),
+            rtx_in: Default::default(),
+            rtx_fifo: AxisFifo::new(false),
+            rtx_out: Default::default(),
+            rtx_room: Default::default(),
+            now: Default::default(),
+            tmr_ram: Ram::new(style, false),
+            scan_q: Default::default(),
+            scan_qd: Default::default(),
+            t_stamp: Default::default(),
+            t_to: Default::default(),
+            t_lim: Default::default(),
+            t_in: Default::default(),
+            tmo_q: Default::default(),
+            scan: Default::default(),
+            una0: Default::default(),
+            lim: Default::default(),
+            expired: Default::default(),
+            want_rty: Default::default(),
+            prog: Default::default(),
+            rl: Default::default(),
+            rty_go: Default::default(),
+            p_fin: Default::default(),
+            behind: Default::default(),
+            beh_d: Default::default(),
+            rp_i: Default::default(),
+            rp_n: Default::default(),
+            rp_tail: Default::default(),
+            rp_una: Default::default(),
+            c1_3: c(1),
+            rp_last: Default::default(),
+            c21: c(21),
+            c1024: c(1024),
+            c1b: c(1),
+            c2_31: c(1 << 31),
+            c48: c(48),
+            st_retry: c(cq_status::RETRY_EXCEEDED as u64),
+            s_rp_rd: c(4),
+            s_rp_em: c(5),
             sent_q: Default::default(),
             resp_q: Default::default(),
             cq_q: Default::default(),
@@ -260,14 +368,19 @@ pub mod ctr {
     pub const READ_RESP: usize = 4;
     pub const RESP_UNEXPECTED: usize = 5;
     pub const COMPLETIONS: usize = 6;
+    pub const ACK_DUP: usize = 7;
+    pub const IMPLIED_NAK: usize = 8;
+    pub const TIMEOUTS: usize = 9;
+    pub const REPLAYS: usize = 10;
+    pub const DEFERRED: usize = 11;
 }
 
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, p, fatal, sblk, first);
-        clock!(self, clock, err_q, meta_q, sent_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
-        for i in 0..7 {
+        dff_setup!(self, clock, st, h, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_tail, rp_una);
+        clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, sent_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
+        for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
             self.k[i].d.next = self.k[i].q.val();
             self.bump[i].next = false;
@@ -305,6 +418,40 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cnt.read_resp.next = self.k[4].q.val();
         self.cnt.resp_unexpected.next = self.k[5].q.val();
         self.cnt.completions.next = self.k[6].q.val();
+        self.cnt.ack_duplicate.next = self.k[7].q.val();
+        self.cnt.implied_nak.next = self.k[8].q.val();
+        self.cnt.timeouts.next = self.k[9].q.val();
+        self.cnt.replays.next = self.k[10].q.val();
+        self.cnt.replay_deferred.next = self.k[11].q.val();
+        self.now.d.next = self.now.q.val() + 1;
+        // the timer scan: one QP per cycle
+        self.scan_q.d.next = self.scan_q.q.val() + 1;
+        self.scan_qd.d.next = self.scan_q.q.val();
+        self.tmr_ram.raddr.next = self.scan_q.q.val();
+        self.tmr_ram.re.next = true;
+        self.tmr_ram.oce.next = false;
+        self.t_stamp.next = self.tmr_ram.rdata.val().get_bits::<32>(0);
+        self.t_to.next = self.tmr_ram.rdata.val().get_bits::<5>(32);
+        self.t_lim.next = self.c1024.val() << bit_cast::<32, 5>(self.t_to.val());
+        if self.t_to.val() > self.c21.val() {
+            self.t_lim.next = self.c2_31.val();
+        }
+        self.tmo_q.reset.next = self.reset.val();
+        self.tmo_q.s_data.next = self.scan_qd.q.val();
+        self.tmo_q.s_valid.next = self.tmr_ram.rdata.val().get_bit(37) & self.t_to.val().any() & ((self.now.q.val() - self.t_stamp.val()) >= self.t_lim.val());
+        self.tmo_q.m_ready.next = false;
+        self.rtx_fifo.reset.next = self.reset.val();
+        self.rtx_fifo.s_axis.tdata.next = self.rtx_in.y.val();
+        self.rtx_fifo.s_axis.tkeep.next = true.into();
+        self.rtx_fifo.s_axis.tlast.next = true;
+        self.rtx_fifo.s_axis.tuser.next = false;
+        self.rtx_fifo.s_axis.tvalid.next = false;
+        self.rtx_out.x.next = self.rtx_fifo.m_axis.tdata.val();
+        self.rtx.next = self.rtx_out.y.val();
+        self.rtx_valid.next = self.rtx_fifo.m_axis.tvalid.val();
+        self.rtx_fifo.m_axis.tready.next = self.rtx_ready.val();
+        // a replay starts only when its whole run (at most 16) fits
+        self.rtx_room.next = self.rtx_fifo.level.val() <= self.c48.val();
         // tables
         self.in_qpn.next = bit_cast::<A, 24>(self.resp_q.m_data.val().dqpn);
         self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
@@ -341,6 +488,28 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.err_q.s_data.next = self.h_qpn.val();
         self.act_q.s_valid.next = false;
         self.act_q.s_data.next = false;
+        self.rtx_in.x.next.wr_id = self.e.val().wr_id;
+        self.rtx_in.x.next.op = self.e.val().op;
+        self.rtx_in.x.next.qpn = self.e.val().qpn;
+        self.rtx_in.x.next.first_psn = self.e.val().first_psn;
+        self.rtx_in.x.next.start_psn = self.e.val().first_psn;
+        if !self.rp_i.q.val().any() {
+            self.rtx_in.x.next.start_psn = self.rp_una.q.val();
+        }
+        self.rtx_in.x.next.laddr = self.e.val().laddr;
+        self.rtx_in.x.next.raddr = self.e.val().raddr;
+        self.rtx_in.x.next.rkey = self.e.val().rkey;
+        self.rtx_in.x.next.len = self.e.val().len;
+        self.rtx_in.x.next.pmtu = self.e.val().pmtu;
+        self.rp_last.next = (self.rp_i.q.val() + self.c1_5.val()) == self.rp_n.q.val();
+        self.rtx_in.x.next.last = self.rp_last.val();
+        // the retransmit timer: 4.096 µs (1024 cycles) × 2^timeout
+        self.lim.next = self.c1024.val() << bit_cast::<32, 5>(self.p.q.val().timeout);
+        if self.p.q.val().timeout > self.c21.val() {
+            self.lim.next = self.c2_31.val();
+        }
+        self.expired.next = self.p.q.val().count.any() & !self.p.q.val().err & self.p.q.val().timeout.any() & ((self.now.q.val() - self.p.q.val().stamp) >= self.lim.val());
+        self.want_rty.next = false;
         // evaluation of one step
         self.syn.next = self.h.q.val().syndrome;
         self.is_ack.next = (self.h.q.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_ack.val());
@@ -353,6 +522,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         self.done_d_unused_low.next = self.cov_psn.val() - self.e.val().last_psn;
         self.e_done.next = !self.done_d_unused_low.val().get_bit(23);
+        self.beh_d.next = self.h.q.val().psn - self.p.q.val().sq_una_psn;
+        self.behind.next = self.beh_d.val().get_bit(23);
         self.in_win.next = self.p.q.val().count.any() & ((self.h.q.val().psn - self.p.q.val().sq_una_psn) <= (self.p.q.val().sq_last_psn - self.p.q.val().sq_una_psn));
         self.room.next = self.cq_q.s_ready.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val() & self.err_q.s_ready.val();
         self.tail_nx.next = self.p.q.val().tail + self.c1_4.val();
@@ -384,8 +555,21 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.ptr_in.x.next.tail = self.c0_4.val();
                 self.ptr_in.x.next.count = self.c0_5.val();
                 self.ptr_in.x.next.err = false;
+                self.ptr_in.x.next.retry_cnt = self.ctl_retry.val();
+                self.ptr_in.x.next.retry_left = self.ctl_retry.val();
+                self.ptr_in.x.next.timeout = self.ctl_timeout.val();
+                self.ptr_in.x.next.rty = false;
                 self.ptr_ram.we.next = true;
                 self.ctl_done.next = true;
+            } else if self.tmo_q.m_valid.val() {
+                // a timer expired: check it against the QP's state
+                self.tmo_q.m_ready.next = true;
+                self.ptr_ram.raddr.next = self.tmo_q.m_data.val();
+                self.ptr_ram.re.next = true;
+                self.h.d.next.dqpn = bit_cast::<24, A>(self.tmo_q.m_data.val());
+                self.h.d.next.plen = self.c0_16m.val();
+                self.scan.d.next = true;
+                self.st.d.next = self.s_look.val();
             } else if self.sent_q.m_valid.val() & !self.sblk.q.val() {
                 // sent records first: an ACK can only follow its message's record
                 self.ptr_ram.raddr.next = self.qpn_a.val();
@@ -393,6 +577,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.st.d.next = self.s_sent.val();
             } else if self.resp_q.m_valid.val() {
                 self.resp_q.m_ready.next = true;
+                self.scan.d.next = false;
                 self.h.d.next = self.resp_q.m_data.val();
                 self.ptr_ram.re.next = true;
                 self.sblk.d.next = false;
@@ -427,6 +612,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.ptr_in.x.next.sq_last_psn = self.sent_q.m_data.val().last_psn;
                 if !self.ptr_out.y.val().count.any() {
                     self.ptr_in.x.next.sq_una_psn = self.sent_q.m_data.val().first_psn;
+                    self.ptr_in.x.next.stamp = self.now.q.val();
+                    self.ptr_in.x.next.retry_left = self.ptr_out.y.val().retry_cnt;
+                    self.ptr_in.x.next.rty = false;
                 }
                 self.ptr_ram.we.next = true;
                 self.sent_q.m_ready.next = true;
@@ -435,6 +623,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         if self.st.q.val() == self.s_look.val() {
             self.p.d.next = self.ptr_out.y.val();
+            self.una0.d.next = self.ptr_out.y.val().sq_una_psn;
             self.ring_ram.re.next = true;
             self.first.d.next = true;
             self.fatal.d.next = false;
@@ -447,7 +636,28 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.ring_ram.re.next = true;
             if self.room.val() {
                 self.first.d.next = false;
-                if self.first.q.val() & self.p.q.val().err {
+                if self.scan.q.val() & self.first.q.val() {
+                    // the retransmit timer of this QP
+                    if self.expired.val() {
+                        self.bump[9].next = true;
+                        if !self.p.q.val().retry_left.any() {
+                            // retry exceeded: the oldest message fails, the rest are flushed
+                            self.cq_q.s_data.next.status = self.st_retry.val();
+                            self.cq_q.s_valid.next = true;
+                            self.complete.next = true;
+                            self.fatal.d.next = true;
+                            self.p_nx.next.err = true;
+                            self.err_q.s_valid.next = true;
+                        } else {
+                            self.want_rty.next = true;
+                            self.finish.next = true;
+                        }
+                    } else {
+                        self.finish.next = true;
+                    }
+                } else if self.scan.q.val() & !self.fatal.q.val() {
+                    self.finish.next = true;
+                } else if self.first.q.val() & self.p.q.val().err {
                     // the QP's requester is in error: responses are dropped
                     self.bump[5].next = true;
                     self.finish.next = true;
@@ -462,7 +672,12 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     }
                 } else if self.is_ack.val() | self.is_nak_seq.val() | self.is_nak_fatal.val() {
                     if self.first.q.val() & !self.in_win.val() {
-                        self.bump[1].next = true;
+                        // a duplicate (behind) or a ghost (never sent): ignored
+                        if self.behind.val() {
+                            self.bump[7].next = true;
+                        } else {
+                            self.bump[1].next = true;
+                        }
                         self.finish.next = true;
                     } else if self.p.q.val().count.any() & self.e_done.val() & (self.e.val().op == self.op_write.val()) {
                         self.cq_q.s_valid.next = self.e.val().signaled;
@@ -475,12 +690,22 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             if self.first.q.val() {
                                 self.bump[0].next = true;
                             }
-                            if self.p.q.val().count.any() {
+                            if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) {
                                 self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                            }
+                            if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & self.e_done.val() {
+                                // acknowledged past a READ whose responses did not all arrive
+                                self.bump[8].next = true;
+                                self.want_rty.next = true;
                             }
                             self.finish.next = true;
                         } else if self.is_nak_seq.val() {
+                            // PSNs below it are acknowledged; Go-Back-N from it
                             self.bump[2].next = true;
+                            if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) {
+                                self.p_nx.next.sq_una_psn = self.h.q.val().psn;
+                            }
+                            self.want_rty.next = self.p.q.val().count.any();
                             self.finish.next = true;
                         } else if self.p.q.val().count.any() {
                             // the message the fatal NAK names
@@ -511,6 +736,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             self.cq_q.s_valid.next = self.e.val().signaled;
                             self.complete.next = true;
                         }
+                    } else if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & self.in_win.val() & !self.behind.val() {
+                        // ahead of the expected response: an implied NAK, Go-Back-N from it
+                        self.bump[8].next = true;
+                        self.want_rty.next = true;
+                        self.finish.next = true;
                     } else {
                         self.bump[5].next = true;
                         self.finish.next = true;
@@ -533,16 +763,56 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 }
             }
             self.p.d.next = self.p_nx.val();
+            // progress restarts the timer and restores the retries; a replay uses one
+            self.prog.next = self.p_nx.val().sq_una_psn != self.una0.q.val();
+            self.rl.next = self.p.q.val().retry_left;
+            self.p_fin.next = self.p_nx.val();
+            if self.prog.val() {
+                self.rl.next = self.p.q.val().retry_cnt;
+                self.p_fin.next.retry_left = self.p.q.val().retry_cnt;
+                self.p_fin.next.rty = false;
+                self.p_fin.next.stamp = self.now.q.val();
+            }
+            self.rty_go.next = self.want_rty.val() & self.rl.val().any() & self.rtx_room.val() & !(self.p.q.val().rty & !self.prog.val() & !self.scan.q.val());
+            if self.rty_go.val() {
+                self.p_fin.next.rty = true;
+                self.p_fin.next.retry_left = self.rl.val() - self.c1_3.val();
+                self.p_fin.next.stamp = self.now.q.val();
+            }
             if self.finish.val() {
                 // write the state back (with this step's changes) and hand the payload on
-                self.ptr_in.x.next = self.p_nx.val();
+                self.ptr_in.x.next = self.p_fin.val();
                 self.ptr_ram.we.next = true;
                 self.act_q.s_valid.next = self.h.q.val().plen.any();
                 self.act_q.s_data.next = self.pay_dma.val();
                 self.st.d.next = self.s_idle.val();
+                if self.rty_go.val() {
+                    self.bump[10].next = true;
+                    self.rp_i.d.next = self.c0_5.val();
+                    self.rp_n.d.next = self.p_nx.val().count;
+                    self.rp_tail.d.next = self.p_nx.val().tail;
+                    self.rp_una.d.next = self.p_nx.val().sq_una_psn;
+                    self.st.d.next = self.s_rp_rd.val();
+                } else if self.want_rty.val() & !(self.p.q.val().rty & !self.prog.val() & !self.scan.q.val()) {
+                    self.bump[11].next = true;
+                }
             }
         }
-        for i in 0..7 {
+        // ------------------------------------------------ replay: one ring entry every 2 cycles
+        if self.st.q.val() == self.s_rp_rd.val() {
+            self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.rp_tail.q.val() + bit_cast::<4, 5>(self.rp_i.q.val()));
+            self.ring_ram.re.next = true;
+            self.st.d.next = self.s_rp_em.val();
+        }
+        if self.st.q.val() == self.s_rp_em.val() {
+            self.rtx_fifo.s_axis.tvalid.next = true;
+            self.rp_i.d.next = self.rp_i.q.val() + self.c1_5.val();
+            self.st.d.next = self.s_rp_rd.val();
+            if self.rp_last.val() {
+                self.st.d.next = self.s_idle.val();
+            }
+        }
+        for i in 0..NK {
             if self.bump[i].val() {
                 self.k[i].d.next = self.k[i].q.val() + 1;
             }
@@ -569,13 +839,23 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().msn.any() | self.h.q.val().va.any()
             | self.h.q.val().rkey.any() | self.h.q.val().dma_len.any() | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any()
             | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any() | self.h.q.val().known | self.h.q.val().len_err
-            | self.h.q.val().ackreq | self.e.val().flush;
+            | self.h.q.val().ackreq | self.e.val().flush | self.e.val().signaled
+            | self.rtx_fifo.drop_bad.val().any() | self.rtx_fifo.drop_overflow.val().any() | self.rtx_fifo.m_axis.tkeep.val().any()
+            | self.rtx_fifo.m_axis.tlast.val() | self.rtx_fifo.m_axis.tuser.val();
         // the metadata queue moves in lock step with the command queue
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
+        // written with the QP's state
+        self.t_in.next = bit_cast::<38, 32>(self.ptr_in.x.val().stamp) | (bit_cast::<38, 5>(self.ptr_in.x.val().timeout) << 32);
+        if self.ptr_in.x.val().count.any() & !self.ptr_in.x.val().err {
+            self.t_in.next = bit_cast::<38, 32>(self.ptr_in.x.val().stamp) | (bit_cast::<38, 5>(self.ptr_in.x.val().timeout) << 32) | (bit_cast::<38, 1>(self.c1b.val()) << 37);
+        }
+        self.tmr_ram.wdata.next = self.t_in.val();
+        self.tmr_ram.waddr.next = self.ptr_ram.waddr.val();
+        self.tmr_ram.we.next = self.ptr_ram.we.val();
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             self.sblk.d.next = false;
-            for i in 0..7 {
+            for i in 0..NK {
                 self.k[i].d.next = 0.into();
             }
         }
@@ -588,5 +868,6 @@ nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, se
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta, err_qpn, err_valid, err_ready,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
-    ctl_req, ctl_qpn, ctl_done,
-    cnt.acks, cnt.ack_out_of_window, cnt.nak_seq, cnt.nak_fatal, cnt.read_resp, cnt.resp_unexpected, cnt.completions]);
+    ctl_req, ctl_qpn, ctl_timeout, ctl_retry, ctl_done, rtx, rtx_valid, rtx_ready,
+    cnt.acks, cnt.ack_out_of_window, cnt.nak_seq, cnt.nak_fatal, cnt.read_resp, cnt.resp_unexpected, cnt.completions,
+    cnt.ack_duplicate, cnt.implied_nak, cnt.timeouts, cnt.replays, cnt.replay_deferred]);

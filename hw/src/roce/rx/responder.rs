@@ -113,6 +113,8 @@ pub struct RespCounters {
     pub acks: Signal<Out, Bits<32>>,
     pub naks: Signal<Out, Bits<32>>,
     pub to_requester: Signal<Out, Bits<32>>,
+    /// Duplicate READ requests answered again from memory.
+    pub read_replays: Signal<Out, Bits<32>>,
 }
 
 /// Payload destinations of the mover.
@@ -192,8 +194,8 @@ pub struct RoceResponder<const A: usize> {
     d_do_wb: DFF<Bit>,
     d_pay: DFF<Bit>,
     d_dest: DFF<Bits<2>>,
-    d_cause: [DFF<Bit>; 15],
-    counters: [DFF<Bits<32>>; 15],
+    d_cause: [DFF<Bit>; 16],
+    counters: [DFF<Bits<32>>; 16],
     // LOOK-stage logic
     qp_ok: Signal<Local, Bit>,
     live: Signal<Local, Bit>,
@@ -209,7 +211,9 @@ pub struct RoceResponder<const A: usize> {
     addr: Signal<Local, Bits<64>>,
     left: Signal<Local, Bits<32>>,
     ack_now: Signal<Local, Bit>,
-    cause: [Signal<Local, Bit>; 15],
+    cause: [Signal<Local, Bit>; 16],
+    /// A duplicate READ request's response PSNs end at or before the expected PSN.
+    dup_fits: Signal<Local, Bit>,
     in_qpn: Signal<Local, Bits<A>>,
     h_qpn: Signal<Local, Bits<A>>,
     c0_8: Constant<Bits<8>>,
@@ -358,6 +362,7 @@ impl<const A: usize> Default for RoceResponder<A> {
             s_ctlrd: c(3),
             syn_ack: c(syndrome::ACK as u64),
             syn_seq: c(syndrome::NAK_PSN_SEQ as u64),
+            dup_fits: Default::default(),
             syn_inv: c(syndrome::NAK_INVALID_REQ as u64),
             syn_acc: c(syndrome::NAK_REMOTE_ACCESS as u64),
             dest_drop: c(DEST_DROP),
@@ -374,7 +379,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
     fn update(&mut self) {
         dff_setup!(self, clock, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
-        for i in 0..15 {
+        for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
             self.d_cause[i].clock.next = self.clock.val();
@@ -427,6 +432,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.cnt.acks.next = self.counters[12].q.val();
         self.cnt.naks.next = self.counters[13].q.val();
         self.cnt.to_requester.next = self.counters[14].q.val();
+        self.cnt.read_replays.next = self.counters[15].q.val();
         // ------------------------------------------------ tables
         self.cfg_out.x.next = self.cfg_ram.rdata.val();
         self.rq_out.x.next = self.rq_ram.rdata.val();
@@ -490,6 +496,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
         if !self.h.q.val().dma_len.any() {
             self.npkts.next = self.c1_24.val();
         }
+        self.dup_fits.next = (self.rq_out.y.val().rq_expected_psn - self.h.q.val().psn) >= self.npkts.val();
         self.addr.next = self.rq_out.y.val().rq_write_va;
         self.left.next = self.rq_out.y.val().rq_write_left;
         if self.cls.wr_first.val() | self.cls.wr_only.val() {
@@ -576,7 +583,20 @@ impl<const A: usize> Logic for RoceResponder<A> {
             } else if !self.h.q.val().known | self.h.q.val().len_err {
                 self.cause[4].next = true;
             } else if self.psn_delta.val().get_bit(23) {
+                // a duplicate (rxe): a WRITE that asks for an ACK is ACKed again (expected PSN
+                // - 1) and not executed again; a READ inside the PSNs already reserved, with a
+                // valid rkey and range, is answered again; anything else is dropped
                 self.cause[5].next = true;
+                if self.cls.rd_req.val() {
+                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() {
+                        self.cause[15].next = true;
+                        self.d_do_job.d.next = true;
+                        self.d_item.d.next.read = true;
+                    }
+                } else if self.h.q.val().ackreq {
+                    self.d_do_ack.d.next = true;
+                    self.d_item.d.next.psn = self.rq_out.y.val().rq_expected_psn - self.c1_24.val();
+                }
             } else if self.psn_delta.val().any() {
                 self.cause[6].next = true;
                 if !self.rq_out.y.val().rq_nak_sent {
@@ -635,7 +655,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
                     self.d_rq.d.next.rq_unacked = self.c0_8.val();
                 }
             }
-            for i in 0..15 {
+            for i in 0..16 {
                 self.d_cause[i].d.next = self.cause[i].val();
             }
         }
@@ -662,6 +682,9 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 }
                 if self.d_cause[14].q.val() {
                     self.counters[14].d.next = self.counters[14].q.val() + 1;
+                }
+                if self.d_cause[15].q.val() {
+                    self.counters[15].d.next = self.counters[15].q.val() + 1;
                 }
                 self.st.d.next = self.s_idle.val();
             }
@@ -697,7 +720,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
-            for i in 0..15 {
+            for i in 0..16 {
                 self.counters[i].d.next = 0.into();
             }
         }
@@ -716,4 +739,4 @@ nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr
     m_axis_resp.tdata, m_axis_resp.tkeep, m_axis_resp.tlast, m_axis_resp.tuser, m_axis_resp.tvalid, m_axis_resp.tready,
     num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
     cnt.headers, cnt.unknown_qp, cnt.qp_not_ready, cnt.qp_error, cnt.malformed, cnt.duplicate, cnt.psn_out_of_window,
-    cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester]);
+    cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester, cnt.read_replays]);

@@ -32,6 +32,9 @@ const DESC_W: usize = DESC_BITS + 3;
 const RSP_BITS: usize = RespItemFields::BITS;
 const RSP_W: usize = RSP_BITS + 3;
 const META_W: usize = META_BITS + 3;
+/// Payload bytes the TX fetches ahead of the deparser: enough to cover 2.6 µs of host read
+/// latency at line rate.
+pub const INFLIGHT_BUDGET: usize = 16384;
 
 /// Per-cause TX counters.
 #[derive(LogicInterface, Default)]
@@ -41,6 +44,8 @@ pub struct TxCounters {
     pub read_resp: Signal<Out, Bits<32>>,
     pub requests: Signal<Out, Bits<32>>,
     pub messages: Signal<Out, Bits<32>>,
+    /// Request packets sent again (Go-Back-N).
+    pub retransmits: Signal<Out, Bits<32>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -81,6 +86,11 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     pub err_qpn: Signal<In, Bits<A>>,
     pub err_valid: Signal<In, Bit>,
     pub err_ready: Signal<Out, Bit>,
+    /// Retransmissions from the completion side: they go before new work requests, and a run
+    /// (until `last`) is not interleaved with new ones.
+    pub rtx: Signal<In, RtxWr>,
+    pub rtx_valid: Signal<In, Bit>,
+    pub rtx_ready: Signal<Out, Bit>,
     pub cnt: TxCounters,
     // inputs
     sq_q: ChanSkid<SqWr>,
@@ -98,7 +108,21 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     r_left: DFF<Bits<32>>,
     r_psn: DFF<Bits<24>>,
     r_first: DFF<Bit>,
-    r_psn0: DFF<Bits<24>>,
+    /// The message being generated is a retransmission: no `sent` record, no send-PSN update.
+    r_rtx: DFF<Bit>,
+    rtx_busy: DFF<Bit>,
+    rtx_off: Signal<Local, Bits<32>>,
+    /// A new message of another QP, paused (between two of its packets) for a retransmission,
+    /// and resumed after it.
+    p_valid: DFF<Bit>,
+    p_wr: DFF<SqWr>,
+    p_addr: DFF<Bits<64>>,
+    p_left: DFF<Bits<32>>,
+    p_psn: DFF<Bits<24>>,
+    p_first: DFF<Bit>,
+    r_resume: DFF<Bit>,
+    preempt: Signal<Local, Bit>,
+    k_rtx: DFF<Bits<32>>,
     psn_ram: Ram<24, A>,
     pmtu_ram: Ram<6, A>,
     /// Set by the completion side's error events, cleared by a control-plane write.
@@ -134,6 +158,11 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     pick: Signal<Local, TxDesc>,
     pick_valid: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
+    /// Payload bytes chosen but not yet handed to the deparser: at most `budget`, so that ACKs
+    /// and retransmissions wait behind at most that much data (plus the packet FIFO).
+    inflight: DFF<Bits<24>>,
+    inflight_add: Signal<Local, Bits<24>>,
+    budget: Constant<Bits<24>>,
     desc_in: ToBits<TxDesc, DESC_BITS>,
     desc_fifo: AxisFifo<DESC_BITS, 1, DESC_W, 8>,
     desc_out: FromBits<TxDesc, DESC_BITS>,
@@ -156,7 +185,9 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     x_pay: Signal<Local, Bit>,
     pub slot_overrun: Signal<Out, Bits<32>>,
     build: RoceTxBuild,
-    out_fifo: AxisFifo512,
+    /// 128 beats (8 KiB): whole frames only, and little data queued ahead of ACKs and
+    /// retransmissions.
+    out_fifo: AxisFifo<DATA_W, KEEP_W, 578, 7>,
     k_frames: DFF<Bits<32>>,
     k_acks: DFF<Bits<32>>,
     k_resp: DFF<Bits<32>>,
@@ -233,7 +264,21 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             r_left: Default::default(),
             r_psn: Default::default(),
             r_first: Default::default(),
-            r_psn0: Default::default(),
+            r_rtx: Default::default(),
+            rtx_busy: Default::default(),
+            rtx_off: Default::default(),
+            p_valid: Default::default(),
+            p_wr: Default::default(),
+            p_addr: Default::default(),
+            p_left: Default::default(),
+            p_psn: Default::default(),
+            p_first: Default::default(),
+            r_resume: Default::default(),
+            preempt: Default::default(),
+            k_rtx: Default::default(),
+            rtx: Default::default(),
+            rtx_valid: Default::default(),
+            rtx_ready: Default::default(),
             psn_ram: Ram::new(style, false),
             pmtu_ram: Ram::new(style, false),
             err_ram: Ram::new(style, false),
@@ -268,6 +313,9 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             pick: Default::default(),
             pick_valid: Default::default(),
             fire: Default::default(),
+            inflight: Default::default(),
+            inflight_add: Default::default(),
+            budget: c(INFLIGHT_BUDGET as u64),
             desc_in: Default::default(),
             desc_fifo: AxisFifo::new(false),
             desc_out: Default::default(),
@@ -288,7 +336,7 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             x_pay: Default::default(),
             slot_overrun: Default::default(),
             build: Default::default(),
-            out_fifo: AxisFifo512::new_packet(),
+            out_fifo: AxisFifo::new_packet(),
             k_frames: Default::default(),
             k_acks: Default::default(),
             k_resp: Default::default(),
@@ -327,7 +375,7 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
 impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_st, r_wr, r_addr, r_left, r_psn, r_first, r_psn0, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, slot, meta_q, sq_q, rsp_fifo, sent_q, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -362,8 +410,17 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.cnt.read_resp.next = self.k_resp.q.val();
         self.cnt.requests.next = self.k_req.q.val();
         self.cnt.messages.next = self.k_msgs.q.val();
+        self.cnt.retransmits.next = self.k_rtx.q.val();
         // ------------------------------------------------ tables
         self.wr_qpn.next = bit_cast::<A, 24>(self.sq_q.m_data.val().qpn);
+        if self.rtx_valid.val() {
+            self.wr_qpn.next = bit_cast::<A, 24>(self.rtx.val().qpn);
+        } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
+            self.wr_qpn.next = bit_cast::<A, 24>(self.p_wr.q.val().qpn);
+        }
+        // a retransmission starts (start - first) packets into its message
+        self.rtx_off.next = bit_cast::<32, 24>(self.rtx.val().start_psn - self.rtx.val().first_psn) << (bit_cast::<32, 3>(self.rtx.val().pmtu) + bit_cast::<32, 4>(self.c8.val()));
+        self.rtx_ready.next = false;
         self.psn_ram.raddr.next = self.wr_qpn.val();
         self.pmtu_ram.raddr.next = self.wr_qpn.val();
         self.err_ram.raddr.next = self.wr_qpn.val();
@@ -426,22 +483,23 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_desc.next.plen = self.c0_16.val();
             self.r_desc.next.ackreq = false;
         }
-        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & self.sent_q.s_ready.val();
+        // a new message is recorded for the completion side with its first packet, before any
+        // of it can be acknowledged (and only when the record can be taken)
+        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & (self.sent_q.s_ready.val() | self.r_rtx.q.val() | !self.r_first.q.val());
         self.sq_q.m_ready.next = false;
         self.sent_q.s_valid.next = false;
         self.sent_q.s_data.next.wr_id = self.r_wr.q.val().wr_id;
         self.sent_q.s_data.next.op = self.r_wr.q.val().op;
         self.sent_q.s_data.next.qpn = self.r_wr.q.val().qpn;
-        self.sent_q.s_data.next.first_psn = self.r_psn0.q.val();
-        self.sent_q.s_data.next.last_psn = self.r_psn.q.val();
+        self.sent_q.s_data.next.first_psn = self.r_psn.q.val();
+        self.sent_q.s_data.next.last_psn = self.r_psn.q.val() + self.r_npkts.val() - self.c1_24.val();
         self.sent_q.s_data.next.laddr = self.r_wr.q.val().laddr;
+        self.sent_q.s_data.next.raddr = self.r_wr.q.val().raddr;
+        self.sent_q.s_data.next.rkey = self.r_wr.q.val().rkey;
         self.sent_q.s_data.next.len = self.r_wr.q.val().len;
         self.sent_q.s_data.next.signaled = self.r_wr.q.val().signaled;
         self.sent_q.s_data.next.pmtu = self.r_pmtu_code.val();
         self.sent_q.s_data.next.flush = false;
-        if self.r_wr.q.val().op == self.op_read.val() {
-            self.sent_q.s_data.next.last_psn = self.r_psn.q.val() + self.r_npkts.val() - self.c1_24.val();
-        }
         if self.r_st.q.val() == self.s_idle.val() {
             if self.ctl_req.val() {
                 self.cfg_ram.we.next = true;
@@ -454,8 +512,45 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.err_ram.waddr.next = self.err_qpn.val();
                 self.err_ram.wdata.next = true.into();
                 self.err_ram.we.next = true;
-            } else if self.sq_q.m_valid.val() {
+            } else if self.rtx_valid.val() {
+                self.rtx_ready.next = true;
+                self.r_resume.d.next = false;
+                self.r_wr.d.next.wr_id = self.rtx.val().wr_id;
+                self.r_wr.d.next.op = self.rtx.val().op;
+                self.r_wr.d.next.qpn = self.rtx.val().qpn;
+                self.r_wr.d.next.laddr = self.rtx.val().laddr;
+                self.r_wr.d.next.raddr = self.rtx.val().raddr + bit_cast::<64, 32>(self.rtx_off.val());
+                self.r_wr.d.next.rkey = self.rtx.val().rkey;
+                self.r_wr.d.next.len = self.rtx.val().len - self.rtx_off.val();
+                self.r_wr.d.next.signaled = false;
+                self.r_psn.d.next = self.rtx.val().start_psn;
+                self.r_addr.d.next = self.rtx.val().laddr + bit_cast::<64, 32>(self.rtx_off.val());
+                self.r_left.d.next = self.rtx.val().len - self.rtx_off.val();
+                self.r_first.d.next = !self.rtx_off.val().any();
+                self.r_rtx.d.next = true;
+                self.rtx_busy.d.next = !self.rtx.val().last;
+                self.psn_ram.re.next = true;
+                self.pmtu_ram.re.next = true;
+                self.err_ram.re.next = true;
+                self.r_st.d.next = self.s_look.val();
+            } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
+                // resume the paused message
+                self.r_wr.d.next = self.p_wr.q.val();
+                self.r_addr.d.next = self.p_addr.q.val();
+                self.r_left.d.next = self.p_left.q.val();
+                self.r_psn.d.next = self.p_psn.q.val();
+                self.r_first.d.next = self.p_first.q.val();
+                self.r_rtx.d.next = false;
+                self.r_resume.d.next = true;
+                self.p_valid.d.next = false;
+                self.psn_ram.re.next = true;
+                self.pmtu_ram.re.next = true;
+                self.err_ram.re.next = true;
+                self.r_st.d.next = self.s_look.val();
+            } else if self.sq_q.m_valid.val() & !self.rtx_busy.q.val() {
                 self.sq_q.m_ready.next = true;
+                self.r_rtx.d.next = false;
+                self.r_resume.d.next = false;
                 self.r_wr.d.next = self.sq_q.m_data.val();
                 self.psn_ram.re.next = true;
                 self.pmtu_ram.re.next = true;
@@ -464,14 +559,19 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             }
         }
         if self.r_st.q.val() == self.s_look.val() {
-            self.r_psn.d.next = self.psn_ram.rdata.val();
-            self.r_psn0.d.next = self.psn_ram.rdata.val();
-            self.r_addr.d.next = self.r_wr.q.val().laddr;
-            self.r_left.d.next = self.r_wr.q.val().len;
-            self.r_first.d.next = true;
+            if !self.r_rtx.q.val() & !self.r_resume.q.val() {
+                self.r_psn.d.next = self.psn_ram.rdata.val();
+                self.r_addr.d.next = self.r_wr.q.val().laddr;
+                self.r_left.d.next = self.r_wr.q.val().len;
+                self.r_first.d.next = true;
+            }
             self.r_st.d.next = self.s_gen.val();
             if (self.r_state.val() != self.c_rts.val()) | self.err_ram.rdata.val().any() {
+                // not in RTS: new work completes as flushed, a retransmission is dropped
                 self.r_st.d.next = self.s_flush.val();
+                if self.r_rtx.q.val() {
+                    self.r_st.d.next = self.s_idle.val();
+                }
             }
         }
         if self.r_st.q.val() == self.s_flush.val() {
@@ -491,14 +591,13 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_first.d.next = false;
             self.psn_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
             self.psn_ram.wdata.next = self.r_psn.q.val() + self.c1_24.val();
+            self.sent_q.s_valid.next = self.r_first.q.val() & !self.r_rtx.q.val();
             if self.r_wr.q.val().op == self.op_read.val() {
                 self.psn_ram.wdata.next = self.r_psn.q.val() + self.r_npkts.val();
-                self.psn_ram.we.next = true;
-                self.sent_q.s_valid.next = true;
+                self.psn_ram.we.next = !self.r_rtx.q.val();
                 self.r_st.d.next = self.s_idle.val();
             } else if self.r_last.val() {
-                self.psn_ram.we.next = true;
-                self.sent_q.s_valid.next = true;
+                self.psn_ram.we.next = !self.r_rtx.q.val();
                 self.r_st.d.next = self.s_idle.val();
             }
         }
@@ -573,12 +672,25 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.pick.next = self.j_desc.val();
             self.pick_valid.next = true;
         }
-        self.fire.next = self.pick_valid.val() & self.desc_fifo.s_axis.tready.val() & (!self.pick.val().plen.any() | self.cmd_q.s_ready.val());
+        self.inflight_add.next = self.inflight.q.val() + bit_cast::<24, 16>(self.pick.val().plen);
+        self.fire.next = self.pick_valid.val() & self.desc_fifo.s_axis.tready.val() & (!self.pick.val().plen.any() | (self.cmd_q.s_ready.val() & (self.inflight_add.val() <= self.budget.val())));
         self.a_take.next = self.fire.val() & self.a_pend.q.val();
         self.j_take.next = self.fire.val() & !self.a_pend.q.val() & self.j_active.q.val();
         self.r_take.next = self.fire.val() & !self.a_pend.q.val() & !self.j_active.q.val();
         if self.a_take.val() {
             self.a_pend.d.next = false;
+        }
+        // a retransmission of another QP pauses a new message between two of its packets
+        self.preempt.next = (self.r_st.q.val() == self.s_gen.val()) & !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_valid.val()
+            & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & !self.r_take.val();
+        if self.preempt.val() {
+            self.p_valid.d.next = true;
+            self.p_wr.d.next = self.r_wr.q.val();
+            self.p_addr.d.next = self.r_addr.q.val();
+            self.p_left.d.next = self.r_left.q.val();
+            self.p_psn.d.next = self.r_psn.q.val();
+            self.p_first.d.next = self.r_first.q.val();
+            self.r_st.d.next = self.s_idle.val();
         }
         self.desc_in.x.next = self.pick.val();
         self.desc_fifo.s_axis.tdata.next = self.desc_in.y.val();
@@ -598,7 +710,9 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         }
         if self.r_take.val() {
             self.k_req.d.next = self.k_req.q.val() + 1;
-            if self.r_last.val() | (self.r_wr.q.val().op == self.op_read.val()) {
+            if self.r_rtx.q.val() {
+                self.k_rtx.d.next = self.k_rtx.q.val() + 1;
+            } else if self.r_last.val() | (self.r_wr.q.val().op == self.op_read.val()) {
                 self.k_msgs.d.next = self.k_msgs.q.val() + 1;
             }
         }
@@ -635,6 +749,15 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.x_st.d.next = false;
         }
         self.meta_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
+        if self.fire.val() {
+            self.inflight.d.next = self.inflight_add.val();
+        }
+        if self.x_go.val() {
+            self.inflight.d.next = self.inflight.q.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
+            if self.fire.val() {
+                self.inflight.d.next = self.inflight_add.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
+            }
+        }
         self.x_hdr.next.opcode = self.x_desc.q.val().opcode;
         self.x_hdr.next.se = false;
         self.x_hdr.next.ackreq = self.x_desc.q.val().ackreq;
@@ -703,6 +826,12 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.k_resp.d.next = 0.into();
             self.k_req.d.next = 0.into();
             self.k_msgs.d.next = 0.into();
+            self.k_rtx.d.next = 0.into();
+            self.inflight.d.next = 0.into();
+            self.p_valid.d.next = false;
+            self.r_resume.d.next = false;
+            self.rtx_busy.d.next = false;
+            self.r_rtx.d.next = false;
         }
     }
 }
@@ -713,5 +842,5 @@ nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, s
     sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
-    local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done, err_qpn, err_valid, err_ready,
-    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, slot_overrun]);
+    local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done, err_qpn, err_valid, err_ready, rtx, rtx_valid, rtx_ready,
+    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, cnt.retransmits, slot_overrun]);
