@@ -289,6 +289,8 @@ pub struct MacLink {
     held: Vec<(u64, usize, Vec<Beat>)>,
     /// Index (in `frames`) of each frame in flight, in order.
     flight_ids: VecDeque<usize>,
+    /// When the receiving end of the wire is free again (cycles).
+    wire_free: f64,
     /// Frames that reached the receiver: (index in `frames`, cycle of the last beat).
     pub delivered: Vec<(usize, u64)>,
     tx: AxisPorts,
@@ -323,6 +325,7 @@ impl MacLink {
             leaving: vec![],
             held: vec![],
             flight_ids: VecDeque::new(),
+            wire_free: 0.0,
             delivered: vec![],
             tx: AxisPorts::find(from, "m_axis_tx"),
             rx: AxisPorts::find(to, "s_axis_rx"),
@@ -351,11 +354,15 @@ impl MacLink {
     fn chance(&mut self, p: f64) -> bool {
         p > 0.0 && (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
     }
-    /// Queue a whole frame for the receiver, after what is already on its way.
+    /// Queue a whole frame for the receiver, after what is already on its way, and no faster
+    /// than the wire (a held-back or doubled frame does not arrive above line rate).
     fn deliver(&mut self, id: usize, beats: Vec<Beat>) {
         self.flight_ids.push_back(id);
         for (t, d, k, l) in beats {
-            let t = self.flight.back().map_or(t, |b| b.0.max(t));
+            let start = self.wire_free.max(t as f64);
+            let n = (0..64).take_while(|i| k[i / 32] >> (i % 32) & 1 == 1).count();
+            self.wire_free = start + (n as f64 + if l { 24.0 } else { 0.0 }) / self.bytes_per_cycle;
+            let t = self.flight.back().map_or(start.ceil() as u64, |b| b.0.max(start.ceil() as u64));
             self.flight.push_back((t, d, k, l));
         }
     }

@@ -136,7 +136,6 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     st_retry: Constant<Bits<4>>,
     s_rp_rd: Constant<Bits<3>>,
     s_rp_em: Constant<Bits<3>>,
-    sent_q: ChanSkid<SentWr>,
     resp_q: ChanSkid<RoceHdr>,
     cq_q: ChanSkid<CqEntry>,
     cmd_q: ChanSkid<DmaCmd>,
@@ -283,7 +282,6 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             st_retry: c(cq_status::RETRY_EXCEEDED as u64),
             s_rp_rd: c(4),
             s_rp_em: c(5),
-            sent_q: Default::default(),
             resp_q: Default::default(),
             cq_q: Default::default(),
             cmd_q: Default::default(),
@@ -379,22 +377,18 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, st, h, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_tail, rp_una);
-        clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, sent_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
+        clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
             self.k[i].d.next = self.k[i].q.val();
             self.bump[i].next = false;
         }
-        self.sent_q.reset.next = self.reset.val();
         self.resp_q.reset.next = self.reset.val();
         self.cq_q.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
         self.act_q.reset.next = self.reset.val();
         self.dma_skid.reset.next = self.reset.val();
         // channels
-        self.sent_q.s_data.next = self.sent.val();
-        self.sent_q.s_valid.next = self.sent_valid.val();
-        self.sent_ready.next = self.sent_q.s_ready.val();
         self.resp_q.s_data.next = self.resp.val();
         self.resp_q.s_valid.next = self.resp_valid.val();
         self.resp_ready.next = self.resp_q.s_ready.val();
@@ -455,7 +449,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // tables
         self.in_qpn.next = bit_cast::<A, 24>(self.resp_q.m_data.val().dqpn);
         self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
-        self.qpn_a.next = bit_cast::<A, 24>(self.sent_q.m_data.val().qpn);
+        self.qpn_a.next = bit_cast::<A, 24>(self.sent.val().qpn);
         self.ptr_out.x.next = self.ptr_ram.rdata.val();
         self.ring_out.x.next = self.ring_ram.rdata.val();
         self.e.next = self.ring_out.y.val();
@@ -466,14 +460,14 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.ptr_ram.re.next = false;
         self.ptr_ram.we.next = false;
         self.ptr_ram.oce.next = false;
-        self.ring_in.x.next = self.sent_q.m_data.val();
+        self.ring_in.x.next = self.sent.val();
         self.ring_ram.wdata.next = self.ring_in.y.val();
         self.ring_ram.waddr.next = (bit_cast::<R, A>(self.qpn_a.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().head);
         self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().tail);
         self.ring_ram.re.next = false;
         self.ring_ram.we.next = false;
         self.ring_ram.oce.next = false;
-        self.sent_q.m_ready.next = false;
+        self.sent_ready.next = false;
         self.resp_q.m_ready.next = false;
         self.ctl_done.next = false;
         // outputs default
@@ -570,7 +564,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.h.d.next.plen = self.c0_16m.val();
                 self.scan.d.next = true;
                 self.st.d.next = self.s_look.val();
-            } else if self.sent_q.m_valid.val() & !self.sblk.q.val() {
+            } else if self.sent_valid.val() & !self.sblk.q.val() {
                 // sent records first: an ACK can only follow its message's record
                 self.ptr_ram.raddr.next = self.qpn_a.val();
                 self.ptr_ram.re.next = true;
@@ -590,17 +584,19 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             // record the message if the ring has room; a QP in error completes it as flushed
             self.p.d.next = self.ptr_out.y.val();
             self.ptr_ram.waddr.next = self.qpn_a.val();
-            self.cq_q.s_data.next.wr_id = self.sent_q.m_data.val().wr_id;
-            self.cq_q.s_data.next.qpn = self.sent_q.m_data.val().qpn;
-            self.cq_q.s_data.next.op = self.sent_q.m_data.val().op;
+            self.cq_q.s_data.next.wr_id = self.sent.val().wr_id;
+            self.cq_q.s_data.next.qpn = self.sent.val().qpn;
+            self.cq_q.s_data.next.op = self.sent.val().op;
             self.cq_q.s_data.next.status = self.st_flush.val();
-            self.cq_q.s_data.next.byte_len = self.sent_q.m_data.val().len;
+            self.cq_q.s_data.next.byte_len = self.sent.val().len;
             self.ptr_in.x.next = self.ptr_out.y.val();
-            if self.ptr_out.y.val().err | self.sent_q.m_data.val().flush {
+            if !self.sent_valid.val() {
+                // the TX took its record back (a retransmission went first): look again later
+            } else if self.ptr_out.y.val().err | self.sent.val().flush {
                 if self.cq_q.s_ready.val() {
                     self.cq_q.s_valid.next = true;
                     self.bump[6].next = true;
-                    self.sent_q.m_ready.next = true;
+                    self.sent_ready.next = true;
                 }
             } else if self.ptr_out.y.val().count == self.c16.val() {
                 // ring full: let responses through until one frees a slot
@@ -609,15 +605,15 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.ring_ram.we.next = true;
                 self.ptr_in.x.next.head = self.ptr_out.y.val().head + self.c1_4.val();
                 self.ptr_in.x.next.count = self.ptr_out.y.val().count + self.c1_5.val();
-                self.ptr_in.x.next.sq_last_psn = self.sent_q.m_data.val().last_psn;
+                self.ptr_in.x.next.sq_last_psn = self.sent.val().last_psn;
                 if !self.ptr_out.y.val().count.any() {
-                    self.ptr_in.x.next.sq_una_psn = self.sent_q.m_data.val().first_psn;
+                    self.ptr_in.x.next.sq_una_psn = self.sent.val().first_psn;
                     self.ptr_in.x.next.stamp = self.now.q.val();
                     self.ptr_in.x.next.retry_left = self.ptr_out.y.val().retry_cnt;
                     self.ptr_in.x.next.rty = false;
                 }
                 self.ptr_ram.we.next = true;
-                self.sent_q.m_ready.next = true;
+                self.sent_ready.next = true;
             }
             self.st.d.next = self.s_idle.val();
         }

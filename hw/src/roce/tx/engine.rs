@@ -99,10 +99,9 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     rsp_out: FromBits<RespItem, RSP_BITS>,
     a_pend: DFF<Bit>,
     a_item: DFF<RespItem>,
-    sent_q: ChanSkid<SentWr>,
     cmd_q: ChanSkid<DmaCmd>,
     // requester: 0 idle, 1 look up the send PSN, 2 generate packets
-    r_st: DFF<Bits<2>>,
+    r_st: DFF<Bits<3>>,
     r_wr: DFF<SqWr>,
     r_addr: DFF<Bits<64>>,
     r_left: DFF<Bits<32>>,
@@ -121,6 +120,8 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     p_psn: DFF<Bits<24>>,
     p_first: DFF<Bit>,
     r_resume: DFF<Bit>,
+    /// The paused message was not yet recorded by the completion side.
+    r_unrec: DFF<Bit>,
     preempt: Signal<Local, Bit>,
     k_rtx: DFF<Bits<32>>,
     psn_ram: Ram<24, A>,
@@ -130,7 +131,8 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     r_pmtu_code: Signal<Local, Bits<3>>,
     r_state: Signal<Local, Bits<3>>,
     c_rts: Constant<Bits<3>>,
-    s_flush: Constant<Bits<2>>,
+    s_flush: Constant<Bits<3>>,
+    s_rec: Constant<Bits<3>>,
     r_pmtu: Signal<Local, Bits<16>>,
     r_last: Signal<Local, Bit>,
     r_plen: Signal<Local, Bits<32>>,
@@ -202,9 +204,9 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     c0_24: Constant<Bits<24>>,
     c0_32: Constant<Bits<32>>,
     c0_64: Constant<Bits<64>>,
-    s_idle: Constant<Bits<2>>,
-    s_look: Constant<Bits<2>>,
-    s_gen: Constant<Bits<2>>,
+    s_idle: Constant<Bits<3>>,
+    s_look: Constant<Bits<3>>,
+    s_gen: Constant<Bits<3>>,
     op_read: Constant<Bits<2>>,
     o_wf: Constant<Bits<8>>,
     o_wm: Constant<Bits<8>>,
@@ -256,7 +258,6 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             rsp_out: Default::default(),
             a_pend: Default::default(),
             a_item: Default::default(),
-            sent_q: Default::default(),
             cmd_q: Default::default(),
             r_st: Default::default(),
             r_wr: Default::default(),
@@ -274,6 +275,7 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             p_psn: Default::default(),
             p_first: Default::default(),
             r_resume: Default::default(),
+            r_unrec: Default::default(),
             preempt: Default::default(),
             k_rtx: Default::default(),
             rtx: Default::default(),
@@ -289,6 +291,7 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             r_state: Default::default(),
             c_rts: c(state::RTS as u64),
             s_flush: c(3),
+            s_rec: c(4),
             r_pmtu: Default::default(),
             r_last: Default::default(),
             r_plen: Default::default(),
@@ -375,11 +378,10 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
 impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, slot, meta_q, sq_q, rsp_fifo, sent_q, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
+        dff_setup!(self, clock, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        clock!(self, clock, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
-        self.sent_q.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
         self.desc_fifo.reset.next = self.reset.val();
         self.hdr_q.reset.next = self.reset.val();
@@ -399,9 +401,6 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.rsp_fifo.s_axis.tvalid.next = self.rsp_valid.val();
         self.rsp_ready.next = self.rsp_fifo.s_axis.tready.val();
         self.rsp_out.x.next = self.rsp_fifo.m_axis.tdata.val();
-        self.sent.next = self.sent_q.m_data.val();
-        self.sent_valid.next = self.sent_q.m_valid.val();
-        self.sent_q.m_ready.next = self.sent_ready.val();
         self.dma_rd_cmd.next = self.cmd_q.m_data.val();
         self.dma_rd_cmd_valid.next = self.cmd_q.m_valid.val();
         self.cmd_q.m_ready.next = self.dma_rd_cmd_ready.val();
@@ -483,23 +482,23 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_desc.next.plen = self.c0_16.val();
             self.r_desc.next.ackreq = false;
         }
-        // a new message is recorded for the completion side with its first packet, before any
-        // of it can be acknowledged (and only when the record can be taken)
-        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & (self.sent_q.s_ready.val() | self.r_rtx.q.val() | !self.r_first.q.val());
+        self.r_valid.next = self.r_st.q.val() == self.s_gen.val();
         self.sq_q.m_ready.next = false;
-        self.sent_q.s_valid.next = false;
-        self.sent_q.s_data.next.wr_id = self.r_wr.q.val().wr_id;
-        self.sent_q.s_data.next.op = self.r_wr.q.val().op;
-        self.sent_q.s_data.next.qpn = self.r_wr.q.val().qpn;
-        self.sent_q.s_data.next.first_psn = self.r_psn.q.val();
-        self.sent_q.s_data.next.last_psn = self.r_psn.q.val() + self.r_npkts.val() - self.c1_24.val();
-        self.sent_q.s_data.next.laddr = self.r_wr.q.val().laddr;
-        self.sent_q.s_data.next.raddr = self.r_wr.q.val().raddr;
-        self.sent_q.s_data.next.rkey = self.r_wr.q.val().rkey;
-        self.sent_q.s_data.next.len = self.r_wr.q.val().len;
-        self.sent_q.s_data.next.signaled = self.r_wr.q.val().signaled;
-        self.sent_q.s_data.next.pmtu = self.r_pmtu_code.val();
-        self.sent_q.s_data.next.flush = false;
+        // a new message is recorded by the completion side (in its QP's ring) before its first
+        // packet goes out, so no ACK can come before its record
+        self.sent_valid.next = self.r_st.q.val() == self.s_rec.val();
+        self.sent.next.wr_id = self.r_wr.q.val().wr_id;
+        self.sent.next.op = self.r_wr.q.val().op;
+        self.sent.next.qpn = self.r_wr.q.val().qpn;
+        self.sent.next.first_psn = self.r_psn.q.val();
+        self.sent.next.last_psn = self.r_psn.q.val() + self.r_npkts.val() - self.c1_24.val();
+        self.sent.next.laddr = self.r_wr.q.val().laddr;
+        self.sent.next.raddr = self.r_wr.q.val().raddr;
+        self.sent.next.rkey = self.r_wr.q.val().rkey;
+        self.sent.next.len = self.r_wr.q.val().len;
+        self.sent.next.signaled = self.r_wr.q.val().signaled;
+        self.sent.next.pmtu = self.r_pmtu_code.val();
+        self.sent.next.flush = false;
         if self.r_st.q.val() == self.s_idle.val() {
             if self.ctl_req.val() {
                 self.cfg_ram.we.next = true;
@@ -566,6 +565,9 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.r_first.d.next = true;
             }
             self.r_st.d.next = self.s_gen.val();
+            if (!self.r_rtx.q.val() & !self.r_resume.q.val()) | (self.r_resume.q.val() & self.r_unrec.q.val()) {
+                self.r_st.d.next = self.s_rec.val();
+            }
             if (self.r_state.val() != self.c_rts.val()) | self.err_ram.rdata.val().any() {
                 // not in RTS: new work completes as flushed, a retransmission is dropped
                 self.r_st.d.next = self.s_flush.val();
@@ -574,13 +576,16 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 }
             }
         }
+        if (self.r_st.q.val() == self.s_rec.val()) & self.sent_ready.val() {
+            self.r_st.d.next = self.s_gen.val();
+        }
         if self.r_st.q.val() == self.s_flush.val() {
             // the QP is not in RTS: nothing goes out, the message completes as flushed
-            self.sent_q.s_data.next.flush = true;
-            self.sent_q.s_data.next.first_psn = self.r_psn.q.val();
-            self.sent_q.s_data.next.last_psn = self.r_psn.q.val();
-            if self.sent_q.s_ready.val() {
-                self.sent_q.s_valid.next = true;
+            self.sent.next.flush = true;
+            self.sent.next.first_psn = self.r_psn.q.val();
+            self.sent.next.last_psn = self.r_psn.q.val();
+            self.sent_valid.next = true;
+            if self.sent_ready.val() {
                 self.r_st.d.next = self.s_idle.val();
             }
         }
@@ -591,7 +596,6 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_first.d.next = false;
             self.psn_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
             self.psn_ram.wdata.next = self.r_psn.q.val() + self.c1_24.val();
-            self.sent_q.s_valid.next = self.r_first.q.val() & !self.r_rtx.q.val();
             if self.r_wr.q.val().op == self.op_read.val() {
                 self.psn_ram.wdata.next = self.r_psn.q.val() + self.r_npkts.val();
                 self.psn_ram.we.next = !self.r_rtx.q.val();
@@ -680,9 +684,12 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         if self.a_take.val() {
             self.a_pend.d.next = false;
         }
-        // a retransmission of another QP pauses a new message between two of its packets
-        self.preempt.next = (self.r_st.q.val() == self.s_gen.val()) & !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_valid.val()
-            & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & !self.r_take.val();
+        // a retransmission pauses a new message between two of its packets: one of another QP,
+        // or one still waiting for its record (its QP's ring may be full, and only the
+        // retransmission can free it)
+        self.preempt.next = !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_valid.val()
+            & ((((self.r_st.q.val() == self.s_gen.val()) & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & !self.r_take.val()))
+                | ((self.r_st.q.val() == self.s_rec.val()) & !self.sent_ready.val()));
         if self.preempt.val() {
             self.p_valid.d.next = true;
             self.p_wr.d.next = self.r_wr.q.val();
@@ -690,6 +697,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.p_left.d.next = self.r_left.q.val();
             self.p_psn.d.next = self.r_psn.q.val();
             self.p_first.d.next = self.r_first.q.val();
+            self.r_unrec.d.next = self.r_st.q.val() == self.s_rec.val();
             self.r_st.d.next = self.s_idle.val();
         }
         self.desc_in.x.next = self.pick.val();
