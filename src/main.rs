@@ -203,6 +203,7 @@ fn main() -> Result<()> {
                 faults,
                 timeout,
                 retry_cnt,
+                ..Default::default()
             };
             cmd::sim::rdma(&o, pcie_latency_ns, pcie_gbps, campaign.is_some())
         }

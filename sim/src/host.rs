@@ -262,6 +262,17 @@ impl Faults {
     }
 }
 
+/// A fault aimed at one frame (by its number in its link direction, from 0), for tests with
+/// an exact expected trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scripted {
+    Drop,
+    /// Delivered twice.
+    Dup,
+    /// The BTH PSN becomes this one (ICRC recomputed): a ghost.
+    SetPsn(u32),
+}
+
 /// What a link direction did to its frames.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FaultCounts {
@@ -280,6 +291,8 @@ type Beat = (u64, Vec<u32>, Vec<u32>, bool);
 /// One direction of a 100G link from `m_axis_tx` of one engine to `s_axis_rx` of another.
 pub struct MacLink {
     pub faults: Faults,
+    /// Faults aimed at given frames, before (and instead of) the random ones.
+    pub script: Vec<(usize, Scripted)>,
     pub counts: FaultCounts,
     rng: Rng,
     burst_left: u64,
@@ -319,6 +332,7 @@ impl MacLink {
     pub fn new<S: CycleSim + ?Sized, T: CycleSim + ?Sized>(from: &S, to: &T) -> Self {
         MacLink {
             faults: Faults::default(),
+            script: vec![],
             counts: FaultCounts::default(),
             rng: Rng::new(1),
             burst_left: 0,
@@ -380,6 +394,27 @@ impl MacLink {
     fn frame_done(&mut self, now: u64, beats: Vec<Beat>, bytes: &[u8]) {
         let id = self.frames.len();
         self.counts.frames += 1;
+        if let Some((_, f)) = self.script.iter().find(|(i, _)| *i == id).copied() {
+            match f {
+                Scripted::Drop => self.counts.lost += 1,
+                Scripted::Dup => {
+                    self.counts.duplicated += 1;
+                    self.deliver(id, beats.clone());
+                    self.deliver(id, beats);
+                }
+                Scripted::SetPsn(psn) => {
+                    // an IPv4 RoCEv2 frame: PSN at 51..54, ICRC in the last 4 bytes
+                    let mut b = bytes.to_vec();
+                    b[51..54].copy_from_slice(&psn.to_be_bytes()[1..]);
+                    let n = b.len() - 4;
+                    let c = nicgen_model::icrc::icrc_of(&b[..n]).expect("a RoCEv2 frame");
+                    b[n..].copy_from_slice(&c.to_le_bytes());
+                    let beats = Self::rebeat(&beats, &b);
+                    self.deliver(id, beats);
+                }
+            }
+            return;
+        }
         if !self.faults.any() {
             return self.deliver(id, beats);
         }
