@@ -496,8 +496,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     }
     // counters that must stay 0: always, and when no fault is injected (with faults, the RX
     // buffer may overflow under floods of duplicates of tiny frames: counted, and recovered)
-    let never = ["resp_unknown_qp", "resp_qp_error", "resp_malformed", "resp_bad_opcode_seq", "resp_length_error", "resp_rkey_violation", "req_nak_fatal", "slot_overrun", "req_replay_deferred"];
-    let lossless = ["rx_drop_overflow", "req_ack_out_of_window", "rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce", "resp_duplicate", "resp_psn_out_of_window", "resp_naks", "req_nak_seq", "req_resp_unexpected", "req_ack_duplicate", "req_implied_nak", "req_timeouts", "req_replays", "tx_retransmits", "resp_read_replays"];
+    let never = ["resp_unknown_qp", "resp_qp_error", "resp_malformed", "resp_bad_opcode_seq", "resp_length_error", "resp_rkey_violation", "req_nak_fatal", "slot_overrun"];
+    let lossless = ["rx_drop_overflow", "req_replay_deferred", "req_ack_out_of_window", "rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce", "resp_duplicate", "resp_psn_out_of_window", "resp_naks", "req_nak_seq", "req_resp_unexpected", "req_ack_duplicate", "req_implied_nak", "req_timeouts", "req_replays", "tx_retransmits", "resp_read_replays"];
     for (name, x, y) in &r.counters {
         if (never.contains(&name.as_str()) || (!o.faults.any() && !scripted && lossless.contains(&name.as_str()))) && (*x > 0 || *y > 0) {
             r.errors.push(format!("counter {name}: A {x}, B {y}"));

@@ -282,6 +282,8 @@ pub struct FaultCounts {
     pub burst_lost: u64,
     pub reordered: u64,
     pub duplicated: u64,
+    /// Corrupted and truncated copies delivered (a damaged frame that is also duplicated
+    /// counts twice): each must be dropped by the receiver's checks.
     pub corrupted: u64,
     pub truncated: u64,
 }
@@ -433,6 +435,7 @@ impl MacLink {
             return;
         }
         let mut beats = beats;
+        let (c0, t0) = (self.counts.corrupted, self.counts.truncated);
         // past Ethernet, IPv4 or IPv6, and UDP
         let ipv6 = bytes.len() > 14 && bytes[14] >> 4 == 6;
         let bth = 14 + if ipv6 { 40 } else { 20 } + 8;
@@ -452,7 +455,10 @@ impl MacLink {
         }
         let twice = self.chance(self.faults.dup);
         if twice {
+            // both copies of a damaged frame count
             self.counts.duplicated += 1;
+            self.counts.corrupted += self.counts.corrupted - c0;
+            self.counts.truncated += self.counts.truncated - t0;
         }
         if self.chance(self.faults.reorder) {
             self.counts.reordered += 1;
