@@ -90,23 +90,29 @@ fn bench_smoke_writes_table_json_and_plots() {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("bench.json")).unwrap()).unwrap();
     let rows = v["rows"].as_array().unwrap();
     let groups: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["group"].as_str().unwrap()).collect();
-    assert_eq!(groups.into_iter().collect::<Vec<_>>(), ["bidir", "fig4-latency", "fig4-throughput", "fig5-qps", "small-64B"]);
+    assert_eq!(groups.into_iter().collect::<Vec<_>>(), ["bidir", "fig4-latency", "fig4-throughput", "fig5-qps", "loss", "small-64B"]);
     for r in rows {
         let g = r["goodput_gbps"].as_f64().unwrap();
         let dirs = if r["group"] == "bidir" { 2.0 } else { 1.0 };
         assert!(g > 0.0 && g <= 12.26 * dirs, "{r}");
         // bidirectional rows share a link direction between two posting sides by priority
         // (READ responses before requests), so only the others are checked for fairness
-        if r["group"] != "bidir" {
+        if r["group"] != "bidir" && r["group"] != "loss" {
             assert!(r["jain"].as_f64().is_some_and(|j| j > 0.9), "{r}");
         }
     }
+    // the loss sweep: lossless first, then losses that cost retransmissions and goodput
+    let loss: Vec<&serde_json::Value> = rows.iter().filter(|r| r["group"] == "loss").collect();
+    assert_eq!(loss.iter().map(|r| r["loss_pct"].as_f64().unwrap()).collect::<Vec<_>>(), [0.0, 0.1, 1.0, 5.0]);
+    assert_eq!(loss[0]["retransmits"], 0);
+    assert!(loss[3]["retransmits"].as_u64().unwrap() > 0, "{}", loss[3]);
+    assert!(loss[3]["pct_of_lossless"].as_f64().unwrap() < 100.0, "{}", loss[3]);
     assert_eq!(v["settings"]["pcie_read_latency_ns"], 1000);
     let blocks = v["blocks"].as_array().unwrap();
     assert!(blocks.iter().any(|b| b["block"] == "icrc_check" && b["ii"].as_f64().unwrap() == 1.0));
     assert!(blocks.iter().any(|b| b["block"] == "roce_tx_build" && b["ii"].as_f64().unwrap() < 1.05));
     assert!(std::fs::read_to_string(dir.join("bench.md")).unwrap().contains("| READ | 32768 |"));
-    for p in ["throughput", "latency", "qp_share"] {
+    for p in ["throughput", "latency", "qp_share", "loss"] {
         for ext in ["png", "svg"] {
             let f = dir.join(format!("{p}.{ext}"));
             assert!(std::fs::metadata(&f).map(|m| m.len() > 1000).unwrap_or(false), "{} missing", f.display());

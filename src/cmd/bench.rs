@@ -55,6 +55,13 @@ pub struct Row {
     pub published: String,
     pub sim_cycles: u64,
     pub cycles_per_sec: f64,
+    /// Random frame loss on both link directions (the loss sweep), and what it cost.
+    pub loss_pct: f64,
+    pub pct_of_lossless: Option<f64>,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// Median cycles from a NAK's arrival to the retransmission's first byte on the wire.
+    pub nak_to_rtx_cycles: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -62,7 +69,6 @@ struct Report {
     settings: Settings,
     rows: Vec<Row>,
     blocks: Vec<BlockFigure>,
-    loss_sweep: &'static str,
     sim_cycles_per_sec: f64,
 }
 
@@ -142,6 +148,12 @@ fn jobs(b: &BenchOpts) -> Vec<Job> {
         let count = if b.smoke { 16 } else if b.quick { 64 } else { 256 };
         v.push(Job { group: "bidir", o: RdmaOpts { op: a, b_op: Some(bo), size: 32768, count, qps: 4, ..base.clone() }, published: "not measured".into() });
     }
+    // loss sweep: 64 KiB WRITEs over 4 QPs, random loss on both directions (ACKs too)
+    for loss in [0.0, 0.001, 0.01, 0.05] {
+        let count = if b.smoke { 16 } else if b.quick { 48 } else { 160 };
+        let faults = nicgen_sim::host::Faults { loss, ..Default::default() };
+        v.push(Job { group: "loss", o: RdmaOpts { op: Op::Write, size: 65536, count, qps: 4, timeout: 3, faults, ..base.clone() }, published: if loss == 0.01 { "goal ≥ 80% of lossless".into() } else { String::new() } });
+    }
     v
 }
 
@@ -169,6 +181,15 @@ fn row(j: &Job, r: &RdmaReport) -> Row {
         published: j.published.clone(),
         sim_cycles: r.cycles,
         cycles_per_sec: r.cycles_per_sec,
+        loss_pct: 100.0 * j.o.faults.loss,
+        pct_of_lossless: None,
+        retransmits: r.counters.iter().filter(|c| c.0 == "tx_retransmits").map(|c| c.1 + c.2).sum(),
+        timeouts: r.counters.iter().filter(|c| c.0 == "req_timeouts").map(|c| c.1 + c.2).sum(),
+        nak_to_rtx_cycles: {
+            let mut v = r.nak_to_rtx.clone();
+            v.sort();
+            v.get(v.len() / 2).copied()
+        },
     }
 }
 
@@ -190,6 +211,11 @@ pub fn run(b: &BenchOpts) -> Result<()> {
         rows.push(row(j, &r));
         bar.inc(1);
     }
+    // the loss sweep against its lossless run
+    let clean = rows.iter().find(|r| r.group == "loss" && r.loss_pct == 0.0).map(|r| r.goodput_gbps);
+    for r in rows.iter_mut().filter(|r| r.group == "loss") {
+        r.pct_of_lossless = clean.map(|c| 100.0 * r.goodput_gbps / c);
+    }
     bar.set_message("per-block latency and II");
     let blocks = block_figures();
     bar.finish_and_clear();
@@ -199,7 +225,7 @@ pub fn run(b: &BenchOpts) -> Result<()> {
         mac: "100 Gb/s per direction, counting 20 B preamble+IFG and 4 B FCS per frame; 100-cycle link".into(),
         pcie_read_latency_ns: b.pcie_latency_ns,
         pcie_gbps: b.pcie_gbps,
-        hbm: "not modelled yet (no retransmission buffer until the reliability issue)".into(),
+        hbm: "not modelled yet (Go-Back-N replays re-read host memory; the HBM retransmission buffer is open)".into(),
         pmtu: 4096,
         slot_latency_cycles: 1,
         quick: b.quick || b.smoke,
@@ -208,7 +234,6 @@ pub fn run(b: &BenchOpts) -> Result<()> {
         settings,
         rows,
         blocks,
-        loss_sweep: "not run: needs retransmission (reliability issue, open)",
         sim_cycles_per_sec: cyc as f64 / secs.max(1e-9),
     };
     let md = markdown(&rep);
@@ -234,7 +259,7 @@ fn markdown(r: &Report) -> String {
     let _ = writeln!(m, "Model: {} MHz, {}-bit datapath; MAC: {}; PCIe: {} ns read latency, {} GB/s each way; HBM: {}; PMTU {} B; service slots {} cycle. Latency is post → completion at node A. Goodput counts verified payload bytes only.\n", s.clock_mhz, s.data_width_bits, s.mac, s.pcie_read_latency_ns, s.pcie_gbps, s.hbm, s.pmtu, s.slot_latency_cycles);
     let ceiling = payload_ceiling(4096);
     let mut group = "";
-    for x in &r.rows {
+    for x in r.rows.iter().filter(|x| x.group != "loss") {
         if x.group != group {
             group = x.group;
             let title = match group {
@@ -250,7 +275,12 @@ fn markdown(r: &Report) -> String {
         }
         let _ = writeln!(m, "| {} | {} | {} | {}{} | {:.3} | {:.1} | {:.2} | {:.2} | {:.0} | {:.2} | {} | {} | {} | {} |", x.op, x.size, x.qps, x.messages, if x.outstanding > 0 { format!(" ({})", x.outstanding) } else { String::new() }, x.goodput_gbps, x.ceiling_pct, x.mpps, x.msg_rate_m, x.lat_mean_cycles, x.lat_mean_cycles * NS_PER_CYCLE / 1000.0, x.lat_p99_cycles, x.per_qp_gbps.map(|v| format!("{v:.3}")).unwrap_or("n/a".into()), x.jain.map(|v| format!("{v:.4}")).unwrap_or("n/a".into()), x.published);
     }
-    let _ = writeln!(m, "\n## Loss sweep\n\n{}\n", r.loss_sweep);
+    let _ = writeln!(m, "\n## Loss sweep: 64 KiB WRITE over 4 QPs, random frame loss on both directions (ACKs too), Go-Back-N, local ACK timeout 33 µs\n");
+    let _ = writeln!(m, "| loss % | msgs | GB/s | % of lossless | retransmitted packets | timeouts | NAK → retransmission (median cycles) | goal |\n|---:|---:|---:|---:|---:|---:|---:|---|");
+    for x in r.rows.iter().filter(|x| x.group == "loss") {
+        let _ = writeln!(m, "| {} | {} | {:.3} | {} | {} | {} | {} | {} |", x.loss_pct, x.messages, x.goodput_gbps, x.pct_of_lossless.map(|v| format!("{v:.1}")).unwrap_or("n/a".into()), x.retransmits, x.timeouts, x.nak_to_rtx_cycles.map(|v| v.to_string()).unwrap_or("n/a".into()), x.published);
+    }
+    let _ = writeln!(m);
     let _ = writeln!(m, "## Per block (4 KiB RoCEv2 WRITE frames, Verilator)\n\n| block | latency cycles | II (cycles per beat, in or out, whichever is more) | what |\n|---|---:|---:|---|");
     for b in &r.blocks {
         let _ = writeln!(m, "| {} | {} | {:.3} | {} |", b.block, b.latency_cycles, b.ii, b.about);

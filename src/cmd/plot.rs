@@ -91,10 +91,13 @@ pub fn all(dir: &Path, rows: &[Row], settings: &str) -> Result<Vec<PathBuf>> {
         ("per QP".into(), RED, rows.iter().filter(|r| r.group == "fig5-qps").filter_map(|r| r.per_qp_gbps.map(|g| (r.qps as f64, g))).collect()),
     ];
     let ceiling = nicgen_hw::scenario::payload_ceiling(4096);
+    let loss: Vec<Series> = vec![("64 KiB WRITE, 4 QPs".into(), BLUE, rows.iter().filter(|r| r.group == "loss" && r.loss_pct > 0.0).map(|r| (100.0 * r.loss_pct, r.goodput_gbps)).collect())];
+    let lossless = rows.iter().find(|r| r.group == "loss" && r.loss_pct == 0.0).map(|r| ("lossless", r.goodput_gbps));
     let plots: Vec<Plot> = vec![
         ("throughput", format!("Throughput vs message size, 1 QP ({settings})"), "message size (bytes)", "goodput (GB/s)", &tput, Some(("100G payload ceiling", ceiling)), false),
         ("latency", format!("Latency vs message size, 1 outstanding ({settings})"), "message size (bytes)", "post → completion (µs)", &lat, None, true),
         ("qp_share", format!("32 KiB READ over N QPs ({settings})"), "QPs", "goodput (GB/s)", &share, Some(("100G payload ceiling", ceiling)), true),
+        ("loss", format!("Goodput vs random frame loss, Go-Back-N ({settings})"), "frame loss, both directions (basis points: 100 = 1 %)", "goodput (GB/s)", &loss, lossless, false),
     ];
     for (name, title, xl, yl, series, hline, log_y) in plots {
         if series.iter().all(|s| s.2.is_empty()) {

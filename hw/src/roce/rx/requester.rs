@@ -124,13 +124,14 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     // replay: ring entries tail .. tail + n - 1, the first from `rp_una`
     rp_i: DFF<Bits<5>>,
     rp_n: DFF<Bits<5>>,
-    rp_tail: DFF<Bits<4>>,
     rp_una: DFF<Bits<24>>,
     c1_3: Constant<Bits<3>>,
     rp_last: Signal<Local, Bit>,
     c21: Constant<Bits<5>>,
     c1024: Constant<Bits<32>>,
     c1b: Constant<Bits<1>>,
+    c1_a: Constant<Bits<A>>,
+    rp_ptr: DFF<Bits<4>>,
     c2_31: Constant<Bits<32>>,
     c48: Constant<Bits<16>>,
     st_retry: Constant<Bits<4>>,
@@ -270,13 +271,14 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             beh_d: Default::default(),
             rp_i: Default::default(),
             rp_n: Default::default(),
-            rp_tail: Default::default(),
             rp_una: Default::default(),
             c1_3: c(1),
             rp_last: Default::default(),
             c21: c(21),
             c1024: c(1024),
             c1b: c(1),
+            c1_a: c(1),
+            rp_ptr: Default::default(),
             c2_31: c(1 << 31),
             c48: c(48),
             st_retry: c(cq_status::RETRY_EXCEEDED as u64),
@@ -376,7 +378,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_tail, rp_una);
+        dff_setup!(self, clock, st, h, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -419,7 +421,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cnt.replay_deferred.next = self.k[11].q.val();
         self.now.d.next = self.now.q.val() + 1;
         // the timer scan: one QP per cycle
-        self.scan_q.d.next = self.scan_q.q.val() + 1;
+        self.scan_q.d.next = self.scan_q.q.val() + self.c1_a.val();
         self.scan_qd.d.next = self.scan_q.q.val();
         self.tmr_ram.raddr.next = self.scan_q.q.val();
         self.tmr_ram.re.next = true;
@@ -504,6 +506,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         self.expired.next = self.p.q.val().count.any() & !self.p.q.val().err & self.p.q.val().timeout.any() & ((self.now.q.val() - self.p.q.val().stamp) >= self.lim.val());
         self.want_rty.next = false;
+        self.prog.next = false;
+        self.rl.next = self.p.q.val().retry_left;
+        self.p_fin.next = self.p.q.val();
+        self.rty_go.next = false;
         // evaluation of one step
         self.syn.next = self.h.q.val().syndrome;
         self.is_ack.next = (self.h.q.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_ack.val());
@@ -786,7 +792,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     self.bump[10].next = true;
                     self.rp_i.d.next = self.c0_5.val();
                     self.rp_n.d.next = self.p_nx.val().count;
-                    self.rp_tail.d.next = self.p_nx.val().tail;
+                    self.rp_ptr.d.next = self.p_nx.val().tail;
                     self.rp_una.d.next = self.p_nx.val().sq_una_psn;
                     self.st.d.next = self.s_rp_rd.val();
                 } else if self.want_rty.val() & !(self.p.q.val().rty & !self.prog.val() & !self.scan.q.val()) {
@@ -796,13 +802,14 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         // ------------------------------------------------ replay: one ring entry every 2 cycles
         if self.st.q.val() == self.s_rp_rd.val() {
-            self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.rp_tail.q.val() + bit_cast::<4, 5>(self.rp_i.q.val()));
+            self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.rp_ptr.q.val());
             self.ring_ram.re.next = true;
             self.st.d.next = self.s_rp_em.val();
         }
         if self.st.q.val() == self.s_rp_em.val() {
             self.rtx_fifo.s_axis.tvalid.next = true;
             self.rp_i.d.next = self.rp_i.q.val() + self.c1_5.val();
+            self.rp_ptr.d.next = self.rp_ptr.q.val() + self.c1_4.val();
             self.st.d.next = self.s_rp_rd.val();
             if self.rp_last.val() {
                 self.st.d.next = self.s_idle.val();
@@ -837,7 +844,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any() | self.h.q.val().known | self.h.q.val().len_err
             | self.h.q.val().ackreq | self.e.val().flush | self.e.val().signaled
             | self.rtx_fifo.drop_bad.val().any() | self.rtx_fifo.drop_overflow.val().any() | self.rtx_fifo.m_axis.tkeep.val().any()
-            | self.rtx_fifo.m_axis.tlast.val() | self.rtx_fifo.m_axis.tuser.val();
+            | self.rtx_fifo.m_axis.tlast.val() | self.rtx_fifo.m_axis.tuser.val() | self.rtx_fifo.s_axis.tready.val()
+            | self.tmo_q.s_ready.val() | self.beh_d.val().any();
         // the metadata queue moves in lock step with the command queue
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         // written with the QP's state

@@ -509,7 +509,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
             | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any() | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any()
             | self.cfg_out.y.val().ipv6 | self.cfg_out.y.val().remote_qpn.any() | self.cfg_out.y.val().remote_ip.any()
             | self.cfg_out.y.val().remote_mac.any() | self.cfg_out.y.val().udp_sport.any() | self.cfg_out.y.val().pkey.any()
-            | self.cfg_out.y.val().ttl.any() | self.cfg_out.y.val().dscp.any();
+            | self.cfg_out.y.val().ttl.any() | self.cfg_out.y.val().dscp.any() | self.cfg_out.y.val().timeout.any() | self.cfg_out.y.val().retry_cnt.any();
         // ------------------------------------------------ ACT: all outputs it needs must have room
         self.can_act.next = (!self.d_do_cmd.q.val() | self.cmd_q.s_ready.val())
             & (!(self.d_do_ack.q.val() | self.d_do_job.q.val()) | self.out_q.s_ready.val())

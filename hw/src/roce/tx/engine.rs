@@ -111,6 +111,7 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     r_rtx: DFF<Bit>,
     rtx_busy: DFF<Bit>,
     rtx_off: Signal<Local, Bits<32>>,
+    rtx_dpsn: Signal<Local, Bits<24>>,
     /// A new message of another QP, paused (between two of its packets) for a retransmission,
     /// and resumed after it.
     p_valid: DFF<Bit>,
@@ -268,6 +269,7 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             r_rtx: Default::default(),
             rtx_busy: Default::default(),
             rtx_off: Default::default(),
+            rtx_dpsn: Default::default(),
             p_valid: Default::default(),
             p_wr: Default::default(),
             p_addr: Default::default(),
@@ -418,7 +420,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.wr_qpn.next = bit_cast::<A, 24>(self.p_wr.q.val().qpn);
         }
         // a retransmission starts (start - first) packets into its message
-        self.rtx_off.next = bit_cast::<32, 24>(self.rtx.val().start_psn - self.rtx.val().first_psn) << (bit_cast::<32, 3>(self.rtx.val().pmtu) + bit_cast::<32, 4>(self.c8.val()));
+        self.rtx_dpsn.next = self.rtx.val().start_psn - self.rtx.val().first_psn;
+        self.rtx_off.next = bit_cast::<32, 24>(self.rtx_dpsn.val()) << (bit_cast::<32, 3>(self.rtx.val().pmtu) + bit_cast::<32, 4>(self.c8.val()));
         self.rtx_ready.next = false;
         self.psn_ram.raddr.next = self.wr_qpn.val();
         self.pmtu_ram.raddr.next = self.wr_qpn.val();
@@ -816,6 +819,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             | self.desc_fifo.m_axis.tkeep.val().any() | self.desc_fifo.m_axis.tlast.val() | self.desc_fifo.m_axis.tuser.val()
             | self.x_desc.q.val().laddr.any() | self.cfg_out.y.val().rkey.any() | self.cfg_out.y.val().mr_base.any()
             | self.cfg_out.y.val().mr_len.any() | self.cfg_out.y.val().access.any() | self.cfg_out.y.val().pmtu.any()
+            | self.cfg_out.y.val().timeout.any() | self.cfg_out.y.val().retry_cnt.any()
             | self.j_job.q.val().psn.any() | self.j_job.q.val().syndrome.any() | self.j_job.q.val().read
             | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any()
             | self.rsp_fifo.level.val().any() | self.rsp_fifo.drop_bad.val().any() | self.rsp_fifo.drop_overflow.val().any()
@@ -835,7 +839,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.k_req.d.next = 0.into();
             self.k_msgs.d.next = 0.into();
             self.k_rtx.d.next = 0.into();
-            self.inflight.d.next = 0.into();
+            self.inflight.d.next = self.c0_24.val();
             self.p_valid.d.next = false;
             self.r_resume.d.next = false;
             self.rtx_busy.d.next = false;
