@@ -20,11 +20,14 @@ verilog: build
 lint: verilog
 	$(NICGEN) lint --dir $(GEN)
 
-# The short demo: two engines under Verilator, RDMA WRITE and READ over four QPs.
+# The short demo: two engines under Verilator, RDMA WRITE and READ over four QPs, then a short
+# fault campaign (1% loss).
 demo: build
 	@mkdir -p $(OUT)
 	$(NICGEN) sim rdma --op mixed --size 32768 --count 64 --qps 4 --pcap $(OUT)/demo.pcap
 	$(NICGEN) pcap check $(OUT)/demo.pcap | tail -n 1
+	@echo "The same over a lossy link (1% of frames lost each way): Go-Back-N recovers every message."
+	$(NICGEN) sim rdma --op mixed --size 16384 --count 200 --qps 4 --loss 0.01 --timeout 3 --campaign 200
 	@echo "Verilog, wrappers, file lists and register maps: $(GEN)/<top>/ (index: $(GEN)/tops.json)"
 	@echo "Capture of both directions of the link: $(OUT)/demo.pcap"
 
