@@ -691,7 +691,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         // or one still waiting for its record (its QP's ring may be full, and only the
         // retransmission can free it)
         self.preempt.next = !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_valid.val()
-            & ((((self.r_st.q.val() == self.s_gen.val()) & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & !self.r_take.val()))
+            & (((self.r_st.q.val() == self.s_gen.val()) & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & !self.r_take.val())
                 | ((self.r_st.q.val() == self.s_rec.val()) & !self.sent_ready.val()));
         if self.preempt.val() {
             self.p_valid.d.next = true;
