@@ -107,9 +107,11 @@ pub struct RdmaReport {
     pub nak_to_rtx: Vec<u64>,
 }
 
-/// BTH opcode, PSN and AETH syndrome of an IPv4 RoCEv2 frame.
-fn bth_of(f: &[u8]) -> Option<(u8, u32, u8)> {
-    (f.len() >= 58 && f[12..14] == [8, 0] && f[23] == 17 && f[36..38] == [0x12, 0xb7]).then(|| (f[42], u32::from_be_bytes([0, f[51], f[52], f[53]]), f[54]))
+impl RdmaReport {
+    /// A counter of [`ENGINE_COUNTERS`]: (node A, node B).
+    pub fn counter(&self, name: &str) -> (u64, u64) {
+        self.counters.iter().find(|c| c.0 == name).map_or((0, 0), |c| (c.1, c.2))
+    }
 }
 
 /// [`RdmaReport::nak_to_rtx`] for the requester whose frames leave on `req` and whose
@@ -117,11 +119,13 @@ fn bth_of(f: &[u8]) -> Option<(u8, u32, u8)> {
 fn nak_to_rtx(req: &MacLink, rsp: &MacLink) -> Vec<u64> {
     let mut v = vec![];
     for (id, at) in &rsp.delivered {
-        let Some((opc, psn, syn)) = bth_of(&rsp.frames[*id].1) else { continue };
-        if opc != nicgen_model::opcode::ACK || syn != syndrome::NAK_PSN_SEQ {
+        let Ok(nak) = nicgen_model::parse(&rsp.frames[*id].1) else { continue };
+        if nak.hdr.bth.opcode != nicgen_model::opcode::ACK || nak.hdr.aeth.map(|a| a.syndrome) != Some(syndrome::NAK_PSN_SEQ) {
             continue;
         }
-        let next = req.frames.iter().find(|(c, f)| c > at && bth_of(f).is_some_and(|(o, p, _)| o <= nicgen_model::opcode::READ_REQUEST && p == psn));
+        // the requester's frames are in time order: look only at those that left after it
+        let from = req.frames.partition_point(|(c, _)| c <= at);
+        let next = req.frames[from..].iter().find(|(_, f)| nicgen_model::parse(f).is_ok_and(|p| p.hdr.bth.opcode <= nicgen_model::opcode::READ_REQUEST && p.hdr.bth.psn == nak.hdr.bth.psn));
         if let Some((c, _)) = next {
             v.push(c - at);
         }
@@ -368,6 +372,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let scripted = !o.script[0].is_empty() || !o.script[1].is_empty();
     let start = a.sim.cycle();
     let mut progress = (0usize, start);
+    // a hang: no completion for long (8 timeouts at the QPs' timer, or a million cycles)
+    let quiet = (1_000_000u64).max(9 * (1024u64 << o.timeout.min(21)));
     let mut posted = [vec![0u64; wrs[0].len()], vec![0u64; wrs[1].len()]];
     let total = wrs[0].len() + wrs[1].len();
     let mut last_report = start;
@@ -384,8 +390,6 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         if done != progress.0 {
             progress = (done, a.sim.cycle());
         }
-        // a hang: no completion for long (8 timeouts at the QPs' timer, or a million cycles)
-        let quiet = (1_000_000u64).max(9 * (1024u64 << o.timeout.min(21)));
         if a.sim.cycle() > progress.1 + quiet {
             let (ca, cb) = (a.counters(), b.counters());
             let nz: Vec<String> = ENGINE_COUNTERS.iter().enumerate().filter(|(i, _)| ca[*i] > 0 || cb[*i] > 0).map(|(i, (n, _))| format!("{n} {}/{}", ca[i], cb[i])).collect();
@@ -504,9 +508,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
     }
     // every corrupted or truncated frame is dropped by the receiver's checks, each counted once
-    let cnt = |name: &str, side: usize| r.counters.iter().find(|c| c.0 == name).map_or(0, |c| if side == 0 { c.1 } else { c.2 });
     for (side, f) in [(1, ab.counts), (0, ba.counts)] {
-        let dropped: u64 = ["rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce"].iter().map(|n| cnt(n, side)).sum();
+        let dropped: u64 = ["rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce"].iter().map(|n| { let c = r.counter(n); if side == 0 { c.0 } else { c.1 } }).sum();
         if dropped != f.corrupted + f.truncated {
             r.errors.push(format!("node {}: {dropped} frames dropped as bad, {} corrupted and {} truncated on the way", names[side], f.corrupted, f.truncated));
         }

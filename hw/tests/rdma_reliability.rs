@@ -24,7 +24,8 @@ fn ok(r: &RdmaReport) {
 }
 
 fn counter(r: &RdmaReport, name: &str) -> (u64, u64) {
-    r.counters.iter().find(|c| c.0 == name).map(|c| (c.1, c.2)).unwrap()
+    assert!(r.counters.iter().any(|c| c.0 == name), "no counter {name}");
+    r.counter(name)
 }
 
 /// Run `o` with a capture; the trace of each direction as tshark dissects it: "OPCODE psn" with

@@ -55,6 +55,11 @@ pub fn pack_beat(bytes: &[u8], nbytes: usize) -> Vec<u32> {
     w
 }
 
+/// Bytes kept by a `tkeep` (u32 words) of contiguous low bytes, up to `nbytes`.
+pub fn keep_len(keep: &[u32], nbytes: usize) -> usize {
+    (0..nbytes).take_while(|i| keep[i / 32] >> (i % 32) & 1 == 1).count()
+}
+
 /// A `tkeep` of `n` contiguous low bytes as u32 words.
 pub fn keep_words(n: usize, nbytes: usize) -> Vec<u32> {
     let mut w = vec![0u32; nbytes.div_ceil(32)];
@@ -183,10 +188,7 @@ impl AxisMonitor {
         let data = sim.get_words(p.tdata);
         let keep = sim.get_words(p.tkeep);
         let last = sim.get_bit(p.tlast);
-        let mut n = 0;
-        while n < p.bytes && keep[n / 32] >> (n % 32) & 1 == 1 {
-            n += 1;
-        }
+        let n = keep_len(&keep, p.bytes);
         for i in n..p.bytes {
             assert!(keep[i / 32] >> (i % 32) & 1 == 0, "cycle {}: tkeep {:x?} is not contiguous", sim.cycle(), keep);
         }

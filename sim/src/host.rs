@@ -9,7 +9,7 @@
 //!   fixed latency, with the beat timing they left with. With [`Faults`], each frame may be
 //!   lost (alone or in a burst), held back (reordered), duplicated, corrupted by one bit, or
 //!   truncated, from a seeded generator; [`FaultCounts`] says what was done.
-use crate::axis::{keep_words, pack_beat, AxisPorts};
+use crate::axis::{keep_len, keep_words, pack_beat, AxisPorts};
 use crate::cycle::CycleSim;
 use crate::rng::Rng;
 use std::collections::{HashMap, VecDeque};
@@ -202,7 +202,7 @@ impl DmaPort {
         if self.wr_ready && sim.get_bit(self.wr.tvalid) {
             let data = sim.get_words(self.wr.tdata);
             let keep = sim.get_words(self.wr.tkeep);
-            let n = (0..64).take_while(|i| keep[i / 32] >> (i % 32) & 1 == 1).count();
+            let n = keep_len(&keep, 64);
             for i in 0..n {
                 self.wr_cur.push((data[i / 4] >> (8 * (i % 4))) as u8);
             }
@@ -376,7 +376,7 @@ impl MacLink {
         self.flight_ids.push_back(id);
         for (t, d, k, l) in beats {
             let start = self.wire_free.max(t as f64);
-            let n = (0..64).take_while(|i| k[i / 32] >> (i % 32) & 1 == 1).count();
+            let n = keep_len(&k, 64);
             self.wire_free = start + (n as f64 + if l { 24.0 } else { 0.0 }) / self.bytes_per_cycle;
             let t = self.flight.back().map_or(start.ceil() as u64, |b| b.0.max(start.ceil() as u64));
             self.flight.push_back((t, d, k, l));
@@ -526,7 +526,7 @@ impl MacLink {
             let d = from.get_words(self.tx.tdata);
             let k = from.get_words(self.tx.tkeep);
             let l = from.get_bit(self.tx.tlast);
-            let n = (0..64).take_while(|i| k[i / 32] >> (i % 32) & 1 == 1).count();
+            let n = keep_len(&k, 64);
             if self.cur.is_empty() {
                 self.first_cycle = now;
             }

@@ -183,8 +183,8 @@ fn row(j: &Job, r: &RdmaReport) -> Row {
         cycles_per_sec: r.cycles_per_sec,
         loss_pct: 100.0 * j.o.faults.loss,
         pct_of_lossless: None,
-        retransmits: r.counters.iter().filter(|c| c.0 == "tx_retransmits").map(|c| c.1 + c.2).sum(),
-        timeouts: r.counters.iter().filter(|c| c.0 == "req_timeouts").map(|c| c.1 + c.2).sum(),
+        retransmits: { let (a, b) = r.counter("tx_retransmits"); a + b },
+        timeouts: { let (a, b) = r.counter("req_timeouts"); a + b },
         nak_to_rtx_cycles: {
             let mut v = r.nak_to_rtx.clone();
             v.sort();

@@ -206,15 +206,14 @@ fn print_recovery(r: &nicgen_hw::scenario::RdmaReport) {
     for (dir, c) in ["A→B", "B→A"].iter().zip(r.faults) {
         println!("link {dir}: {} frames; lost {} (+{} in bursts), reordered {}, duplicated {}, corrupted {}, truncated {}", c.frames, c.lost, c.burst_lost, c.reordered, c.duplicated, c.corrupted, c.truncated);
     }
-    let get = |n: &str| r.counters.iter().find(|c| c.0 == n).map_or((0, 0), |c| (c.1, c.2));
     println!("recovery (node A / node B):");
     for n in ["tx_retransmits", "req_timeouts", "req_replays", "req_nak_seq", "resp_naks", "req_implied_nak", "resp_read_replays", "resp_duplicate", "resp_psn_out_of_window", "req_ack_duplicate", "req_resp_unexpected"] {
-        let (a, b) = get(n);
+        let (a, b) = r.counter(n);
         println!("  {n:<26} {a:>10} {b:>10}");
     }
     println!("drops by cause (node A / node B):");
     for n in ["rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce", "rx_drop_overflow"] {
-        let (a, b) = get(n);
+        let (a, b) = r.counter(n);
         println!("  {n:<26} {a:>10} {b:>10}");
     }
     if !r.nak_to_rtx.is_empty() {

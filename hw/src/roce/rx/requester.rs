@@ -115,6 +115,9 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     lim: Signal<Local, Bits<32>>,
     expired: Signal<Local, Bit>,
     want_rty: Signal<Local, Bit>,
+    /// The oldest message fails with `fail_status` (a fatal NAK, or retry exceeded).
+    fail: Signal<Local, Bit>,
+    fail_status: Signal<Local, Bits<4>>,
     prog: Signal<Local, Bit>,
     rl: Signal<Local, Bits<3>>,
     rty_go: Signal<Local, Bit>,
@@ -129,7 +132,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     rp_last: Signal<Local, Bit>,
     c21: Constant<Bits<5>>,
     c1024: Constant<Bits<32>>,
-    c1b: Constant<Bits<1>>,
+    t_armed: Signal<Local, Bit>,
     c1_a: Constant<Bits<A>>,
     rp_ptr: DFF<Bits<4>>,
     c2_31: Constant<Bits<32>>,
@@ -263,6 +266,8 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             lim: Default::default(),
             expired: Default::default(),
             want_rty: Default::default(),
+            fail: Default::default(),
+            fail_status: Default::default(),
             prog: Default::default(),
             rl: Default::default(),
             rty_go: Default::default(),
@@ -276,7 +281,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             rp_last: Default::default(),
             c21: c(21),
             c1024: c(1024),
-            c1b: c(1),
+            t_armed: Default::default(),
             c1_a: c(1),
             rp_ptr: Default::default(),
             c2_31: c(1 << 31),
@@ -506,6 +511,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         self.expired.next = self.p.q.val().count.any() & !self.p.q.val().err & self.p.q.val().timeout.any() & ((self.now.q.val() - self.p.q.val().stamp) >= self.lim.val());
         self.want_rty.next = false;
+        self.fail.next = false;
+        self.fail_status.next = self.st_op.val();
         self.prog.next = false;
         self.rl.next = self.p.q.val().retry_left;
         self.p_fin.next = self.p.q.val();
@@ -644,12 +651,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         self.bump[9].next = true;
                         if !self.p.q.val().retry_left.any() {
                             // retry exceeded: the oldest message fails, the rest are flushed
-                            self.cq_q.s_data.next.status = self.st_retry.val();
-                            self.cq_q.s_valid.next = true;
-                            self.complete.next = true;
-                            self.fatal.d.next = true;
-                            self.p_nx.next.err = true;
-                            self.err_q.s_valid.next = true;
+                            self.fail.next = true;
+                            self.fail_status.next = self.st_retry.val();
                         } else {
                             self.want_rty.next = true;
                             self.finish.next = true;
@@ -712,12 +715,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         } else if self.p.q.val().count.any() {
                             // the message the fatal NAK names
                             self.bump[3].next = true;
-                            self.cq_q.s_data.next.status = self.status.val();
-                            self.cq_q.s_valid.next = true;
-                            self.complete.next = true;
-                            self.fatal.d.next = true;
-                            self.p_nx.next.err = true;
-                            self.err_q.s_valid.next = true;
+                            self.fail.next = true;
+                            self.fail_status.next = self.status.val();
                         } else {
                             self.bump[3].next = true;
                             self.finish.next = true;
@@ -752,6 +751,16 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     self.finish.next = true;
                 }
             }
+            if self.fail.val() {
+                // the oldest message fails with this status; the QP's requester goes to ERROR
+                // and flushes the rest, and TX stops sending for it
+                self.cq_q.s_data.next.status = self.fail_status.val();
+                self.cq_q.s_valid.next = true;
+                self.complete.next = true;
+                self.fatal.d.next = true;
+                self.p_nx.next.err = true;
+                self.err_q.s_valid.next = true;
+            }
             if self.complete.val() {
                 self.p_nx.next.tail = self.tail_nx.val();
                 self.p_nx.next.count = self.p.q.val().count - self.c1_5.val();
@@ -767,7 +776,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.p.d.next = self.p_nx.val();
             // progress restarts the timer and restores the retries; a replay uses one
             self.prog.next = self.p_nx.val().sq_una_psn != self.una0.q.val();
-            self.rl.next = self.p.q.val().retry_left;
             self.p_fin.next = self.p_nx.val();
             if self.prog.val() {
                 self.rl.next = self.p.q.val().retry_cnt;
@@ -849,10 +857,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // the metadata queue moves in lock step with the command queue
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         // written with the QP's state
-        self.t_in.next = bit_cast::<38, 32>(self.ptr_in.x.val().stamp) | (bit_cast::<38, 5>(self.ptr_in.x.val().timeout) << 32);
-        if self.ptr_in.x.val().count.any() & !self.ptr_in.x.val().err {
-            self.t_in.next = bit_cast::<38, 32>(self.ptr_in.x.val().stamp) | (bit_cast::<38, 5>(self.ptr_in.x.val().timeout) << 32) | (bit_cast::<38, 1>(self.c1b.val()) << 37);
-        }
+        self.t_armed.next = self.ptr_in.x.val().count.any() & !self.ptr_in.x.val().err;
+        self.t_in.next = bit_cast::<38, 32>(self.ptr_in.x.val().stamp) | (bit_cast::<38, 5>(self.ptr_in.x.val().timeout) << 32) | (bit_cast::<38, 1>(self.t_armed.val().into()) << 37);
         self.tmr_ram.wdata.next = self.t_in.val();
         self.tmr_ram.waddr.next = self.ptr_ram.waddr.val();
         self.tmr_ram.we.next = self.ptr_ram.we.val();

@@ -165,6 +165,7 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     /// and retransmissions wait behind at most that much data (plus the packet FIFO).
     inflight: DFF<Bits<24>>,
     inflight_add: Signal<Local, Bits<24>>,
+    inflight_base: Signal<Local, Bits<24>>,
     budget: Constant<Bits<24>>,
     desc_in: ToBits<TxDesc, DESC_BITS>,
     desc_fifo: AxisFifo<DESC_BITS, 1, DESC_W, 8>,
@@ -320,6 +321,7 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             fire: Default::default(),
             inflight: Default::default(),
             inflight_add: Default::default(),
+            inflight_base: Default::default(),
             budget: c(INFLIGHT_BUDGET as u64),
             desc_in: Default::default(),
             desc_fifo: AxisFifo::new(false),
@@ -760,14 +762,14 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.x_st.d.next = false;
         }
         self.meta_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
+        // plus what was chosen, minus what went to the deparser
+        self.inflight_base.next = self.inflight.q.val();
         if self.fire.val() {
-            self.inflight.d.next = self.inflight_add.val();
+            self.inflight_base.next = self.inflight_add.val();
         }
+        self.inflight.d.next = self.inflight_base.val();
         if self.x_go.val() {
-            self.inflight.d.next = self.inflight.q.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
-            if self.fire.val() {
-                self.inflight.d.next = self.inflight_add.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
-            }
+            self.inflight.d.next = self.inflight_base.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
         }
         self.x_hdr.next.opcode = self.x_desc.q.val().opcode;
         self.x_hdr.next.se = false;
