@@ -10,6 +10,7 @@
 //! [`axis`] holds the AXI4-Stream driver and monitor with random gaps and backpressure.
 pub mod axil;
 pub mod axis;
+pub mod cardmem;
 pub mod chan;
 pub mod cycle;
 pub mod diff;

@@ -220,3 +220,35 @@ impl<const N: usize> Logic for StatusWindow<N> {
         self.wr_err.next = true;
     }
 }
+
+/// The master side of an AXI4 memory port with 512-bit data (`m_axi_*`, e.g. an HBM
+/// pseudo-channel): 64-bit byte addresses, INCR bursts of up to 64 beats that never cross 4 KiB,
+/// one ID (transactions complete in order). `*size`/`*burst` are driven as 64 B and INCR.
+#[derive(LogicInterface, Default)]
+pub struct Axi4Master512 {
+    pub awaddr: Signal<Out, Bits<64>>,
+    pub awlen: Signal<Out, Bits<8>>,
+    pub awsize: Signal<Out, Bits<3>>,
+    pub awburst: Signal<Out, Bits<2>>,
+    pub awvalid: Signal<Out, Bit>,
+    pub awready: Signal<In, Bit>,
+    pub wdata: Signal<Out, Bits<512>>,
+    pub wstrb: Signal<Out, Bits<64>>,
+    pub wlast: Signal<Out, Bit>,
+    pub wvalid: Signal<Out, Bit>,
+    pub wready: Signal<In, Bit>,
+    pub bresp: Signal<In, Bits<2>>,
+    pub bvalid: Signal<In, Bit>,
+    pub bready: Signal<Out, Bit>,
+    pub araddr: Signal<Out, Bits<64>>,
+    pub arlen: Signal<Out, Bits<8>>,
+    pub arsize: Signal<Out, Bits<3>>,
+    pub arburst: Signal<Out, Bits<2>>,
+    pub arvalid: Signal<Out, Bit>,
+    pub arready: Signal<In, Bit>,
+    pub rdata: Signal<In, Bits<512>>,
+    pub rresp: Signal<In, Bits<2>>,
+    pub rlast: Signal<In, Bit>,
+    pub rvalid: Signal<In, Bit>,
+    pub rready: Signal<Out, Bit>,
+}

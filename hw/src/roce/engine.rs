@@ -8,8 +8,9 @@
 //! * 0x104 `QP_CMD`: write 1 = write the staged QP (configuration, responder state, send PSN;
 //!   the completion side is emptied); 2 = read the QP's configuration and responder state into
 //!   the staging words. Reads bit 0 = busy.
-//! * 0x108 `NUM_QPS` (read-only), 0x10C `ACK_EVERY` (default 16),
-//!   0x110/0x114 `LOCAL_MAC` low/high, 0x118–0x124 `LOCAL_IP` (IPv4 in 0x118).
+//! * 0x108 `NUM_QPS` (read-only), 0x10C `ACK_EVERY` (default 8, half the window),
+//!   0x110/0x114 `LOCAL_MAC` low/high, 0x118–0x124 `LOCAL_IP` (IPv4 in 0x118), 0x128
+//!   `TX_WINDOW` (packets a QP may have outstanding, 1..=16, default 16).
 //! * 0x200–0x260: the QP staging words ([`crate::roce::ctrl`]).
 //!
 //! Writes elsewhere, and reads of unmapped words, answer SLVERR.
@@ -85,9 +86,14 @@ pub mod reg {
     pub const LOCAL_MAC_LO: u16 = 0x110;
     pub const LOCAL_MAC_HI: u16 = 0x114;
     pub const LOCAL_IP: u16 = 0x118;
+    pub const TX_WINDOW: u16 = 0x128;
     pub const CMD_WRITE: u32 = 1;
     pub const CMD_READ: u32 = 2;
 }
+
+/// The responder's ACK coalescing after reset: half the default window, so an ACK is on its way
+/// while the second half of a window is sent.
+pub const ACK_EVERY_DEFAULT: usize = WINDOW_MAX / 2;
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
@@ -132,6 +138,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     stage: QpStage,
     sel: DFF<Bits<24>>,
     ack_every: DFF<Bits<8>>,
+    tx_window: DFF<Bits<8>>,
     mac_lo: DFF<Bits<32>>,
     mac_hi: DFF<Bits<16>>,
     ip: [DFF<Bits<32>>; 4],
@@ -149,6 +156,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     a_cmd: Constant<Bits<16>>,
     a_num: Constant<Bits<16>>,
     a_ack: Constant<Bits<16>>,
+    a_win: Constant<Bits<16>>,
     a_mlo: Constant<Bits<16>>,
     a_mhi: Constant<Bits<16>>,
     a_ip: [Constant<Bits<16>>; 4],
@@ -156,6 +164,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     cmd_w: Constant<Bits<32>>,
     cmd_r: Constant<Bits<32>>,
     ack16: Constant<Bits<8>>,
+    win16: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
     unused: Signal<Local, Bit>,
 }
@@ -199,6 +208,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             stage: Default::default(),
             sel: Default::default(),
             ack_every: Default::default(),
+            tx_window: Default::default(),
             mac_lo: Default::default(),
             mac_hi: Default::default(),
             ip: Default::default(),
@@ -216,13 +226,15 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             a_cmd: c(reg::QP_CMD as u64),
             a_num: c(reg::NUM_QPS as u64),
             a_ack: c(reg::ACK_EVERY as u64),
+            a_win: c(reg::TX_WINDOW as u64),
             a_mlo: c(reg::LOCAL_MAC_LO as u64),
             a_mhi: c(reg::LOCAL_MAC_HI as u64),
             a_ip: std::array::from_fn(|i| c(reg::LOCAL_IP as u64 + 4 * i as u64)),
             busy: Default::default(),
             cmd_w: c(reg::CMD_WRITE as u64),
             cmd_r: c(reg::CMD_READ as u64),
-            ack16: c(16),
+            ack16: c(ACK_EVERY_DEFAULT as u64),
+            win16: c(WINDOW_MAX as u64),
             zero32: c(0),
             unused: Default::default(),
         }
@@ -232,7 +244,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize> Logic for RoceEngine<A, R, LT, LR, LP> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, sel, ack_every, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
+        dff_setup!(self, clock, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
         for i in 0..4 {
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
@@ -275,6 +287,11 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.parse.m_axis.tready.next = self.responder.s_axis.tready.val();
         self.responder.num_qps.next = self.num_qps.val();
         self.responder.ack_every.next = self.ack_every.q.val();
+        self.tx.window.next = self.tx_window.q.val();
+        self.tx.una_wr.next = self.req.una_wr.val();
+        self.tx.una_qpn.next = self.req.una_qpn.val();
+        self.tx.una_psn.next = self.req.una_psn.val();
+        self.tx.una_open.next = self.req.una_open.val();
         // responder → requester (responses), → TX (ACKs, READ jobs), → DMA writes
         self.req.resp.next = self.responder.resp.val();
         self.req.resp_valid.next = self.responder.resp_valid.val();
@@ -395,7 +412,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.stage.wr_addr.next = self.bridge.wr_addr.val();
         self.stage.wr_data.next = self.bridge.wr_data.val();
         self.own_wr.next = (self.bridge.wr_addr.val() == self.a_sel.val()) | (self.bridge.wr_addr.val() == self.a_cmd.val())
-            | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_mlo.val())
+            | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_win.val()) | (self.bridge.wr_addr.val() == self.a_mlo.val())
             | (self.bridge.wr_addr.val() == self.a_mhi.val()) | (self.bridge.wr_addr.val() == self.a_ip[0].val())
             | (self.bridge.wr_addr.val() == self.a_ip[1].val()) | (self.bridge.wr_addr.val() == self.a_ip[2].val())
             | (self.bridge.wr_addr.val() == self.a_ip[3].val());
@@ -414,6 +431,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             }
             if self.bridge.wr_addr.val() == self.a_ack.val() {
                 self.ack_every.d.next = bit_cast::<8, 32>(self.bridge.wr_data.val());
+            }
+            if self.bridge.wr_addr.val() == self.a_win.val() {
+                self.tx_window.d.next = bit_cast::<8, 32>(self.bridge.wr_data.val());
             }
             if self.bridge.wr_addr.val() == self.a_mlo.val() {
                 self.mac_lo.d.next = self.bridge.wr_data.val();
@@ -439,6 +459,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
                 self.own_q.d.next = bit_cast::<32, 24>(self.num_qps.val());
             } else if self.bridge.rd_addr.val() == self.a_ack.val() {
                 self.own_q.d.next = bit_cast::<32, 8>(self.ack_every.q.val());
+            } else if self.bridge.rd_addr.val() == self.a_win.val() {
+                self.own_q.d.next = bit_cast::<32, 8>(self.tx_window.q.val());
             } else if self.bridge.rd_addr.val() == self.a_mlo.val() {
                 self.own_q.d.next = self.mac_lo.q.val();
             } else if self.bridge.rd_addr.val() == self.a_mhi.val() {
@@ -511,6 +533,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             self.done_tx.d.next = false;
             self.done_req.d.next = false;
             self.ack_every.d.next = self.ack16.val();
+            self.tx_window.d.next = self.win16.val();
         }
     }
 }

@@ -108,6 +108,26 @@ crate::record!(
 );
 
 crate::record!(
+    /// The progress of a work request parked by the TX because its QP's window was full (or an
+    /// older request of its QP was parked): where its next packet starts, and its place in its
+    /// QP's order.
+    DeferSt,
+    DeferStFields {
+        addr: u64 = 64,
+        left: u32 = 32,
+        psn: u32 = 24,
+        first: bool = 1,
+        /// Recorded by the completion side and partly sent (else it starts afresh).
+        started: bool = 1,
+        seq: u8 = 6,
+    }
+);
+
+/// Packets a QP may have outstanding at most (the ACK-clocked window; `TX_WINDOW` may lower it),
+/// and the retransmission-buffer slots per QP.
+pub const WINDOW_MAX: usize = 16;
+
+crate::record!(
     /// One packet to send, before addressing: what the generators (ACK, READ response,
     /// requester) decide. The addressing stage adds the QP's addresses from its table.
     TxDesc,

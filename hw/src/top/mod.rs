@@ -90,11 +90,12 @@ fn engine_top() -> Top {
         .enumerate()
         .map(|(i, (n, doc))| Reg { name: n.to_string(), port: String::new(), offset: 4 * i as u32, width: 32, access: "ro", doc })
         .collect();
-    let ctl: [(&str, u16, usize, &'static str, &'static str); 9] = [
+    let ctl: [(&str, u16, usize, &'static str, &'static str); 10] = [
         ("qp_sel", reg::QP_SEL, 24, "rw", "QPN the next QP_CMD acts on"),
         ("qp_cmd", reg::QP_CMD, 2, "rw", "write 1: write the staged QP; 2: read the QP into staging; read: bit 0 busy"),
         ("num_qps", reg::NUM_QPS, 24, "ro", "QPs in the tables"),
         ("ack_every", reg::ACK_EVERY, 8, "rw", "responder ACK coalescing: an ACK at least every N WRITE packets (0: only on AckReq)"),
+        ("tx_window", reg::TX_WINDOW, 8, "rw", "packets a QP may have outstanding (ACK-clocked window), 1..=16; 0 or more than 16: 16"),
         ("local_mac_lo", reg::LOCAL_MAC_LO, 32, "rw", "local MAC address, bits 31:0"),
         ("local_mac_hi", reg::LOCAL_MAC_HI, 16, "rw", "local MAC address, bits 47:32"),
         ("local_ip0", reg::LOCAL_IP, 32, "rw", "local IP address bits 31:0 (IPv4 address)"),

@@ -92,6 +92,12 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     pub rtx: Signal<Out, RtxWr>,
     pub rtx_valid: Signal<Out, Bit>,
     pub rtx_ready: Signal<In, Bit>,
+    /// Every write of a QP's state, for the TX window: its oldest unacknowledged PSN, and
+    /// `una_open` when nothing is outstanding (or the QP is in error).
+    pub una_wr: Signal<Out, Bit>,
+    pub una_qpn: Signal<Out, Bits<A>>,
+    pub una_psn: Signal<Out, Bits<24>>,
+    pub una_open: Signal<Out, Bit>,
     pub cnt: ReqCounters,
     rtx_in: ToBits<RtxWr, RTX_BITS>,
     rtx_fifo: AxisFifo<RTX_BITS, 1, RTX_W, 6>,
@@ -247,6 +253,10 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             rtx: Default::default(),
             rtx_valid: Default::default(),
             rtx_ready: Default::default(),
+            una_wr: Default::default(),
+            una_qpn: Default::default(),
+            una_psn: Default::default(),
+            una_open: Default::default(),
             cnt: Default::default(),
             rtx_in: Default::default(),
             rtx_fifo: AxisFifo::new(false),
@@ -862,6 +872,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.tmr_ram.wdata.next = self.t_in.val();
         self.tmr_ram.waddr.next = self.ptr_ram.waddr.val();
         self.tmr_ram.we.next = self.ptr_ram.we.val();
+        self.una_wr.next = self.ptr_ram.we.val();
+        self.una_qpn.next = self.ptr_ram.waddr.val();
+        self.una_psn.next = self.ptr_in.x.val().sq_una_psn;
+        self.una_open.next = !self.ptr_in.x.val().count.any() | self.ptr_in.x.val().err;
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             self.sblk.d.next = false;
@@ -878,6 +892,6 @@ nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, se
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta, err_qpn, err_valid, err_ready,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
-    ctl_req, ctl_qpn, ctl_timeout, ctl_retry, ctl_done, rtx, rtx_valid, rtx_ready,
+    ctl_req, ctl_qpn, ctl_timeout, ctl_retry, ctl_done, rtx, rtx_valid, rtx_ready, una_wr, una_qpn, una_psn, una_open,
     cnt.acks, cnt.ack_out_of_window, cnt.nak_seq, cnt.nak_fatal, cnt.read_resp, cnt.resp_unexpected, cnt.completions,
     cnt.ack_duplicate, cnt.implied_nak, cnt.timeouts, cnt.replays, cnt.replay_deferred]);

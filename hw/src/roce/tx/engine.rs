@@ -27,11 +27,19 @@ use crate::stream::*;
 use nicgen_model::opcode as op;
 use rust_hdl::prelude::*;
 
+const _: () = assert!(SQ_BITS == 251 && DST_BITS == 128);
 pub const DESC_BITS: usize = TxDescFields::BITS;
 const DESC_W: usize = DESC_BITS + 3;
 const RSP_BITS: usize = RespItemFields::BITS;
 const RSP_W: usize = RSP_BITS + 3;
 const META_W: usize = META_BITS + 3;
+const SQ_BITS: usize = SqWrFields::BITS;
+const DST_BITS: usize = DeferStFields::BITS;
+const DQ_BITS: usize = SQ_BITS + DST_BITS;
+const DQ_W: usize = DQ_BITS + 3;
+/// Parked work requests at most (the parking FIFO holds 32; new requests are taken only while
+/// it has this many or fewer).
+const DQ_ADMIT: u64 = 24;
 /// Payload bytes the TX fetches ahead of the deparser: enough to cover 2.6 µs of host read
 /// latency at line rate.
 pub const INFLIGHT_BUDGET: usize = 16384;
@@ -91,6 +99,14 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     pub rtx: Signal<In, RtxWr>,
     pub rtx_valid: Signal<In, Bit>,
     pub rtx_ready: Signal<Out, Bit>,
+    /// The completion side's oldest unacknowledged PSN of a QP (`una_open`: nothing
+    /// outstanding), written whenever it changes: the window is [una, una + window).
+    pub una_wr: Signal<In, Bit>,
+    pub una_qpn: Signal<In, Bits<A>>,
+    pub una_psn: Signal<In, Bits<24>>,
+    pub una_open: Signal<In, Bit>,
+    /// Packets a QP may have outstanding (1..=WINDOW_MAX; 0 or more means WINDOW_MAX).
+    pub window: Signal<In, Bits<8>>,
     pub cnt: TxCounters,
     // inputs
     sq_q: ChanSkid<SqWr>,
@@ -124,7 +140,39 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     /// The paused message was not yet recorded by the completion side.
     r_unrec: DFF<Bit>,
     preempt: Signal<Local, Bit>,
+    p_seq: DFF<Bits<6>>,
     k_rtx: DFF<Bits<32>>,
+    // ACK-clocked window: a QP whose window is full parks its work request (in its QP's order)
+    // and the TX goes on with other QPs
+    una_ram: Ram<25, A>,
+    dhead_ram: Ram<6, A>,
+    dtail_ram: Ram<6, A>,
+    dq_wr_in: ToBits<SqWr, SQ_BITS>,
+    dq_st_in: ToBits<DeferSt, DST_BITS>,
+    dq: AxisFifo<DQ_BITS, 1, DQ_W, 5>,
+    dq_wr_out: FromBits<SqWr, SQ_BITS>,
+    dq_st_out: FromBits<DeferSt, DST_BITS>,
+    dq_room: Signal<Local, Bit>,
+    dq_admit: Constant<Bits<16>>,
+    /// The request in hand came from the parking FIFO; its place in its QP's order.
+    r_def: DFF<Bit>,
+    r_seq: DFF<Bits<6>>,
+    /// A retransmission stops at the QP's next unsent PSN (packets never sent are not resent).
+    r_lim: DFF<Bits<24>>,
+    /// Idle: prefer the parking FIFO over new requests (they alternate).
+    rr: DFF<Bit>,
+    i_dq: Signal<Local, Bit>,
+    i_sq: Signal<Local, Bit>,
+    w_lim: Signal<Local, Bits<24>>,
+    una_d: Signal<Local, Bits<24>>,
+    win_ok: Signal<Local, Bit>,
+    l_psn: Signal<Local, Bits<24>>,
+    l_new: Signal<Local, Bit>,
+    l_park: Signal<Local, Bit>,
+    g_park: Signal<Local, Bit>,
+    rtx_end: Signal<Local, Bit>,
+    c_wmax: Constant<Bits<24>>,
+    c1_6: Constant<Bits<6>>,
     psn_ram: Ram<24, A>,
     pmtu_ram: Ram<6, A>,
     /// Set by the completion side's error events, cleared by a control-plane write.
@@ -280,10 +328,42 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             r_resume: Default::default(),
             r_unrec: Default::default(),
             preempt: Default::default(),
+            p_seq: Default::default(),
             k_rtx: Default::default(),
+            una_ram: Ram::new(style, false),
+            dhead_ram: Ram::new(style, false),
+            dtail_ram: Ram::new(style, false),
+            dq_wr_in: Default::default(),
+            dq_st_in: Default::default(),
+            dq: AxisFifo::new(false),
+            dq_wr_out: Default::default(),
+            dq_st_out: Default::default(),
+            dq_room: Default::default(),
+            dq_admit: Constant::new(DQ_ADMIT.into()),
+            r_def: Default::default(),
+            r_seq: Default::default(),
+            r_lim: Default::default(),
+            rr: Default::default(),
+            i_dq: Default::default(),
+            i_sq: Default::default(),
+            w_lim: Default::default(),
+            una_d: Default::default(),
+            win_ok: Default::default(),
+            l_psn: Default::default(),
+            l_new: Default::default(),
+            l_park: Default::default(),
+            g_park: Default::default(),
+            rtx_end: Default::default(),
+            c_wmax: c(WINDOW_MAX as u64),
+            c1_6: c(1),
             rtx: Default::default(),
             rtx_valid: Default::default(),
             rtx_ready: Default::default(),
+            una_wr: Default::default(),
+            una_qpn: Default::default(),
+            una_psn: Default::default(),
+            una_open: Default::default(),
+            window: Default::default(),
             psn_ram: Ram::new(style, false),
             pmtu_ram: Ram::new(style, false),
             err_ram: Ram::new(style, false),
@@ -382,8 +462,8 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
 impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
+        dff_setup!(self, clock, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        clock!(self, clock, una_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
@@ -393,6 +473,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.out_fifo.reset.next = self.reset.val();
         self.slot.reset.next = self.reset.val();
         self.meta_q.reset.next = self.reset.val();
+        self.dq.reset.next = self.reset.val();
         // ------------------------------------------------ channels in and out
         self.sq_q.s_data.next = self.sq.val();
         self.sq_q.s_valid.next = self.sq_valid.val();
@@ -414,13 +495,51 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.cnt.requests.next = self.k_req.q.val();
         self.cnt.messages.next = self.k_msgs.q.val();
         self.cnt.retransmits.next = self.k_rtx.q.val();
-        // ------------------------------------------------ tables
+        // ------------------------------------------------ parking FIFO and window
+        self.dq_wr_out.x.next = self.dq.m_axis.tdata.val().get_bits::<251>(0);
+        self.dq_st_out.x.next = self.dq.m_axis.tdata.val().get_bits::<128>(251);
+        self.dq.m_axis.tready.next = false;
+        self.dq_room.next = self.dq.level.val() <= self.dq_admit.val();
+        // idle: parked requests and new ones take turns (a new one only while there is room to
+        // park it)
+        self.i_dq.next = self.dq.m_axis.tvalid.val() & !self.rtx_busy.q.val() & (!self.sq_q.m_valid.val() | self.rr.q.val() | !self.dq_room.val());
+        self.i_sq.next = self.sq_q.m_valid.val() & !self.rtx_busy.q.val() & self.dq_room.val() & !self.i_dq.val();
+        self.w_lim.next = bit_cast::<24, 8>(self.window.val());
+        if !self.window.val().any() | (self.w_lim.val() > self.c_wmax.val()) {
+            self.w_lim.next = self.c_wmax.val();
+        }
+        // una_ram: {busy, una}; zero (open) until the completion side reports a QP
+        self.una_ram.we.next = self.una_wr.val();
+        self.una_ram.waddr.next = self.una_qpn.val();
+        self.una_ram.wdata.next = bit_cast::<25, 24>(self.una_psn.val()) | (bit_cast::<25, 1>((!self.una_open.val()).into()) << 24);
+        self.una_ram.re.next = true;
+        self.una_ram.oce.next = false;
+        self.una_d.next = self.una_ram.rdata.val().get_bits::<24>(0);
+        // tables
         self.wr_qpn.next = bit_cast::<A, 24>(self.sq_q.m_data.val().qpn);
         if self.rtx_valid.val() {
             self.wr_qpn.next = bit_cast::<A, 24>(self.rtx.val().qpn);
         } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
             self.wr_qpn.next = bit_cast::<A, 24>(self.p_wr.q.val().qpn);
+        } else if self.i_dq.val() {
+            self.wr_qpn.next = bit_cast::<A, 24>(self.dq_wr_out.y.val().qpn);
         }
+        self.una_ram.raddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
+        if self.r_st.q.val() == self.s_idle.val() {
+            self.una_ram.raddr.next = self.wr_qpn.val();
+        }
+        self.dhead_ram.raddr.next = self.wr_qpn.val();
+        self.dtail_ram.raddr.next = self.wr_qpn.val();
+        self.dhead_ram.re.next = true;
+        self.dtail_ram.re.next = true;
+        self.dhead_ram.oce.next = false;
+        self.dtail_ram.oce.next = false;
+        self.dhead_ram.we.next = false;
+        self.dtail_ram.we.next = false;
+        self.dhead_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
+        self.dtail_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
+        self.dhead_ram.wdata.next = self.r_seq.q.val();
+        self.dtail_ram.wdata.next = self.dtail_ram.rdata.val() + self.c1_6.val();
         // a retransmission starts (start - first) packets into its message
         self.rtx_dpsn.next = self.rtx.val().start_psn - self.rtx.val().first_psn;
         self.rtx_off.next = bit_cast::<32, 24>(self.rtx_dpsn.val()) << (bit_cast::<32, 3>(self.rtx.val().pmtu) + bit_cast::<32, 4>(self.c8.val()));
@@ -487,7 +606,12 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_desc.next.plen = self.c0_16.val();
             self.r_desc.next.ackreq = false;
         }
-        self.r_valid.next = self.r_st.q.val() == self.s_gen.val();
+        self.win_ok.next = !self.una_ram.rdata.val().get_bit(24) | ((self.r_psn.q.val() - self.una_d.val()) < self.w_lim.val());
+        self.rtx_end.next = self.r_rtx.q.val() & (self.r_psn.q.val() == self.r_lim.q.val());
+        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & !self.rtx_end.val() & (self.r_rtx.q.val() | self.win_ok.val());
+        if (self.r_st.q.val() == self.s_gen.val()) & self.rtx_end.val() {
+            self.r_st.d.next = self.s_idle.val();
+        }
         self.sq_q.m_ready.next = false;
         // a new message is recorded by the completion side (in its QP's ring) before its first
         // packet goes out, so no ACK can come before its record
@@ -532,6 +656,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.r_left.d.next = self.rtx.val().len - self.rtx_off.val();
                 self.r_first.d.next = !self.rtx_off.val().any();
                 self.r_rtx.d.next = true;
+                self.r_def.d.next = false;
                 self.rtx_busy.d.next = !self.rtx.val().last;
                 self.psn_ram.re.next = true;
                 self.pmtu_ram.re.next = true;
@@ -539,6 +664,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.r_st.d.next = self.s_look.val();
             } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
                 // resume the paused message
+                self.r_def.d.next = false;
+                self.r_seq.d.next = self.p_seq.q.val();
                 self.r_wr.d.next = self.p_wr.q.val();
                 self.r_addr.d.next = self.p_addr.q.val();
                 self.r_left.d.next = self.p_left.q.val();
@@ -551,8 +678,28 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.pmtu_ram.re.next = true;
                 self.err_ram.re.next = true;
                 self.r_st.d.next = self.s_look.val();
-            } else if self.sq_q.m_valid.val() & !self.rtx_busy.q.val() {
+            } else if self.i_dq.val() {
+                // a parked request: started ones go on where they stopped
+                self.dq.m_axis.tready.next = true;
+                self.r_wr.d.next = self.dq_wr_out.y.val();
+                self.r_addr.d.next = self.dq_st_out.y.val().addr;
+                self.r_left.d.next = self.dq_st_out.y.val().left;
+                self.r_psn.d.next = self.dq_st_out.y.val().psn;
+                self.r_first.d.next = self.dq_st_out.y.val().first;
+                self.r_resume.d.next = self.dq_st_out.y.val().started;
+                self.r_seq.d.next = self.dq_st_out.y.val().seq;
+                self.r_unrec.d.next = false;
+                self.r_rtx.d.next = false;
+                self.r_def.d.next = true;
+                self.rr.d.next = false;
+                self.psn_ram.re.next = true;
+                self.pmtu_ram.re.next = true;
+                self.err_ram.re.next = true;
+                self.r_st.d.next = self.s_look.val();
+            } else if self.i_sq.val() {
                 self.sq_q.m_ready.next = true;
+                self.r_def.d.next = false;
+                self.rr.d.next = true;
                 self.r_rtx.d.next = false;
                 self.r_resume.d.next = false;
                 self.r_wr.d.next = self.sq_q.m_data.val();
@@ -562,6 +709,17 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.r_st.d.next = self.s_look.val();
             }
         }
+        // look: a request from the SQ or the parking FIFO keeps its QP's order, and is parked
+        // when its first packet is outside the QP's window
+        self.l_new.next = !self.r_rtx.q.val() & (self.r_def.q.val() | !self.r_resume.q.val());
+        self.l_psn.next = self.r_psn.q.val();
+        if !self.r_rtx.q.val() & !self.r_resume.q.val() {
+            self.l_psn.next = self.psn_ram.rdata.val();
+        }
+        self.l_park.next = (!self.r_def.q.val() & (self.dhead_ram.rdata.val() != self.dtail_ram.rdata.val()))
+            | (self.r_def.q.val() & (self.r_seq.q.val() != self.dhead_ram.rdata.val()))
+            | ((self.r_state.val() == self.c_rts.val()) & !self.err_ram.rdata.val().any() & self.una_ram.rdata.val().get_bit(24)
+                & ((self.l_psn.val() - self.una_d.val()) >= self.w_lim.val()));
         if self.r_st.q.val() == self.s_look.val() {
             if !self.r_rtx.q.val() & !self.r_resume.q.val() {
                 self.r_psn.d.next = self.psn_ram.rdata.val();
@@ -569,6 +727,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.r_left.d.next = self.r_wr.q.val().len;
                 self.r_first.d.next = true;
             }
+            self.r_lim.d.next = self.psn_ram.rdata.val();
             self.r_st.d.next = self.s_gen.val();
             if (!self.r_rtx.q.val() & !self.r_resume.q.val()) | (self.r_resume.q.val() & self.r_unrec.q.val()) {
                 self.r_st.d.next = self.s_rec.val();
@@ -576,8 +735,27 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             if (self.r_state.val() != self.c_rts.val()) | self.err_ram.rdata.val().any() {
                 // not in RTS: new work completes as flushed, a retransmission is dropped
                 self.r_st.d.next = self.s_flush.val();
-                if self.r_rtx.q.val() {
+                if self.r_rtx.q.val() | (self.r_resume.q.val() & !self.r_unrec.q.val()) {
+                    // a retransmission, or a request already recorded (and flushed by the
+                    // completion side), is dropped
                     self.r_st.d.next = self.s_idle.val();
+                }
+            }
+            if self.l_new.val() {
+                if self.l_park.val() {
+                    self.r_st.d.next = self.s_idle.val();
+                    if !self.r_def.q.val() {
+                        self.dtail_ram.we.next = true;
+                    }
+                } else {
+                    // it leaves its QP's parked order
+                    self.dhead_ram.we.next = true;
+                    self.dhead_ram.wdata.next = self.r_seq.q.val() + self.c1_6.val();
+                    if !self.r_def.q.val() {
+                        self.dhead_ram.wdata.next = self.dtail_ram.rdata.val() + self.c1_6.val();
+                        self.dtail_ram.we.next = true;
+                        self.r_seq.d.next = self.dtail_ram.rdata.val();
+                    }
                 }
             }
         }
@@ -599,14 +777,14 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_addr.d.next = self.r_addr.q.val() + bit_cast::<64, 32>(self.r_plen.val());
             self.r_left.d.next = self.r_left.q.val() - self.r_plen.val();
             self.r_first.d.next = false;
+            // the QP's next unsent PSN, after every packet
             self.psn_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
             self.psn_ram.wdata.next = self.r_psn.q.val() + self.c1_24.val();
+            self.psn_ram.we.next = !self.r_rtx.q.val();
             if self.r_wr.q.val().op == self.op_read.val() {
                 self.psn_ram.wdata.next = self.r_psn.q.val() + self.r_npkts.val();
-                self.psn_ram.we.next = !self.r_rtx.q.val();
                 self.r_st.d.next = self.s_idle.val();
             } else if self.r_last.val() {
-                self.psn_ram.we.next = !self.r_rtx.q.val();
                 self.r_st.d.next = self.s_idle.val();
             }
         }
@@ -693,7 +871,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         // or one still waiting for its record (its QP's ring may be full, and only the
         // retransmission can free it)
         self.preempt.next = !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_valid.val()
-            & (((self.r_st.q.val() == self.s_gen.val()) & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & !self.r_take.val())
+            & (((self.r_st.q.val() == self.s_gen.val()) & ((self.rtx.val().qpn != self.r_wr.q.val().qpn) | !self.win_ok.val()) & !self.r_take.val())
                 | ((self.r_st.q.val() == self.s_rec.val()) & !self.sent_ready.val()));
         if self.preempt.val() {
             self.p_valid.d.next = true;
@@ -702,9 +880,32 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.p_left.d.next = self.r_left.q.val();
             self.p_psn.d.next = self.r_psn.q.val();
             self.p_first.d.next = self.r_first.q.val();
+            self.p_seq.d.next = self.r_seq.q.val();
             self.r_unrec.d.next = self.r_st.q.val() == self.s_rec.val();
             self.r_st.d.next = self.s_idle.val();
         }
+        // a started request whose window is full is parked (first in its QP's order again)
+        self.g_park.next = (self.r_st.q.val() == self.s_gen.val()) & !self.r_rtx.q.val() & !self.win_ok.val() & !self.preempt.val() & self.dq.s_axis.tready.val();
+        if self.g_park.val() {
+            self.r_st.d.next = self.s_idle.val();
+            self.dhead_ram.we.next = true;
+            self.dhead_ram.wdata.next = self.r_seq.q.val();
+        }
+        self.dq_wr_in.x.next = self.r_wr.q.val();
+        self.dq_st_in.x.next.addr = self.r_addr.q.val();
+        self.dq_st_in.x.next.left = self.r_left.q.val();
+        self.dq_st_in.x.next.psn = self.r_psn.q.val();
+        self.dq_st_in.x.next.first = self.r_first.q.val();
+        self.dq_st_in.x.next.started = self.r_resume.q.val() | (self.r_st.q.val() == self.s_gen.val());
+        self.dq_st_in.x.next.seq = self.r_seq.q.val();
+        if (self.r_st.q.val() == self.s_look.val()) & !self.r_def.q.val() {
+            self.dq_st_in.x.next.seq = self.dtail_ram.rdata.val();
+        }
+        self.dq.s_axis.tdata.next = bit_cast::<379, 251>(self.dq_wr_in.y.val()) | (bit_cast::<379, 128>(self.dq_st_in.y.val()) << 251);
+        self.dq.s_axis.tkeep.next = true.into();
+        self.dq.s_axis.tlast.next = true;
+        self.dq.s_axis.tuser.next = false;
+        self.dq.s_axis.tvalid.next = self.g_park.val() | ((self.r_st.q.val() == self.s_look.val()) & self.l_new.val() & self.l_park.val());
         self.desc_in.x.next = self.pick.val();
         self.desc_fifo.s_axis.tdata.next = self.desc_in.y.val();
         self.desc_fifo.s_axis.tkeep.next = true.into();
@@ -826,6 +1027,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any()
             | self.rsp_fifo.level.val().any() | self.rsp_fifo.drop_bad.val().any() | self.rsp_fifo.drop_overflow.val().any()
             | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val()
+            | self.dq.drop_bad.val().any() | self.dq.drop_overflow.val().any() | self.dq.m_axis.tkeep.val().any() | self.dq.m_axis.tlast.val() | self.dq.m_axis.tuser.val()
             | self.out_fifo.level.val().any() | self.out_fifo.drop_bad.val().any() | self.out_fifo.drop_overflow.val().any()
             | self.meta_q.level.val().any() | self.meta_q.drop_bad.val().any() | self.meta_q.drop_overflow.val().any()
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
@@ -846,6 +1048,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_resume.d.next = false;
             self.rtx_busy.d.next = false;
             self.r_rtx.d.next = false;
+            self.r_def.d.next = false;
+            self.rr.d.next = false;
         }
     }
 }
@@ -856,5 +1060,5 @@ nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, s
     sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
-    local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done, err_qpn, err_valid, err_ready, rtx, rtx_valid, rtx_ready,
+    una_wr, una_qpn, una_psn, una_open, window, local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done, err_qpn, err_valid, err_ready, rtx, rtx_valid, rtx_ready,
     cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, cnt.retransmits, slot_overrun]);
