@@ -10,6 +10,7 @@ use anyhow::{bail, Result};
 use nicgen_model::pcap::{write_pcap, Captured};
 use nicgen_sim::axil::AxilMaster;
 use nicgen_sim::chan::{ChanDriver, ChanMonitor};
+use nicgen_sim::cardmem::{CardMem, CardParams};
 use nicgen_sim::host::*;
 use nicgen_sim::*;
 use std::path::PathBuf;
@@ -157,6 +158,8 @@ pub struct Node {
     pub sim: VerilatorSim,
     pub mem: HostMem,
     pub dma: DmaPort,
+    /// The retransmission buffer's card memory (an HBM pseudo-channel).
+    pub rb: CardMem,
     pub sq: ChanDriver,
     pub cq: ChanMonitor,
     pub axil: AxilMaster,
@@ -195,11 +198,12 @@ impl Node {
         let mut sim = build_engine(table_qps, slot_latency)?;
         sim.reset(4);
         let dma = DmaPort::new(&sim, dma, seed);
+        let rb = CardMem::new(&sim, "m_axi_rb", CardParams::default(), seed + 4);
         let sq = ChanDriver::new(&sim, "sq", 100, seed + 1);
         let cq = ChanMonitor::new(&sim, "cq", 100, seed + 2);
         let axil = AxilMaster::new(&sim, "s_axil_ctrl", 100, seed + 3);
         axil.idle(&mut sim);
-        Ok(Node { sim, mem: HostMem::default(), dma, sq, cq, axil })
+        Ok(Node { sim, mem: HostMem::default(), dma, rb, sq, cq, axil })
     }
     pub fn write(&mut self, addr: u16, v: u32) -> Result<()> {
         let r = self.axil.write(&mut self.sim, addr, v, 0xf);
@@ -249,6 +253,7 @@ impl Node {
 fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: &mut [Vec<u64>; 2]) {
     for x in [&mut *a, &mut *b] {
         x.dma.drive(&mut x.sim);
+        x.rb.drive(&mut x.sim);
         x.sq.drive(&mut x.sim);
         x.cq.drive(&mut x.sim);
     }
@@ -260,6 +265,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
     b.sim.eval();
     for (x, posted) in [&mut *a, &mut *b].into_iter().zip(posted.iter_mut()) {
         x.dma.sample(&mut x.sim, &mut x.mem);
+        x.rb.sample(&mut x.sim);
         if x.sq.sample(&mut x.sim) {
             if let Some(p) = posted.get_mut(x.sq.sent as usize - 1) {
                 *p = x.sim.cycle();
@@ -453,6 +459,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     }
     for x in [&*a, &*b] {
         r.errors.extend(x.dma.errors.iter().cloned());
+        r.errors.extend(x.rb.errors.iter().map(|e| format!("retransmission buffer: {e}")));
     }
     if ab.underruns + ba.underruns > 0 {
         r.errors.push(format!("a frame had a gap on the way to the MAC {} times (underrun)", ab.underruns + ba.underruns));

@@ -72,8 +72,10 @@ fn scapy_requests_are_answered() {
     let mut b = StreamBench::new(vec![d], vec![m]);
     for _ in 0..3000 {
         n.dma.drive(&mut n.sim);
+        n.rb.drive(&mut n.sim);
         b.step_with(&mut n.sim, |s| {
             n.dma.sample(s, &mut n.mem);
+            n.rb.sample(s);
             false
         });
     }
@@ -139,11 +141,13 @@ fn bad_frames_into_the_engine_are_counted_and_harmless() {
     let mut refused = 0;
     for _ in 0..2000 {
         n.dma.drive(&mut n.sim);
+        n.rb.drive(&mut n.sim);
         b.step_with(&mut n.sim, |s| {
             if s.get_bit(tv) && !s.get_bit(tr) {
                 refused += 1;
             }
             n.dma.sample(s, &mut n.mem);
+            n.rb.sample(s);
             false
         });
     }
@@ -187,12 +191,14 @@ fn fatal_nak_stops_the_qps_sending() {
     let run = |n: &mut Node, tx: &mut AxisMonitor, rx: &mut AxisDriver, cycles: usize| {
         for _ in 0..cycles {
             n.dma.drive(&mut n.sim);
+            n.rb.drive(&mut n.sim);
             n.sq.drive(&mut n.sim);
             n.cq.drive(&mut n.sim);
             tx.drive(&mut n.sim);
             rx.drive(&mut n.sim);
             n.sim.eval();
             n.dma.sample(&mut n.sim, &mut n.mem);
+            n.rb.sample(&mut n.sim);
             n.sq.sample(&mut n.sim);
             n.cq.sample(&mut n.sim);
             tx.sample(&mut n.sim);

@@ -28,7 +28,7 @@ use crate::stream::*;
 use rust_hdl::prelude::*;
 
 /// The counters at 0x000 + 4i, in order: (name, meaning).
-pub const ENGINE_COUNTERS: [(&str, &str); 47] = [
+pub const ENGINE_COUNTERS: [(&str, &str); 49] = [
     ("rx_frames", "frames from the MAC"),
     ("rx_roce", "RoCEv2 frames from the MAC"),
     ("rx_bad_icrc", "dropped: wrong ICRC"),
@@ -76,6 +76,8 @@ pub const ENGINE_COUNTERS: [(&str, &str); 47] = [
     ("req_replay_deferred", "replays left to the timer (no retries left or no room)"),
     ("tx_retransmits", "request packets sent again"),
     ("resp_read_replays", "duplicate READ requests answered again"),
+    ("tx_rb_writes", "WRITE payloads copied to the retransmission buffer (write bursts completed)"),
+    ("tx_rb_reads", "WRITE payloads read back from the retransmission buffer for a retransmission"),
 ];
 
 pub mod reg {
@@ -105,6 +107,8 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     pub reset: Signal<In, Bit>,
     pub s_axis_rx: Axis512Sink,
     pub m_axis_tx: Axis512Source,
+    /// The retransmission buffer in card memory (an HBM pseudo-channel on the U55C).
+    pub m_axi_rb: Axi4Master512,
     pub sq: Signal<In, SqWr>,
     pub sq_valid: Signal<In, Bit>,
     pub sq_ready: Signal<Out, Bit>,
@@ -134,7 +138,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// The RX payload slot, on the merged DMA write data.
     rx_slot: PayloadSlot<LR>,
     bridge: AxilBridge,
-    window: StatusWindow<47>,
+    window: StatusWindow<49>,
     stage: QpStage,
     sel: DFF<Bits<24>>,
     ack_every: DFF<Bits<8>>,
@@ -178,6 +182,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             reset: Default::default(),
             s_axis_rx: Default::default(),
             m_axis_tx: Default::default(),
+            m_axi_rb: Default::default(),
             sq: Default::default(),
             sq_valid: Default::default(),
             sq_ready: Default::default(),
@@ -292,6 +297,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tx.una_qpn.next = self.req.una_qpn.val();
         self.tx.una_psn.next = self.req.una_psn.val();
         self.tx.una_open.next = self.req.una_open.val();
+        Axi4Master512::link(&mut self.m_axi_rb, &mut self.tx.m_axi_rb);
         // responder → requester (responses), → TX (ACKs, READ jobs), → DMA writes
         self.req.resp.next = self.responder.resp.val();
         self.req.resp_valid.next = self.responder.resp_valid.val();
@@ -403,6 +409,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[43].next = self.req.cnt.replays.val();
         self.window.status[44].next = self.req.cnt.replay_deferred.val();
         self.window.status[45].next = self.tx.cnt.retransmits.val();
+        self.window.status[47].next = self.tx.cnt.rb_writes.val();
+        self.window.status[48].next = self.tx.cnt.rb_reads.val();
         self.window.status[46].next = self.responder.cnt.read_replays.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
@@ -553,6 +561,10 @@ impl Default for RoceEngine<9, 13, 1, 1, 1> {
 nicgen_sim::impl_ports!(RoceEngine500, clock = clock, [clock, reset,
     s_axis_rx.tdata, s_axis_rx.tkeep, s_axis_rx.tlast, s_axis_rx.tuser, s_axis_rx.tvalid, s_axis_rx.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
+    m_axi_rb.awaddr, m_axi_rb.awlen, m_axi_rb.awsize, m_axi_rb.awburst, m_axi_rb.awvalid, m_axi_rb.awready,
+    m_axi_rb.wdata, m_axi_rb.wstrb, m_axi_rb.wlast, m_axi_rb.wvalid, m_axi_rb.wready, m_axi_rb.bresp, m_axi_rb.bvalid, m_axi_rb.bready,
+    m_axi_rb.araddr, m_axi_rb.arlen, m_axi_rb.arsize, m_axi_rb.arburst, m_axi_rb.arvalid, m_axi_rb.arready,
+    m_axi_rb.rdata, m_axi_rb.rresp, m_axi_rb.rlast, m_axi_rb.rvalid, m_axi_rb.rready,
     sq, sq_valid, sq_ready, cq, cq_valid, cq_ready,
     dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,

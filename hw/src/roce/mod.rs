@@ -144,8 +144,42 @@ crate::record!(
         plen: u16 = 16,
         /// Host address of the payload.
         laddr: u64 = 64,
+        /// The payload comes from the retransmission buffer (a WRITE packet sent again).
+        rb: bool = 1,
+        /// The payload is also written to the retransmission buffer (a WRITE packet's first
+        /// transmission).
+        cp: bool = 1,
     }
 );
+
+crate::record!(
+    /// A burst on the retransmission-buffer port: its address and AXI length (beats - 1); a
+    /// read also waits until `need` copies have been written (every copy chosen before it).
+    RbBurst,
+    RbBurstFields {
+        addr: u64 = 64,
+        alen: u8 = 8,
+        need: u16 = 16,
+    }
+);
+
+crate::record!(
+    /// Where a payload on its way to the TX slot comes from and goes to: the host (DMA) or the
+    /// retransmission buffer (`rb`), and whether it is copied there (`cp`, at `addr`).
+    RbSrc,
+    RbSrcFields {
+        rb: bool = 1,
+        cp: bool = 1,
+        addr: u64 = 64,
+        alen: u8 = 8,
+        plen: u16 = 16,
+    }
+);
+
+/// Bytes of one retransmission-buffer slot (the largest PMTU). A packet's slot is
+/// `(QPN * WINDOW_MAX + PSN mod WINDOW_MAX) * RB_SLOT`, so the buffer holds
+/// 2^A * WINDOW_MAX * 4 KiB (32 MiB for the 500-QP tables).
+pub const RB_SLOT: usize = 4096;
 
 /// Completion status codes ([`CqEntryFields::status`]).
 pub mod cq_status {

@@ -18,6 +18,7 @@
 //! * **Addressing**: the QP's table (a copy of the RX configuration table, written by the control
 //!   plane) supplies addresses, destination QPN, P_Key, UDP source port, TTL and DSCP; then
 //!   `RoceTxBuild` builds the frame.
+use crate::axil::Axi4Master512;
 use crate::record::{FromBits, ToBits};
 use crate::roce::qp::*;
 use crate::roce::tx::build::{RoceTxBuild, TxHdr};
@@ -37,6 +38,9 @@ const SQ_BITS: usize = SqWrFields::BITS;
 const DST_BITS: usize = DeferStFields::BITS;
 const DQ_BITS: usize = SQ_BITS + DST_BITS;
 const DQ_W: usize = DQ_BITS + 3;
+const SRC_BITS: usize = RbSrcFields::BITS;
+const SRC_W: usize = SRC_BITS + 3;
+const _: () = assert!(WINDOW_MAX * RB_SLOT == 1 << 16 && RB_SLOT == 1 << 12);
 /// Parked work requests at most (the parking FIFO holds 32; new requests are taken only while
 /// it has this many or fewer).
 const DQ_ADMIT: u64 = 24;
@@ -54,6 +58,9 @@ pub struct TxCounters {
     pub messages: Signal<Out, Bits<32>>,
     /// Request packets sent again (Go-Back-N).
     pub retransmits: Signal<Out, Bits<32>>,
+    /// Payload copies written to the retransmission buffer, and payloads read back from it.
+    pub rb_writes: Signal<Out, Bits<32>>,
+    pub rb_reads: Signal<Out, Bits<32>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -107,7 +114,54 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     pub una_open: Signal<In, Bit>,
     /// Packets a QP may have outstanding (1..=WINDOW_MAX; 0 or more means WINDOW_MAX).
     pub window: Signal<In, Bits<8>>,
+    /// The retransmission buffer in card memory: every WRITE payload is copied to its packet's
+    /// slot when first sent, and a retransmitted WRITE packet reads it back from there.
+    pub m_axi_rb: Axi4Master512,
     pub cnt: TxCounters,
+    rb_rd_q: ChanSkid<RbBurst>,
+    rb_aw_q: ChanSkid<RbBurst>,
+    rb_w: AxisFifo<DATA_W, KEEP_W, 578, 5>,
+    src_in: ToBits<RbSrc, SRC_BITS>,
+    src_q: AxisFifo<SRC_BITS, 1, SRC_W, 3>,
+    src_out: FromBits<RbSrc, SRC_BITS>,
+    /// Copies chosen, and copies written (B responses): a read of the buffer waits for every
+    /// copy chosen before it.
+    cp_fired: DFF<Bits<16>>,
+    cp_done: DFF<Bits<16>>,
+    cp_gap: Signal<Local, Bits<16>>,
+    ar_ok: Signal<Local, Bit>,
+    p_qpn: Signal<Local, Bits<A>>,
+    pick_addr: Signal<Local, Bits<64>>,
+    xq: Signal<Local, Bits<A>>,
+    x_src: Signal<Local, RbSrc>,
+    /// The next payload beat is its packet's first; beats of the buffer's payload so far.
+    pay_first: DFF<Bit>,
+    rb_beat: DFF<Bits<8>>,
+    sel_rb: Signal<Local, Bit>,
+    s_cp: Signal<Local, Bit>,
+    rb_n: Signal<Local, Bits<7>>,
+    rb_lastb: Signal<Local, Bit>,
+    rb_keep: Signal<Local, Bits<64>>,
+    in_valid: Signal<Local, Bit>,
+    in_last: Signal<Local, Bit>,
+    in_keep: Signal<Local, Bits<64>>,
+    in_data: Signal<Local, Bits<512>>,
+    hv: Signal<Local, Bit>,
+    cp_ok: Signal<Local, Bit>,
+    acc: Signal<Local, Bit>,
+    k_rbw: DFF<Bits<32>>,
+    k_rbr: DFF<Bits<32>>,
+    c15_24: Constant<Bits<24>>,
+    c63_16: Constant<Bits<16>>,
+    c1_16: Constant<Bits<16>>,
+    c1_8: Constant<Bits<8>>,
+    c64_7: Constant<Bits<7>>,
+    c_all64: Constant<Bits<64>>,
+    c_size64: Constant<Bits<3>>,
+    c_incr: Constant<Bits<2>>,
+    r_adv: Signal<Local, Bit>,
+    r_stale: Signal<Local, Bit>,
+    r_behind: Signal<Local, Bits<24>>,
     // inputs
     sq_q: ChanSkid<SqWr>,
     rsp_in: ToBits<RespItem, RSP_BITS>,
@@ -364,6 +418,48 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             una_psn: Default::default(),
             una_open: Default::default(),
             window: Default::default(),
+            m_axi_rb: Default::default(),
+            rb_rd_q: Default::default(),
+            rb_aw_q: Default::default(),
+            rb_w: AxisFifo::new(false),
+            src_in: Default::default(),
+            src_q: AxisFifo::new(false),
+            src_out: Default::default(),
+            cp_fired: Default::default(),
+            cp_done: Default::default(),
+            cp_gap: Default::default(),
+            ar_ok: Default::default(),
+            p_qpn: Default::default(),
+            pick_addr: Default::default(),
+            xq: Default::default(),
+            x_src: Default::default(),
+            pay_first: Default::default(),
+            rb_beat: Default::default(),
+            sel_rb: Default::default(),
+            s_cp: Default::default(),
+            rb_n: Default::default(),
+            rb_lastb: Default::default(),
+            rb_keep: Default::default(),
+            in_valid: Default::default(),
+            in_last: Default::default(),
+            in_keep: Default::default(),
+            in_data: Default::default(),
+            hv: Default::default(),
+            cp_ok: Default::default(),
+            acc: Default::default(),
+            k_rbw: Default::default(),
+            k_rbr: Default::default(),
+            c15_24: c(15),
+            c63_16: c(63),
+            c1_16: c(1),
+            c1_8: c(1),
+            c64_7: c(64),
+            c_all64: c(u64::MAX),
+            c_size64: c(6),
+            c_incr: c(1),
+            r_adv: Default::default(),
+            r_stale: Default::default(),
+            r_behind: Default::default(),
             psn_ram: Ram::new(style, false),
             pmtu_ram: Ram::new(style, false),
             err_ram: Ram::new(style, false),
@@ -462,8 +558,8 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
 impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, una_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
+        dff_setup!(self, clock, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        clock!(self, clock, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
@@ -474,6 +570,10 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.slot.reset.next = self.reset.val();
         self.meta_q.reset.next = self.reset.val();
         self.dq.reset.next = self.reset.val();
+        self.rb_rd_q.reset.next = self.reset.val();
+        self.rb_aw_q.reset.next = self.reset.val();
+        self.rb_w.reset.next = self.reset.val();
+        self.src_q.reset.next = self.reset.val();
         // ------------------------------------------------ channels in and out
         self.sq_q.s_data.next = self.sq.val();
         self.sq_q.s_valid.next = self.sq_valid.val();
@@ -495,6 +595,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.cnt.requests.next = self.k_req.q.val();
         self.cnt.messages.next = self.k_msgs.q.val();
         self.cnt.retransmits.next = self.k_rtx.q.val();
+        self.cnt.rb_writes.next = self.k_rbw.q.val();
+        self.cnt.rb_reads.next = self.k_rbr.q.val();
         // ------------------------------------------------ parking FIFO and window
         self.dq_wr_out.x.next = self.dq.m_axis.tdata.val().get_bits::<251>(0);
         self.dq_st_out.x.next = self.dq.m_axis.tdata.val().get_bits::<128>(251);
@@ -593,6 +695,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.r_desc.next.laddr = self.r_addr.q.val();
         self.r_desc.next.plen = bit_cast::<16, 32>(self.r_plen.val());
         self.r_desc.next.ackreq = self.r_last.val();
+        self.r_desc.next.rb = self.r_rtx.q.val() & self.r_plen.val().any();
+        self.r_desc.next.cp = !self.r_rtx.q.val() & self.r_plen.val().any();
         self.r_desc.next.opcode = self.o_wm.val();
         if self.r_first.q.val() & self.r_last.val() {
             self.r_desc.next.opcode = self.o_wo.val();
@@ -605,10 +709,16 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_desc.next.opcode = self.o_rq.val();
             self.r_desc.next.plen = self.c0_16.val();
             self.r_desc.next.ackreq = false;
+            self.r_desc.next.rb = false;
+            self.r_desc.next.cp = false;
         }
         self.win_ok.next = !self.una_ram.rdata.val().get_bit(24) | ((self.r_psn.q.val() - self.una_d.val()) < self.w_lim.val());
         self.rtx_end.next = self.r_rtx.q.val() & (self.r_psn.q.val() == self.r_lim.q.val());
-        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & !self.rtx_end.val() & (self.r_rtx.q.val() | self.win_ok.val());
+        // a retransmitted packet the QP has meanwhile seen acknowledged is skipped (its slot in the
+        // buffer may already hold a newer packet)
+        self.r_behind.next = self.r_psn.q.val() - self.una_d.val();
+        self.r_stale.next = self.r_rtx.q.val() & (!self.una_ram.rdata.val().get_bit(24) | self.r_behind.val().get_bit(23));
+        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
         if (self.r_st.q.val() == self.s_gen.val()) & self.rtx_end.val() {
             self.r_st.d.next = self.s_idle.val();
         }
@@ -772,22 +882,6 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.r_st.d.next = self.s_idle.val();
             }
         }
-        if self.r_take.val() {
-            self.r_psn.d.next = self.r_psn.q.val() + self.c1_24.val();
-            self.r_addr.d.next = self.r_addr.q.val() + bit_cast::<64, 32>(self.r_plen.val());
-            self.r_left.d.next = self.r_left.q.val() - self.r_plen.val();
-            self.r_first.d.next = false;
-            // the QP's next unsent PSN, after every packet
-            self.psn_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
-            self.psn_ram.wdata.next = self.r_psn.q.val() + self.c1_24.val();
-            self.psn_ram.we.next = !self.r_rtx.q.val();
-            if self.r_wr.q.val().op == self.op_read.val() {
-                self.psn_ram.wdata.next = self.r_psn.q.val() + self.r_npkts.val();
-                self.r_st.d.next = self.s_idle.val();
-            } else if self.r_last.val() {
-                self.r_st.d.next = self.s_idle.val();
-            }
-        }
         // ------------------------------------------------ READ responder
         self.j_pmtu16.next = self.c256.val() << bit_cast::<16, 3>(self.j_job.q.val().pmtu);
         self.j_pmtu.next = bit_cast::<32, 16>(self.j_pmtu16.val());
@@ -801,6 +895,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.j_desc.next.msn = self.j_job.q.val().msn;
         self.j_desc.next.laddr = self.j_addr.q.val();
         self.j_desc.next.ackreq = false;
+        self.j_desc.next.rb = false;
+        self.j_desc.next.cp = false;
         self.j_desc.next.plen = bit_cast::<16, 32>(self.j_pmtu.val());
         if self.j_last.val() {
             self.j_desc.next.plen = bit_cast::<16, 32>(self.j_left.q.val());
@@ -842,6 +938,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.a_desc.next.qpn = self.a_item.q.val().qpn;
         self.a_desc.next.psn = self.a_item.q.val().psn;
         self.a_desc.next.ackreq = false;
+        self.a_desc.next.rb = false;
+        self.a_desc.next.cp = false;
         self.a_desc.next.va = self.c0_64.val();
         self.a_desc.next.rkey = self.c0_32.val();
         self.a_desc.next.dma_len = self.c0_32.val();
@@ -860,10 +958,28 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.pick_valid.next = true;
         }
         self.inflight_add.next = self.inflight.q.val() + bit_cast::<24, 16>(self.pick.val().plen);
-        self.fire.next = self.pick_valid.val() & self.desc_fifo.s_axis.tready.val() & (!self.pick.val().plen.any() | (self.cmd_q.s_ready.val() & (self.inflight_add.val() <= self.budget.val())));
+        self.fire.next = self.pick_valid.val() & self.desc_fifo.s_axis.tready.val()
+            & (!self.pick.val().plen.any() | (((self.pick.val().rb & self.rb_rd_q.s_ready.val()) | (!self.pick.val().rb & self.cmd_q.s_ready.val())) & (self.inflight_add.val() <= self.budget.val())));
         self.a_take.next = self.fire.val() & self.a_pend.q.val();
         self.j_take.next = self.fire.val() & !self.a_pend.q.val() & self.j_active.q.val();
         self.r_take.next = self.fire.val() & !self.a_pend.q.val() & !self.j_active.q.val();
+        self.r_adv.next = self.r_take.val() | ((self.r_st.q.val() == self.s_gen.val()) & self.r_stale.val() & !self.rtx_end.val());
+        if self.r_adv.val() {
+            self.r_psn.d.next = self.r_psn.q.val() + self.c1_24.val();
+            self.r_addr.d.next = self.r_addr.q.val() + bit_cast::<64, 32>(self.r_plen.val());
+            self.r_left.d.next = self.r_left.q.val() - self.r_plen.val();
+            self.r_first.d.next = false;
+            // the QP's next unsent PSN, after every packet
+            self.psn_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
+            self.psn_ram.wdata.next = self.r_psn.q.val() + self.c1_24.val();
+            self.psn_ram.we.next = !self.r_rtx.q.val();
+            if self.r_wr.q.val().op == self.op_read.val() {
+                self.psn_ram.wdata.next = self.r_psn.q.val() + self.r_npkts.val();
+                self.r_st.d.next = self.s_idle.val();
+            } else if self.r_last.val() {
+                self.r_st.d.next = self.s_idle.val();
+            }
+        }
         if self.a_take.val() {
             self.a_pend.d.next = false;
         }
@@ -915,7 +1031,17 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.cmd_q.s_data.next.addr = self.pick.val().laddr;
         self.cmd_q.s_data.next.len = bit_cast::<32, 16>(self.pick.val().plen);
         self.cmd_q.s_data.next.tag = self.pick.val().qpn;
-        self.cmd_q.s_valid.next = self.fire.val() & self.pick.val().plen.any();
+        self.cmd_q.s_valid.next = self.fire.val() & self.pick.val().plen.any() & !self.pick.val().rb;
+        // the packet's slot in the retransmission buffer: QPN * 16 + PSN mod 16, 4 KiB each
+        self.p_qpn.next = bit_cast::<A, 24>(self.pick.val().qpn);
+        self.pick_addr.next = (bit_cast::<64, A>(self.p_qpn.val()) << 16) | (bit_cast::<64, 24>(self.pick.val().psn & self.c15_24.val()) << 12);
+        self.rb_rd_q.s_data.next.addr = self.pick_addr.val();
+        self.rb_rd_q.s_data.next.alen = bit_cast::<8, 16>((self.pick.val().plen - self.c1_16.val()) >> 6);
+        self.rb_rd_q.s_data.next.need = self.cp_fired.q.val();
+        self.rb_rd_q.s_valid.next = self.fire.val() & self.pick.val().rb;
+        if self.fire.val() & self.pick.val().cp {
+            self.cp_fired.d.next = self.cp_fired.q.val() + self.c1_16.val();
+        }
         if self.a_take.val() {
             self.k_acks.d.next = self.k_acks.q.val() + 1;
         }
@@ -956,13 +1082,26 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.cfg_ram.re.next = true;
                 self.x_st.d.next = true;
             }
-        } else if self.hdr_q.s_ready.val() & (!self.x_pay.val() | self.meta_q.s_axis.tready.val()) {
+        } else if self.hdr_q.s_ready.val() & (!self.x_pay.val() | (self.meta_q.s_axis.tready.val() & self.src_q.s_axis.tready.val())) {
             self.hdr_q.s_valid.next = true;
             self.x_go.next = true;
             self.k_frames.d.next = self.k_frames.q.val() + 1;
             self.x_st.d.next = false;
         }
         self.meta_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
+        // and where it comes from and goes to
+        self.xq.next = bit_cast::<A, 24>(self.x_desc.q.val().qpn);
+        self.x_src.next.rb = self.x_desc.q.val().rb;
+        self.x_src.next.cp = self.x_desc.q.val().cp;
+        self.x_src.next.addr = (bit_cast::<64, A>(self.xq.val()) << 16) | (bit_cast::<64, 24>(self.x_desc.q.val().psn & self.c15_24.val()) << 12);
+        self.x_src.next.alen = bit_cast::<8, 16>((self.x_desc.q.val().plen - self.c1_16.val()) >> 6);
+        self.x_src.next.plen = self.x_desc.q.val().plen;
+        self.src_in.x.next = self.x_src.val();
+        self.src_q.s_axis.tdata.next = self.src_in.y.val();
+        self.src_q.s_axis.tkeep.next = true.into();
+        self.src_q.s_axis.tlast.next = true;
+        self.src_q.s_axis.tuser.next = false;
+        self.src_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
         // plus what was chosen, minus what went to the deparser
         self.inflight_base.next = self.inflight.q.val();
         if self.fire.val() {
@@ -998,16 +1137,87 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.build.hdr.next = self.hdr_q.m_data.val();
         self.build.hdr_valid.next = self.hdr_q.m_valid.val();
         self.hdr_q.m_ready.next = self.build.hdr_ready.val();
-        // payload: DMA read → TX slot (with its packet's metadata) → deparser
+        // payload: DMA read or the retransmission buffer → TX slot (with its packet's metadata)
+        // → deparser; a first transmission's payload is copied to the buffer on the way
         self.meta_out.x.next = self.meta_q.m_axis.tdata.val();
+        self.src_out.x.next = self.src_q.m_axis.tdata.val();
         self.slot.s_meta.next = self.meta_out.y.val();
-        self.slot.s_axis.tdata.next = self.s_axis_dma_rd.tdata.val();
-        self.slot.s_axis.tkeep.next = self.s_axis_dma_rd.tkeep.val();
-        self.slot.s_axis.tlast.next = self.s_axis_dma_rd.tlast.val();
-        self.slot.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val();
-        self.slot.s_axis.tvalid.next = self.s_axis_dma_rd.tvalid.val() & self.meta_q.m_axis.tvalid.val();
-        self.s_axis_dma_rd.tready.next = self.slot.s_axis.tready.val() & self.meta_q.m_axis.tvalid.val();
-        self.meta_q.m_axis.tready.next = self.s_axis_dma_rd.tvalid.val() & self.s_axis_dma_rd.tlast.val() & self.slot.s_axis.tready.val();
+        self.sel_rb.next = self.src_out.y.val().rb;
+        self.s_cp.next = self.src_out.y.val().cp;
+        // the buffer's beats are full but the last (plen mod 64 bytes, if not 0)
+        self.rb_n.next = bit_cast::<7, 16>(self.src_out.y.val().plen & self.c63_16.val());
+        self.rb_lastb.next = self.rb_beat.q.val() == self.src_out.y.val().alen;
+        self.rb_keep.next = self.c_all64.val();
+        if self.rb_lastb.val() & self.rb_n.val().any() {
+            self.rb_keep.next = self.c_all64.val() >> bit_cast::<64, 7>(self.c64_7.val() - self.rb_n.val());
+        }
+        self.in_valid.next = self.s_axis_dma_rd.tvalid.val();
+        self.in_last.next = self.s_axis_dma_rd.tlast.val();
+        self.in_keep.next = self.s_axis_dma_rd.tkeep.val();
+        self.in_data.next = self.s_axis_dma_rd.tdata.val();
+        if self.sel_rb.val() {
+            self.in_valid.next = self.m_axi_rb.rvalid.val();
+            self.in_last.next = self.rb_lastb.val();
+            self.in_keep.next = self.rb_keep.val();
+            self.in_data.next = self.m_axi_rb.rdata.val();
+        }
+        self.hv.next = self.meta_q.m_axis.tvalid.val() & self.src_q.m_axis.tvalid.val();
+        self.cp_ok.next = !self.s_cp.val() | (self.rb_w.s_axis.tready.val() & (!self.pay_first.q.val() | self.rb_aw_q.s_ready.val()));
+        self.slot.s_axis.tdata.next = self.in_data.val();
+        self.slot.s_axis.tkeep.next = self.in_keep.val();
+        self.slot.s_axis.tlast.next = self.in_last.val();
+        self.slot.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val() & !self.sel_rb.val();
+        self.slot.s_axis.tvalid.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val();
+        self.acc.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val() & self.slot.s_axis.tready.val();
+        self.s_axis_dma_rd.tready.next = !self.sel_rb.val() & self.hv.val() & self.cp_ok.val() & self.slot.s_axis.tready.val();
+        self.m_axi_rb.rready.next = self.sel_rb.val() & self.hv.val() & self.cp_ok.val() & self.slot.s_axis.tready.val();
+        self.meta_q.m_axis.tready.next = self.acc.val() & self.in_last.val();
+        self.src_q.m_axis.tready.next = self.acc.val() & self.in_last.val();
+        if self.acc.val() {
+            self.pay_first.d.next = self.in_last.val();
+            self.rb_beat.d.next = self.rb_beat.q.val() + self.c1_8.val();
+            if self.in_last.val() {
+                self.rb_beat.d.next = 0.into();
+            }
+        }
+        // ------------------------------------------------ retransmission buffer (AXI4)
+        self.rb_w.s_axis.tdata.next = self.in_data.val();
+        self.rb_w.s_axis.tkeep.next = self.in_keep.val();
+        self.rb_w.s_axis.tlast.next = self.in_last.val();
+        self.rb_w.s_axis.tuser.next = false;
+        self.rb_w.s_axis.tvalid.next = self.acc.val() & self.s_cp.val();
+        self.rb_aw_q.s_data.next.addr = self.src_out.y.val().addr;
+        self.rb_aw_q.s_data.next.alen = self.src_out.y.val().alen;
+        self.rb_aw_q.s_data.next.need = self.c0_16.val();
+        self.rb_aw_q.s_valid.next = self.acc.val() & self.s_cp.val() & self.pay_first.q.val();
+        self.m_axi_rb.awaddr.next = self.rb_aw_q.m_data.val().addr;
+        self.m_axi_rb.awlen.next = self.rb_aw_q.m_data.val().alen;
+        self.m_axi_rb.awsize.next = self.c_size64.val();
+        self.m_axi_rb.awburst.next = self.c_incr.val();
+        self.m_axi_rb.awvalid.next = self.rb_aw_q.m_valid.val();
+        self.rb_aw_q.m_ready.next = self.m_axi_rb.awready.val();
+        self.m_axi_rb.wdata.next = self.rb_w.m_axis.tdata.val();
+        self.m_axi_rb.wstrb.next = self.rb_w.m_axis.tkeep.val();
+        self.m_axi_rb.wlast.next = self.rb_w.m_axis.tlast.val();
+        self.m_axi_rb.wvalid.next = self.rb_w.m_axis.tvalid.val();
+        self.rb_w.m_axis.tready.next = self.m_axi_rb.wready.val();
+        self.m_axi_rb.bready.next = true;
+        if self.m_axi_rb.bvalid.val() {
+            self.cp_done.d.next = self.cp_done.q.val() + self.c1_16.val();
+            self.k_rbw.d.next = self.k_rbw.q.val() + 1;
+        }
+        // a read goes once every copy chosen before it is written
+        self.cp_gap.next = self.cp_done.q.val() - self.rb_rd_q.m_data.val().need;
+        self.ar_ok.next = !self.cp_gap.val().get_bit(15);
+        self.m_axi_rb.araddr.next = self.rb_rd_q.m_data.val().addr;
+        self.m_axi_rb.arlen.next = self.rb_rd_q.m_data.val().alen;
+        self.m_axi_rb.arsize.next = self.c_size64.val();
+        self.m_axi_rb.arburst.next = self.c_incr.val();
+        self.m_axi_rb.arvalid.next = self.rb_rd_q.m_valid.val() & self.ar_ok.val();
+        self.rb_rd_q.m_ready.next = self.m_axi_rb.arready.val() & self.ar_ok.val();
+        if self.m_axi_rb.arvalid.val() & self.m_axi_rb.arready.val() {
+            self.k_rbr.d.next = self.k_rbr.q.val() + 1;
+        }
         Axis512Source::join(&mut self.slot.m_axis, &mut self.build.s_axis);
         self.slot_overrun.next = self.slot.overrun.val();
         // whole frames to the MAC: a frame starts only once all of it is here (no underrun)
@@ -1028,6 +1238,11 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             | self.rsp_fifo.level.val().any() | self.rsp_fifo.drop_bad.val().any() | self.rsp_fifo.drop_overflow.val().any()
             | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val()
             | self.dq.drop_bad.val().any() | self.dq.drop_overflow.val().any() | self.dq.m_axis.tkeep.val().any() | self.dq.m_axis.tlast.val() | self.dq.m_axis.tuser.val()
+            | self.rb_w.level.val().any() | self.rb_w.drop_bad.val().any() | self.rb_w.drop_overflow.val().any() | self.rb_w.m_axis.tuser.val()
+            | self.src_q.level.val().any() | self.src_q.drop_bad.val().any() | self.src_q.drop_overflow.val().any()
+            | self.src_q.m_axis.tkeep.val().any() | self.src_q.m_axis.tlast.val() | self.src_q.m_axis.tuser.val()
+            | self.m_axi_rb.bresp.val().any() | self.m_axi_rb.rresp.val().any() | self.m_axi_rb.rlast.val()
+            | self.rb_aw_q.m_data.val().need.any() | self.x_desc.q.val().rb | self.x_desc.q.val().cp
             | self.out_fifo.level.val().any() | self.out_fifo.drop_bad.val().any() | self.out_fifo.drop_overflow.val().any()
             | self.meta_q.level.val().any() | self.meta_q.drop_bad.val().any() | self.meta_q.drop_overflow.val().any()
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
@@ -1050,6 +1265,12 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_rtx.d.next = false;
             self.r_def.d.next = false;
             self.rr.d.next = false;
+            self.cp_fired.d.next = 0.into();
+            self.cp_done.d.next = 0.into();
+            self.pay_first.d.next = true;
+            self.rb_beat.d.next = 0.into();
+            self.k_rbw.d.next = 0.into();
+            self.k_rbr.d.next = 0.into();
         }
     }
 }
@@ -1060,5 +1281,9 @@ nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, s
     sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
-    una_wr, una_qpn, una_psn, una_open, window, local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done, err_qpn, err_valid, err_ready, rtx, rtx_valid, rtx_ready,
-    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, cnt.retransmits, slot_overrun]);
+    una_wr, una_qpn, una_psn, una_open, window,
+    m_axi_rb.awaddr, m_axi_rb.awlen, m_axi_rb.awsize, m_axi_rb.awburst, m_axi_rb.awvalid, m_axi_rb.awready,
+    m_axi_rb.wdata, m_axi_rb.wstrb, m_axi_rb.wlast, m_axi_rb.wvalid, m_axi_rb.wready, m_axi_rb.bresp, m_axi_rb.bvalid, m_axi_rb.bready,
+    m_axi_rb.araddr, m_axi_rb.arlen, m_axi_rb.arsize, m_axi_rb.arburst, m_axi_rb.arvalid, m_axi_rb.arready,
+    m_axi_rb.rdata, m_axi_rb.rresp, m_axi_rb.rlast, m_axi_rb.rvalid, m_axi_rb.rready, local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done, err_qpn, err_valid, err_ready, rtx, rtx_valid, rtx_ready,
+    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, cnt.retransmits, cnt.rb_writes, cnt.rb_reads, slot_overrun]);
