@@ -48,6 +48,12 @@ enum Cmd {
         /// Host DMA bandwidth in GB/s.
         #[arg(long, default_value_t = 13.0)]
         pcie_gbps: f64,
+        /// Card memory (HBM pseudo-channel of the retransmission buffer) read latency in ns.
+        #[arg(long, default_value_t = 1416)]
+        hbm_latency_ns: u64,
+        /// Card memory bandwidth in GB/s (reads and writes together).
+        #[arg(long, default_value_t = 14.4)]
+        hbm_gbps: f64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -102,6 +108,12 @@ enum SimScenario {
         /// Host DMA bandwidth in GB/s.
         #[arg(long, default_value_t = 13.0)]
         pcie_gbps: f64,
+        /// Card memory (HBM pseudo-channel of the retransmission buffer) read latency in ns.
+        #[arg(long, default_value_t = 1416)]
+        hbm_latency_ns: u64,
+        /// Card memory bandwidth in GB/s (reads and writes together).
+        #[arg(long, default_value_t = 14.4)]
+        hbm_gbps: f64,
         /// Write both directions of the link here (PCAP, ns timestamps).
         #[arg(long)]
         pcap: Option<PathBuf>,
@@ -178,7 +190,7 @@ fn main() -> Result<()> {
         Cmd::Verilog { out } => cmd::verilog::run(&out),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, pcap, random_size, slot_latency, qp_table, b_op, faults: f, campaign, timeout, retry_cnt } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, slot_latency, qp_table, b_op, faults: f, campaign, timeout, retry_cnt } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -203,11 +215,14 @@ fn main() -> Result<()> {
                 faults,
                 timeout,
                 retry_cnt,
+                card: nicgen_sim::cardmem::CardParams::from_ns_gbps(hbm_latency_ns, hbm_gbps),
                 ..Default::default()
             };
             cmd::sim::rdma(&o, pcie_latency_ns, pcie_gbps, campaign.is_some())
         }
-        Cmd::Bench { quick, smoke, out, pcie_latency_ns, pcie_gbps, seed } => cmd::bench::run(&cmd::bench::BenchOpts { quick, smoke, out, pcie_latency_ns, pcie_gbps, seed }),
+        Cmd::Bench { quick, smoke, out, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, seed } => {
+            cmd::bench::run(&cmd::bench::BenchOpts { quick, smoke, out, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, seed })
+        }
         Cmd::Report { top } => cmd::report::run(top.as_deref()),
         Cmd::Pcap { cmd: PcapCmd::Check { file } } => {
             let bad = cmd::pcap::check(&file)?;

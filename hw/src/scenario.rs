@@ -59,11 +59,15 @@ pub struct RdmaOpts {
     pub script: [Vec<(usize, Scripted)>; 2],
     /// The first PSN of every QP, both ways (None: random).
     pub first_psn: Option<u32>,
+    /// (QP index, cycle): every A→B frame of that QP is lost until that cycle.
+    pub stall_qp: Option<(usize, u64)>,
+    /// The retransmission buffer's card memory.
+    pub card: CardParams,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default() }
     }
 }
 
@@ -93,6 +97,9 @@ pub struct RdmaReport {
     pub counters: Vec<(String, u64, u64)>,
     /// Goodput of each QP (GB/s): its bytes over the time from the start to its last completion.
     pub per_qp_gbps: Vec<f64>,
+    /// Each QP's payload bytes and the cycle of its last completion (from the start).
+    pub per_qp_bytes: Vec<u64>,
+    pub per_qp_last: Vec<u64>,
     /// Jain's fairness index of `per_qp_gbps`.
     pub jain: f64,
     /// Wall-clock seconds of the traffic phase, and the two-node cycles per second.
@@ -282,6 +289,9 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
     let mut n = [Node::with_slots(o.dma, o.seed, o.table_qps, o.slot_latency)?, Node::with_slots(o.dma, o.seed + 100, o.table_qps, o.slot_latency)?];
+    for node in n.iter_mut() {
+        node.rb.p = o.card;
+    }
     for (i, node) in n.iter_mut().enumerate() {
         node.setup(i)?;
     }
@@ -374,8 +384,9 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut ab = MacLink::new(&a.sim, &b.sim).with_faults(o.faults, o.seed ^ 0xab);
     let mut ba = MacLink::new(&b.sim, &a.sim).with_faults(o.faults, o.seed ^ 0xba);
     ab.script = o.script[0].clone();
+    ab.stall = o.stall_qp.map(|(q, until)| (qpn(1, q), until));
     ba.script = o.script[1].clone();
-    let scripted = !o.script[0].is_empty() || !o.script[1].is_empty();
+    let scripted = !o.script[0].is_empty() || !o.script[1].is_empty() || o.stall_qp.is_some();
     let start = a.sim.cycle();
     let mut progress = (0usize, start);
     // a hang: no completion for long (8 timeouts at the QPs' timer, or a million cycles)
@@ -491,6 +502,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let dirs = dirs.iter().filter(|d| **d).count().max(1);
     r.per_qp_gbps = qbytes.iter().zip(&qlast).map(|(b, t)| *b as f64 / (*t.max(&1) as f64 * NS_PER_CYCLE)).collect();
     r.jain = jain(&r.per_qp_gbps);
+    r.per_qp_bytes = qbytes.clone();
+    r.per_qp_last = qlast[..qbytes.len()].to_vec();
     lat.sort();
     r.lat_mean = lat.iter().sum::<u64>() as f64 / lat.len().max(1) as f64;
     r.lat_p99 = lat.get((lat.len() * 99).div_ceil(100).saturating_sub(1)).copied().unwrap_or(0);
@@ -508,7 +521,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     // counters that must stay 0: always, and when no fault is injected (with faults, the RX
     // buffer may overflow under floods of duplicates of tiny frames: counted, and recovered)
     let never = ["resp_unknown_qp", "resp_qp_error", "resp_malformed", "resp_bad_opcode_seq", "resp_length_error", "resp_rkey_violation", "req_nak_fatal", "slot_overrun"];
-    let lossless = ["rx_drop_overflow", "req_replay_deferred", "req_ack_out_of_window", "rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce", "resp_duplicate", "resp_psn_out_of_window", "resp_naks", "req_nak_seq", "req_resp_unexpected", "req_ack_duplicate", "req_implied_nak", "req_timeouts", "req_replays", "tx_retransmits", "resp_read_replays"];
+    let lossless = ["rx_drop_overflow", "req_replay_deferred", "req_ack_out_of_window", "rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce", "resp_duplicate", "resp_psn_out_of_window", "resp_naks", "req_nak_seq", "req_resp_unexpected", "req_ack_duplicate", "req_implied_nak", "req_timeouts", "req_replays", "tx_retransmits", "resp_read_replays", "tx_rb_reads"];
     for (name, x, y) in &r.counters {
         if (never.contains(&name.as_str()) || (!o.faults.any() && !scripted && lossless.contains(&name.as_str()))) && (*x > 0 || *y > 0) {
             r.errors.push(format!("counter {name}: A {x}, B {y}"));

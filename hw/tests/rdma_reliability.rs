@@ -13,6 +13,7 @@
 use nicgen_hw::roce::cq_status;
 use nicgen_hw::scenario::*;
 use nicgen_model::opcode as op;
+use nicgen_sim::cardmem::CardParams;
 use nicgen_sim::host::{Faults, Scripted};
 use nicgen_sim::oracle::tshark_fields;
 
@@ -81,6 +82,10 @@ fn sequence_nak_goes_back_n_from_the_lost_packet() {
     assert_eq!(counter(&r, "resp_psn_out_of_window"), (0, 6));
     assert_eq!(counter(&r, "req_replays"), (1, 0));
     assert_eq!(counter(&r, "tx_retransmits"), (7, 0));
+    // every payload went to the retransmission buffer once, and the replayed ones (packets 1 to
+    // 7; the bytes of 1..=3 reach B only this way) came back from it
+    assert_eq!(counter(&r, "tx_rb_writes"), (8, 0));
+    assert_eq!(counter(&r, "tx_rb_reads"), (7, 0));
     assert_eq!(r.by_status[cq_status::SUCCESS as usize], 2);
 }
 
@@ -176,8 +181,8 @@ fn sequence_nak_retry_below_and_at_the_retry_limit() {
     assert_eq!(r.by_status[cq_status::FLUSHED as usize], 1);
 }
 
-fn campaign(faults: Faults, count: usize, seed: u64) -> RdmaReport {
-    let o = RdmaOpts { op: Op::Mixed, size: 2048, random_size: true, count, qps: 8, pmtu: 2, timeout: 3, seed, faults, ..Default::default() };
+fn campaign(faults: Faults, count: usize, seed: u64, card: CardParams) -> RdmaReport {
+    let o = RdmaOpts { op: Op::Mixed, size: 2048, random_size: true, count, qps: 8, pmtu: 2, timeout: 3, seed, faults, card, ..Default::default() };
     let r = rdma(&o).unwrap();
     ok(&r);
     assert_eq!(r.by_status[cq_status::SUCCESS as usize], count as u64);
@@ -188,7 +193,7 @@ fn campaign(faults: Faults, count: usize, seed: u64) -> RdmaReport {
 /// directions.
 #[test]
 fn campaign_1pct_loss_1pct_reorder() {
-    let r = campaign(Faults { loss: 0.01, reorder: 0.01, reorder_bound: 2000, ..Default::default() }, 20_000, 41);
+    let r = campaign(Faults { loss: 0.01, reorder: 0.01, reorder_bound: 2000, ..Default::default() }, 20_000, 41, CardParams::default());
     assert!(r.faults[0].lost > 100 && r.faults[0].reordered > 100, "{:?}", r.faults);
     assert!(counter(&r, "tx_retransmits").0 > 0);
 }
@@ -196,8 +201,31 @@ fn campaign_1pct_loss_1pct_reorder() {
 /// 20,000 messages at 5% loss on both directions.
 #[test]
 fn campaign_5pct_loss() {
-    let r = campaign(Faults { loss: 0.05, ..Default::default() }, 20_000, 42);
+    let r = campaign(Faults { loss: 0.05, ..Default::default() }, 20_000, 42, CardParams::default());
     assert!(r.faults[0].lost + r.faults[1].lost > 2000, "{:?}", r.faults);
+}
+
+/// One QP's path goes dark (every A→B frame of QP 0 is lost for 160,000 cycles): its window
+/// fills, its requests are parked, and the other three QPs keep the line. Their aggregate
+/// goodput up to their last completion is at least 95% of the 100G ceiling. QP 0 sends exactly
+/// a window (16 packets) per attempt, and recovers by timeout once its path is back.
+#[test]
+fn a_stalled_window_does_not_slow_the_other_qps() {
+    const DARK: u64 = 160_000;
+    let o = RdmaOpts { op: Op::Write, size: 65536, count: 4 * 20, qps: 4, timeout: 5, stall_qp: Some((0, DARK)), seed: 9, ..Default::default() };
+    let r = rdma(&o).unwrap();
+    ok(&r);
+    assert_eq!(r.by_status[cq_status::SUCCESS as usize], 80);
+    let bytes: u64 = r.per_qp_bytes[1..].iter().sum();
+    let last = *r.per_qp_last[1..].iter().max().unwrap();
+    assert!(last < DARK, "the other QPs finished at cycle {last}, after QP 0's path came back");
+    let frac = bytes as f64 / (last as f64 * 4.0) / payload_ceiling(4096);
+    assert!(frac >= 0.95, "the other QPs: {:.1}% of the ceiling", 100.0 * frac);
+    assert!(r.per_qp_last[0] > DARK);
+    let lost = r.faults[0].lost;
+    assert!(lost >= 32 && lost % 16 == 0, "{lost} frames of QP 0 lost: not whole windows");
+    // the first window, and one more per timeout while dark; the timeout after it succeeds
+    assert_eq!(lost / 16, counter(&r, "req_timeouts").0);
 }
 
 /// Every kind of fault at once: burst loss, reordering, duplication, single-bit corruption and
@@ -205,7 +233,8 @@ fn campaign_5pct_loss() {
 #[test]
 fn campaign_every_fault() {
     let f = Faults { loss: 0.005, burst: 0.005, reorder: 0.01, reorder_bound: 3000, dup: 0.01, corrupt: 0.01, truncate: 0.01 };
-    let r = campaign(f, 6000, 43);
+    // and the card memory pushes back on 25% of its address and write-data handshakes
+    let r = campaign(f, 6000, 43, CardParams { ready_pct: 75, ..Default::default() });
     let c = r.faults[0];
     assert!(c.burst_lost > 0 && c.duplicated > 0 && c.corrupted > 0 && c.truncated > 0, "{c:?}");
     let bad = counter(&r, "rx_bad_icrc").1 + counter(&r, "rx_truncated").1 + counter(&r, "rx_bad_length").1 + counter(&r, "rx_not_roce").1;

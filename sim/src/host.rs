@@ -308,6 +308,9 @@ pub struct MacLink {
     wire_free: f64,
     /// Frames that reached the receiver: (index in `frames`, cycle of the last beat).
     pub delivered: Vec<(usize, u64)>,
+    /// Every IPv4 RoCEv2 frame to this destination QPN is lost until this cycle (one QP's
+    /// path goes dark; counted as lost).
+    pub stall: Option<(u32, u64)>,
     tx: AxisPorts,
     rx: AxisPorts,
     credit: f64,
@@ -343,6 +346,7 @@ impl MacLink {
             flight_ids: VecDeque::new(),
             wire_free: 0.0,
             delivered: vec![],
+            stall: None,
             tx: AxisPorts::find(from, "m_axis_tx"),
             rx: AxisPorts::find(to, "s_axis_rx"),
             credit: 0.0,
@@ -396,6 +400,13 @@ impl MacLink {
     fn frame_done(&mut self, now: u64, beats: Vec<Beat>, bytes: &[u8]) {
         let id = self.frames.len();
         self.counts.frames += 1;
+        if let Some((qpn, until)) = self.stall {
+            // BTH at 42: destination QPN in bytes 47..50
+            if now < until && bytes.len() >= 54 && u32::from_be_bytes([0, bytes[47], bytes[48], bytes[49]]) == qpn {
+                self.counts.lost += 1;
+                return;
+            }
+        }
         if let Some((_, f)) = self.script.iter().find(|(i, _)| *i == id).copied() {
             match f {
                 Scripted::Drop => self.counts.lost += 1,

@@ -1,6 +1,7 @@
 //! `nicgen bench`: the performance report. Every row is a two-node Verilator run of the RoCE
 //! engines (`nicgen_hw::scenario::rdma`, every byte verified) or a per-block measurement, beside
 //! BALBOA's published figure where there is one. Writes `bench.md`, `bench.json` and plots.
+use nicgen_sim::cardmem::CardParams;
 use anyhow::{bail, Result};
 use nicgen_hw::blockbench::{block_figures, BlockFigure};
 use nicgen_hw::scenario::*;
@@ -16,6 +17,8 @@ pub struct BenchOpts {
     pub out: Option<PathBuf>,
     pub pcie_latency_ns: u64,
     pub pcie_gbps: f64,
+    pub hbm_latency_ns: u64,
+    pub hbm_gbps: f64,
     pub seed: u64,
 }
 
@@ -97,7 +100,7 @@ fn published_fig4(op: Op, size: usize, latency: bool) -> String {
 
 fn jobs(b: &BenchOpts) -> Vec<Job> {
     let dma = DmaParams::from_ns_gbps(b.pcie_latency_ns, b.pcie_gbps);
-    let base = RdmaOpts { seed: b.seed, dma, ..Default::default() };
+    let base = RdmaOpts { seed: b.seed, dma, card: CardParams::from_ns_gbps(b.hbm_latency_ns, b.hbm_gbps), ..Default::default() };
     let sizes: Vec<usize> = if b.smoke {
         vec![64, 32768]
     } else if b.quick {
@@ -225,7 +228,10 @@ pub fn run(b: &BenchOpts) -> Result<()> {
         mac: "100 Gb/s per direction, counting 20 B preamble+IFG and 4 B FCS per frame; 100-cycle link".into(),
         pcie_read_latency_ns: b.pcie_latency_ns,
         pcie_gbps: b.pcie_gbps,
-        hbm: "not modelled yet (Go-Back-N replays re-read host memory; the HBM retransmission buffer is open)".into(),
+        hbm: {
+            let c = CardParams::from_ns_gbps(b.hbm_latency_ns, b.hbm_gbps);
+            format!("{} ns read latency, {} GB/s (a 4 KiB fetch takes {:.2} µs); the retransmission buffer", b.hbm_latency_ns, b.hbm_gbps, c.fetch_cycles(4096) as f64 * 4e-3)
+        },
         pmtu: 4096,
         slot_latency_cycles: 1,
         quick: b.quick || b.smoke,

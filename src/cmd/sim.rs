@@ -152,7 +152,13 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
     if f.any() || campaign {
         println!("faults per frame, both directions: loss {}, burst {}, reorder {} (≤ {} cycles), dup {}, corrupt {}, truncate {}; QP timeout 4.096 µs × 2^{}, retry count {}", f.loss, f.burst, f.reorder, f.reorder_bound, f.dup, f.corrupt, f.truncate, o.timeout, o.retry_cnt);
     }
-    println!("model: 250 MHz; 100G MAC pacing (20 B preamble/IFG + 4 B FCS per frame); host DMA {lat_ns} ns read latency, {gbps} GB/s each way");
+    let c = o.card;
+    println!(
+        "model: 250 MHz; 100G MAC pacing (20 B preamble/IFG + 4 B FCS per frame); host DMA {lat_ns} ns read latency, {gbps} GB/s each way; HBM (retransmission buffer) {} ns, {:.1} GB/s, 4 KiB fetch {:.2} µs",
+        c.rd_latency as f64 * NS_PER_CYCLE,
+        c.bytes_per_cycle / NS_PER_CYCLE,
+        c.fetch_cycles(4096) as f64 * NS_PER_CYCLE / 1000.0
+    );
     let t = Instant::now();
     let r = rdma(o)?;
     let ceiling = payload_ceiling(pmtu);

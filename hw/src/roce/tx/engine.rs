@@ -160,6 +160,18 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     c_size64: Constant<Bits<3>>,
     c_incr: Constant<Bits<2>>,
     r_adv: Signal<Local, Bit>,
+    una_busy: Signal<Local, Bit>,
+    pick_slot: Signal<Local, Bits<24>>,
+    x_slot: Signal<Local, Bits<24>>,
+    rb_sh: Signal<Local, Bits<7>>,
+    c0_8: Constant<Bits<8>>,
+    c_half16: Constant<Bits<16>>,
+    c_half24: Constant<Bits<24>>,
+    rtx_go: Signal<Local, Bit>,
+    rtx_hold: DFF<Bit>,
+    /// The new message in hand sent a packet since it was taken (only then may a retransmission
+    /// pause it for another QP).
+    r_sent1: DFF<Bit>,
     r_stale: Signal<Local, Bit>,
     r_behind: Signal<Local, Bits<24>>,
     // inputs
@@ -458,6 +470,16 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             c_size64: c(6),
             c_incr: c(1),
             r_adv: Default::default(),
+            una_busy: Default::default(),
+            pick_slot: Default::default(),
+            x_slot: Default::default(),
+            rb_sh: Default::default(),
+            c0_8: c(0),
+            c_half16: c(0x8000),
+            c_half24: c(0x80_0000),
+            rtx_go: Default::default(),
+            rtx_hold: Default::default(),
+            r_sent1: Default::default(),
             r_stale: Default::default(),
             r_behind: Default::default(),
             psn_ram: Ram::new(style, false),
@@ -558,7 +580,7 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
 impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -613,13 +635,17 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         // una_ram: {busy, una}; zero (open) until the completion side reports a QP
         self.una_ram.we.next = self.una_wr.val();
         self.una_ram.waddr.next = self.una_qpn.val();
-        self.una_ram.wdata.next = bit_cast::<25, 24>(self.una_psn.val()) | (bit_cast::<25, 1>((!self.una_open.val()).into()) << 24);
+        self.una_busy.next = !self.una_open.val();
+        self.una_ram.wdata.next = bit_cast::<25, 24>(self.una_psn.val()) | (bit_cast::<25, 1>(self.una_busy.val().into()) << 24);
         self.una_ram.re.next = true;
         self.una_ram.oce.next = false;
         self.una_d.next = self.una_ram.rdata.val().get_bits::<24>(0);
         // tables
         self.wr_qpn.next = bit_cast::<A, 24>(self.sq_q.m_data.val().qpn);
-        if self.rtx_valid.val() {
+        // replay pacing: after a run of retransmissions, one new message (when one waits) goes
+        // before the next run, so replays never starve the other QPs' new traffic
+        self.rtx_go.next = self.rtx_valid.val() & (!self.rtx_hold.q.val() | self.rtx_busy.q.val() | !(self.p_valid.q.val() | self.dq.m_axis.tvalid.val() | self.sq_q.m_valid.val()));
+        if self.rtx_go.val() {
             self.wr_qpn.next = bit_cast::<A, 24>(self.rtx.val().qpn);
         } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
             self.wr_qpn.next = bit_cast::<A, 24>(self.p_wr.q.val().qpn);
@@ -717,7 +743,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         // a retransmitted packet the QP has meanwhile seen acknowledged is skipped (its slot in the
         // buffer may already hold a newer packet)
         self.r_behind.next = self.r_psn.q.val() - self.una_d.val();
-        self.r_stale.next = self.r_rtx.q.val() & (!self.una_ram.rdata.val().get_bit(24) | self.r_behind.val().get_bit(23));
+        self.r_stale.next = self.r_rtx.q.val() & (!self.una_ram.rdata.val().get_bit(24) | (self.r_behind.val() >= self.c_half24.val()));
         self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
         if (self.r_st.q.val() == self.s_gen.val()) & self.rtx_end.val() {
             self.r_st.d.next = self.s_idle.val();
@@ -750,7 +776,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.err_ram.waddr.next = self.err_qpn.val();
                 self.err_ram.wdata.next = true.into();
                 self.err_ram.we.next = true;
-            } else if self.rtx_valid.val() {
+            } else if self.rtx_go.val() {
+                self.rtx_hold.d.next = self.rtx.val().last;
                 self.rtx_ready.next = true;
                 self.r_resume.d.next = false;
                 self.r_wr.d.next.wr_id = self.rtx.val().wr_id;
@@ -774,6 +801,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.r_st.d.next = self.s_look.val();
             } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
                 // resume the paused message
+                self.rtx_hold.d.next = false;
+                self.r_sent1.d.next = false;
                 self.r_def.d.next = false;
                 self.r_seq.d.next = self.p_seq.q.val();
                 self.r_wr.d.next = self.p_wr.q.val();
@@ -791,6 +820,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             } else if self.i_dq.val() {
                 // a parked request: started ones go on where they stopped
                 self.dq.m_axis.tready.next = true;
+                self.rtx_hold.d.next = false;
+                self.r_sent1.d.next = false;
                 self.r_wr.d.next = self.dq_wr_out.y.val();
                 self.r_addr.d.next = self.dq_st_out.y.val().addr;
                 self.r_left.d.next = self.dq_st_out.y.val().left;
@@ -808,6 +839,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
                 self.r_st.d.next = self.s_look.val();
             } else if self.i_sq.val() {
                 self.sq_q.m_ready.next = true;
+                self.rtx_hold.d.next = false;
+                self.r_sent1.d.next = false;
                 self.r_def.d.next = false;
                 self.rr.d.next = true;
                 self.r_rtx.d.next = false;
@@ -964,6 +997,9 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.j_take.next = self.fire.val() & !self.a_pend.q.val() & self.j_active.q.val();
         self.r_take.next = self.fire.val() & !self.a_pend.q.val() & !self.j_active.q.val();
         self.r_adv.next = self.r_take.val() | ((self.r_st.q.val() == self.s_gen.val()) & self.r_stale.val() & !self.rtx_end.val());
+        if self.r_take.val() & !self.r_rtx.q.val() {
+            self.r_sent1.d.next = true;
+        }
         if self.r_adv.val() {
             self.r_psn.d.next = self.r_psn.q.val() + self.c1_24.val();
             self.r_addr.d.next = self.r_addr.q.val() + bit_cast::<64, 32>(self.r_plen.val());
@@ -986,8 +1022,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         // a retransmission pauses a new message between two of its packets: one of another QP,
         // or one still waiting for its record (its QP's ring may be full, and only the
         // retransmission can free it)
-        self.preempt.next = !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_valid.val()
-            & (((self.r_st.q.val() == self.s_gen.val()) & ((self.rtx.val().qpn != self.r_wr.q.val().qpn) | !self.win_ok.val()) & !self.r_take.val())
+        self.preempt.next = !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_go.val()
+            & (((self.r_st.q.val() == self.s_gen.val()) & (((self.rtx.val().qpn != self.r_wr.q.val().qpn) & self.r_sent1.q.val()) | !self.win_ok.val()) & !self.r_take.val())
                 | ((self.r_st.q.val() == self.s_rec.val()) & !self.sent_ready.val()));
         if self.preempt.val() {
             self.p_valid.d.next = true;
@@ -1034,7 +1070,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.cmd_q.s_valid.next = self.fire.val() & self.pick.val().plen.any() & !self.pick.val().rb;
         // the packet's slot in the retransmission buffer: QPN * 16 + PSN mod 16, 4 KiB each
         self.p_qpn.next = bit_cast::<A, 24>(self.pick.val().qpn);
-        self.pick_addr.next = (bit_cast::<64, A>(self.p_qpn.val()) << 16) | (bit_cast::<64, 24>(self.pick.val().psn & self.c15_24.val()) << 12);
+        self.pick_slot.next = self.pick.val().psn & self.c15_24.val();
+        self.pick_addr.next = (bit_cast::<64, A>(self.p_qpn.val()) << 16) | (bit_cast::<64, 24>(self.pick_slot.val()) << 12);
         self.rb_rd_q.s_data.next.addr = self.pick_addr.val();
         self.rb_rd_q.s_data.next.alen = bit_cast::<8, 16>((self.pick.val().plen - self.c1_16.val()) >> 6);
         self.rb_rd_q.s_data.next.need = self.cp_fired.q.val();
@@ -1093,7 +1130,8 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.xq.next = bit_cast::<A, 24>(self.x_desc.q.val().qpn);
         self.x_src.next.rb = self.x_desc.q.val().rb;
         self.x_src.next.cp = self.x_desc.q.val().cp;
-        self.x_src.next.addr = (bit_cast::<64, A>(self.xq.val()) << 16) | (bit_cast::<64, 24>(self.x_desc.q.val().psn & self.c15_24.val()) << 12);
+        self.x_slot.next = self.x_desc.q.val().psn & self.c15_24.val();
+        self.x_src.next.addr = (bit_cast::<64, A>(self.xq.val()) << 16) | (bit_cast::<64, 24>(self.x_slot.val()) << 12);
         self.x_src.next.alen = bit_cast::<8, 16>((self.x_desc.q.val().plen - self.c1_16.val()) >> 6);
         self.x_src.next.plen = self.x_desc.q.val().plen;
         self.src_in.x.next = self.x_src.val();
@@ -1148,8 +1186,9 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.rb_n.next = bit_cast::<7, 16>(self.src_out.y.val().plen & self.c63_16.val());
         self.rb_lastb.next = self.rb_beat.q.val() == self.src_out.y.val().alen;
         self.rb_keep.next = self.c_all64.val();
+        self.rb_sh.next = self.c64_7.val() - self.rb_n.val();
         if self.rb_lastb.val() & self.rb_n.val().any() {
-            self.rb_keep.next = self.c_all64.val() >> bit_cast::<64, 7>(self.c64_7.val() - self.rb_n.val());
+            self.rb_keep.next = self.c_all64.val() >> bit_cast::<64, 7>(self.rb_sh.val());
         }
         self.in_valid.next = self.s_axis_dma_rd.tvalid.val();
         self.in_last.next = self.s_axis_dma_rd.tlast.val();
@@ -1177,7 +1216,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.pay_first.d.next = self.in_last.val();
             self.rb_beat.d.next = self.rb_beat.q.val() + self.c1_8.val();
             if self.in_last.val() {
-                self.rb_beat.d.next = 0.into();
+                self.rb_beat.d.next = self.c0_8.val();
             }
         }
         // ------------------------------------------------ retransmission buffer (AXI4)
@@ -1208,7 +1247,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         }
         // a read goes once every copy chosen before it is written
         self.cp_gap.next = self.cp_done.q.val() - self.rb_rd_q.m_data.val().need;
-        self.ar_ok.next = !self.cp_gap.val().get_bit(15);
+        self.ar_ok.next = self.cp_gap.val() < self.c_half16.val();
         self.m_axi_rb.araddr.next = self.rb_rd_q.m_data.val().addr;
         self.m_axi_rb.arlen.next = self.rb_rd_q.m_data.val().alen;
         self.m_axi_rb.arsize.next = self.c_size64.val();
@@ -1265,10 +1304,11 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_rtx.d.next = false;
             self.r_def.d.next = false;
             self.rr.d.next = false;
-            self.cp_fired.d.next = 0.into();
-            self.cp_done.d.next = 0.into();
+            self.cp_fired.d.next = self.c0_16.val();
+            self.rtx_hold.d.next = false;
+            self.cp_done.d.next = self.c0_16.val();
             self.pay_first.d.next = true;
-            self.rb_beat.d.next = 0.into();
+            self.rb_beat.d.next = self.c0_8.val();
             self.k_rbw.d.next = 0.into();
             self.k_rbr.d.next = 0.into();
         }
