@@ -592,3 +592,44 @@ fn qp_tables_of_16k_elaborate() {
     assert!(v.contains("reg [156:0] mem [0:16383]"), "a 16K-entry responder table");
     assert!(v.contains("reg [419:0] mem [0:16383]"), "a 16K-entry configuration table");
 }
+
+/// A duplicate READ is answered again only when it asks for a subset of a READ the QP accepted
+/// (inside its PSNs and its address range, with its rkey); others are dropped and counted.
+#[test]
+fn duplicate_reads_are_answered_only_inside_their_reservation() {
+    let mut sim = verilate(&mut RoceResponder500::default());
+    let mut rng = Rng::new(31);
+    start(&mut sim, 0);
+    let q = qp(&mut rng, 7);
+    setup(&mut sim, &q);
+    let p = q.rq.rq_expected_psn;
+    let pmtu = pmtu_bytes(q.cfg.pmtu) as u32;
+    let (va, len) = (q.cfg.mr_base + 0x1000, 3 * pmtu + 5);
+    let at = |k: u32| (p + k) & 0xff_ffff;
+    let job = |psn, va, len, msn| RespItemFields { read: true, syndrome: syndrome::ACK, qpn: q.qpn, va, len, psn, pmtu: q.cfg.pmtu, msn: msn & 0xff_ffff };
+    let items = vec![
+        read_req(&q, p, va, len),
+        // again, whole: answered
+        read_req(&q, p, va, len),
+        // the rest from its third response packet: answered
+        read_req(&q, at(2), va + 2 * pmtu as u64, len - 2 * pmtu),
+        // past its end, or before its start, though inside the memory region: dropped
+        read_req(&q, p, va + len as u64, 64),
+        read_req(&q, p, va - 64, 64),
+        // its last PSN, but running past its end: dropped
+        read_req(&q, at(3), va + 3 * pmtu as u64, pmtu),
+    ];
+    let out = run(&mut sim, &items, 80, 60, 9);
+    let m = q.rq.rq_msn + 1;
+    assert_eq!(out.jobs, vec![job(p, va, len, m), job(p, va, len, m), job(at(2), va + 2 * pmtu as u64, len - 2 * pmtu, m)]);
+    assert_eq!(counter(&mut sim, "reads"), 1);
+    assert_eq!(counter(&mut sim, "duplicate"), 5);
+    assert_eq!(counter(&mut sim, "read_replays"), 2);
+    // a control-plane write of the QP forgets its READs: the same duplicate is now dropped
+    let mut q2 = q.clone();
+    q2.rq.rq_expected_psn = at(4);
+    setup(&mut sim, &q2);
+    let out = run(&mut sim, &[read_req(&q2, p, va, len)], 80, 60, 10);
+    assert!(out.jobs.is_empty(), "{:?}", out.jobs);
+    assert_eq!(counter(&mut sim, "read_replays"), 2);
+}

@@ -153,6 +153,27 @@ crate::record!(
 );
 
 crate::record!(
+    /// A responder resource (rxe's `resp_res`): an accepted READ request, kept so that a
+    /// duplicate of it is answered again only if it asks for a subset of what was reserved.
+    RdRes,
+    RdResFields {
+        valid: bool = 1,
+        psn: u32 = 24,
+        /// PSNs reserved for the response.
+        n: u32 = 24,
+        va: u64 = 64,
+        /// va + length.
+        end: u64 = 64,
+        rkey: u32 = 32,
+    }
+);
+
+/// READ requests a responder keeps per QP (in arrival order). The requester's window (16 PSNs,
+/// each READ taking at least one) leaves at most 15 READs sent after its oldest outstanding one,
+/// so a READ that may still be asked again is never evicted.
+pub const RD_RES: usize = 16;
+
+crate::record!(
     /// A burst on the retransmission-buffer port: its address and AXI length (beats - 1); a
     /// read also waits until `need` copies have been written (every copy chosen before it).
     RbBurst,

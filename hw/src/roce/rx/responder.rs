@@ -23,6 +23,7 @@
 //!    path, the expected PSN advances by max(1, ceil(len/PMTU)). MSN counts messages.
 use crate::roce::hdr::RoceHdr;
 use crate::roce::qp::*;
+use crate::roce::{RdRes, RdResFields, RD_RES};
 use crate::roce::{DmaCmd, RespItem};
 use crate::record::{FromBits, ToBits};
 use crate::service::slot::SlotMeta;
@@ -166,6 +167,29 @@ pub struct RoceResponder<const A: usize> {
     // tables
     cfg_ram: Ram<QP_CFG_BITS, A>,
     rq_ram: Ram<QP_RQ_BITS, A>,
+    /// The QP's last RD_RES accepted READ requests, one RAM per entry (all compared at once), and
+    /// where the next one goes.
+    res_ram: [Ram<209, A>; RD_RES],
+    r_valid: [Signal<Local, Bit>; RD_RES],
+    va_end64: Signal<Local, Bits<64>>,
+    va_ovf: Signal<Local, Bit>,
+    r_psn: [Signal<Local, Bits<24>>; RD_RES],
+    r_n: [Signal<Local, Bits<24>>; RD_RES],
+    r_va: [Signal<Local, Bits<64>>; RD_RES],
+    r_end: [Signal<Local, Bits<64>>; RD_RES],
+    r_rkey: [Signal<Local, Bits<32>>; RD_RES],
+    res_in: ToBits<RdRes, 209>,
+    res_d: [Signal<Local, Bits<24>>; RD_RES],
+    res_hit: [Signal<Local, Bit>; RD_RES],
+    res_any: Signal<Local, Bit>,
+    res_idx: [Constant<Bits<4>>; RD_RES],
+    rdh_ram: Ram<4, A>,
+    d_res_new: DFF<Bit>,
+    d_res: DFF<RdRes>,
+    d_rdh: DFF<Bits<4>>,
+    c1_4: Constant<Bits<4>>,
+    c0_4r: Constant<Bits<4>>,
+    res_zero: Constant<Bits<209>>,
     cfg_in: ToBits<QpCfg, QP_CFG_BITS>,
     rq_in: ToBits<QpRq, QP_RQ_BITS>,
     cfg_out: FromBits<QpCfg, QP_CFG_BITS>,
@@ -300,6 +324,27 @@ impl<const A: usize> Default for RoceResponder<A> {
             cnt: Default::default(),
             cfg_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
             rq_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            res_ram: std::array::from_fn(|_| Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false)),
+            r_valid: Default::default(),
+            va_end64: Default::default(),
+            va_ovf: Default::default(),
+            r_psn: Default::default(),
+            r_n: Default::default(),
+            r_va: Default::default(),
+            r_end: Default::default(),
+            r_rkey: Default::default(),
+            res_in: Default::default(),
+            res_d: Default::default(),
+            res_hit: Default::default(),
+            res_any: Default::default(),
+            res_idx: std::array::from_fn(|i| Constant::new((i as u64).into())),
+            rdh_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            d_res_new: Default::default(),
+            d_res: Default::default(),
+            d_rdh: Default::default(),
+            c1_4: c(1),
+            c0_4r: c(0),
+            res_zero: c(0),
             cfg_in: Default::default(),
             rq_in: Default::default(),
             cfg_out: Default::default(),
@@ -377,8 +422,8 @@ impl<const A: usize> Default for RoceResponder<A> {
 impl<const A: usize> Logic for RoceResponder<A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
-        clock!(self, clock, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
+        dff_setup!(self, clock, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        clock!(self, clock, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
@@ -504,6 +549,42 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.left.next = self.h.q.val().dma_len;
         }
         self.ack_now.next = self.h.q.val().ackreq | (self.ack_every.val().any() & ((self.rq_out.y.val().rq_unacked + self.c1_8.val()) >= self.ack_every.val()));
+        self.va_end64.next = bit_cast::<64, 65>(self.va_end.val());
+        self.va_ovf.next = self.va_end.val().get_bit(64);
+        // responder resources: read with the QP's state, written on a new READ, cleared by a
+        // control-plane write of the QP
+        self.res_in.x.next = self.d_res.q.val();
+        self.res_any.next = false;
+        for i in 0..RD_RES {
+            self.res_ram[i].clock.next = self.clock.val();
+            self.res_ram[i].raddr.next = self.in_qpn.val();
+            self.res_ram[i].re.next = true;
+            self.res_ram[i].oce.next = false;
+            self.res_ram[i].waddr.next = self.h_qpn.val();
+            self.res_ram[i].wdata.next = self.res_in.y.val();
+            self.res_ram[i].we.next = false;
+            // an RdRes, from bit 0: valid, psn, n, va, end, rkey
+            self.r_valid[i].next = self.res_ram[i].rdata.val().get_bit(0);
+            self.r_psn[i].next = self.res_ram[i].rdata.val().get_bits::<24>(1);
+            self.r_n[i].next = self.res_ram[i].rdata.val().get_bits::<24>(25);
+            self.r_va[i].next = self.res_ram[i].rdata.val().get_bits::<64>(49);
+            self.r_end[i].next = self.res_ram[i].rdata.val().get_bits::<64>(113);
+            self.r_rkey[i].next = self.res_ram[i].rdata.val().get_bits::<32>(177);
+            // a duplicate READ inside this one's PSNs, with its rkey, inside its range
+            self.res_d[i].next = self.h.q.val().psn - self.r_psn[i].val();
+            self.res_hit[i].next = self.r_valid[i].val() & (self.res_d[i].val() < self.r_n[i].val())
+                & (self.h.q.val().rkey == self.r_rkey[i].val()) & (self.h.q.val().va >= self.r_va[i].val())
+                & !self.va_ovf.val() & (self.va_end64.val() <= self.r_end[i].val());
+            if self.res_hit[i].val() {
+                self.res_any.next = true;
+            }
+        }
+        self.rdh_ram.raddr.next = self.in_qpn.val();
+        self.rdh_ram.re.next = true;
+        self.rdh_ram.oce.next = false;
+        self.rdh_ram.waddr.next = self.h_qpn.val();
+        self.rdh_ram.wdata.next = self.d_rdh.q.val() + self.c1_4.val();
+        self.rdh_ram.we.next = false;
         self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().syndrome.any() | self.h.q.val().msn.any()
             | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any() | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any()
@@ -521,6 +602,14 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 if self.ctl_write.val() {
                     self.cfg_ram.we.next = true;
                     self.rq_ram.we.next = true;
+                    self.rdh_ram.waddr.next = self.ctl_qpn.val();
+                    self.rdh_ram.wdata.next = self.c0_4r.val();
+                    self.rdh_ram.we.next = true;
+                    for i in 0..RD_RES {
+                        self.res_ram[i].waddr.next = self.ctl_qpn.val();
+                        self.res_ram[i].wdata.next = self.res_zero.val();
+                        self.res_ram[i].we.next = true;
+                    }
                     self.ctl_done.next = true;
                 } else {
                     self.cfg_ram.raddr.next = self.ctl_qpn.val();
@@ -552,6 +641,14 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_do_resp.d.next = false;
             self.d_do_wb.d.next = false;
             self.d_pay.d.next = self.h.q.val().plen.any();
+            self.d_res_new.d.next = false;
+            self.d_rdh.d.next = self.rdh_ram.rdata.val();
+            self.d_res.d.next.valid = true;
+            self.d_res.d.next.psn = self.h.q.val().psn;
+            self.d_res.d.next.n = self.npkts.val();
+            self.d_res.d.next.va = self.h.q.val().va;
+            self.d_res.d.next.end = bit_cast::<64, 65>(self.va_end.val());
+            self.d_res.d.next.rkey = self.h.q.val().rkey;
             self.d_dest.d.next = self.dest_drop.val();
             self.d_rq.d.next = self.rq_out.y.val();
             self.d_cmd.d.next.addr = self.addr.val();
@@ -584,11 +681,12 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 self.cause[4].next = true;
             } else if self.psn_delta.val().get_bit(23) {
                 // a duplicate (rxe): a WRITE that asks for an ACK is ACKed again (expected PSN
-                // - 1) and not executed again; a READ inside the PSNs already reserved, with a
-                // valid rkey and range, is answered again; anything else is dropped
+                // - 1) and not executed again; a READ that asks for a subset of a READ this QP
+                // accepted (its PSNs, its rkey, inside its range), still valid for the QP's
+                // memory region, is answered again; anything else is dropped
                 self.cause[5].next = true;
                 if self.cls.rd_req.val() {
-                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() {
+                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() & self.res_any.val() {
                         self.cause[15].next = true;
                         self.d_do_job.d.next = true;
                         self.d_item.d.next.read = true;
@@ -626,6 +724,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 self.d_rq.d.next.state = self.c_err.val();
             } else if self.cls.rd_req.val() {
                 self.cause[11].next = true;
+                self.d_res_new.d.next = true;
                 self.d_do_job.d.next = true;
                 self.d_item.d.next.read = true;
                 self.d_item.d.next.msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
@@ -668,6 +767,12 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 self.rq_in.x.next = self.d_rq.q.val();
                 self.rq_ram.waddr.next = self.h_qpn.val();
                 self.rq_ram.we.next = self.d_do_wb.q.val();
+                if self.d_res_new.q.val() {
+                    self.rdh_ram.we.next = true;
+                    for i in 0..RD_RES {
+                        self.res_ram[i].we.next = self.d_rdh.q.val() == self.res_idx[i].val();
+                    }
+                }
                 for i in 0..12 {
                     if self.d_cause[i].q.val() {
                         self.counters[i].d.next = self.counters[i].q.val() + 1;
@@ -728,6 +833,8 @@ impl<const A: usize> Logic for RoceResponder<A> {
 }
 
 /// The default table: 512 entries (500 QPs).
+const _: () = assert!(RdResFields::BITS == 209);
+
 pub type RoceResponder500 = RoceResponder<9>;
 pub type RoceResponder4k = RoceResponder<12>;
 
