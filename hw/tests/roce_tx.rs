@@ -9,6 +9,7 @@ use nicgen_hw::roce::*;
 use nicgen_model::opcode as op;
 use nicgen_model::*;
 use nicgen_sim::axis::*;
+use nicgen_sim::cardmem::{CardMem, CardParams};
 use nicgen_sim::chan::{ChanDriver, ChanMonitor};
 use nicgen_sim::oracle::*;
 use nicgen_sim::*;
@@ -66,6 +67,8 @@ fn host_range(addr: u64, len: usize) -> Vec<u8> {
 struct Out {
     frames: Vec<Vec<u8>>,
     sent: Vec<SentWrFields>,
+    /// The retransmission buffer's card memory after the run.
+    rb: CardMem,
 }
 
 fn run<S: CycleSim>(sim: &mut S, wrs: &[SqWrFields], rsps: &[RespItemFields], valid: u32, ready: u32, seed: u64) -> Out {
@@ -82,6 +85,8 @@ fn run<S: CycleSim>(sim: &mut S, wrs: &[SqWrFields], rsps: &[RespItemFields], va
     let data = AxisDriver::new(sim, "s_axis_dma_rd", valid, seed + 5);
     let mon = AxisMonitor::new(sim, "m_axis_tx", ready, seed + 6);
     let mut b = StreamBench::new(vec![data], vec![mon]);
+    // card memory that pushes back as often as the other sinks
+    let mut rb = CardMem::new(sim, "m_axi_rb", CardParams { ready_pct: ready, ..Default::default() }, seed + 7);
     let mut quiet = 0;
     let mut fed = 0;
     while quiet < 60 {
@@ -90,8 +95,9 @@ fn run<S: CycleSim>(sim: &mut S, wrs: &[SqWrFields], rsps: &[RespItemFields], va
         }
         cm.drive(sim);
         sm.drive(sim);
+        rb.drive(sim);
         let moved = b.step_with(sim, |s| {
-            let mut m = false;
+            let mut m = rb.sample(s);
             for d in [&mut sq, &mut rd] {
                 m |= d.sample(s);
             }
@@ -104,11 +110,11 @@ fn run<S: CycleSim>(sim: &mut S, wrs: &[SqWrFields], rsps: &[RespItemFields], va
             b.drivers[0].push(AxisFrame::new(host_range(c.addr, c.len as usize)));
             fed += 1;
         }
-        let busy = !sq.idle() || !rd.idle() || !b.drivers[0].idle();
+        let busy = !sq.idle() || !rd.idle() || !b.drivers[0].idle() || !rb.idle();
         quiet = if moved || busy { 0 } else { quiet + 1 };
         assert!(b.cycles < 5_000_000, "TX engine stalled");
     }
-    Out { frames: b.monitors[0].frames.iter().map(|f| f.data.clone()).collect(), sent: sm.seen.iter().map(|(_, w)| SentWrFields::from_words(w)).collect() }
+    Out { frames: b.monitors[0].frames.iter().map(|f| f.data.clone()).collect(), sent: sm.seen.iter().map(|(_, w)| SentWrFields::from_words(w)).collect(), rb }
 }
 
 /// Check a frame's addressing against its QP.
@@ -243,6 +249,9 @@ fn requests_responses_and_acks_are_built_right() {
     // requests, in work-request order; PSNs continue per QP
     let mut got_req = parsed.iter().filter(|f| !resp_ops.contains(&f.hdr.bth.opcode) && f.hdr.bth.opcode != op::ACK);
     let mut sent_want = vec![];
+    // each WRITE payload's copy in the retransmission buffer: slot (QPN * 16 + PSN mod 16) * 4 KiB,
+    // the last packet to use a slot holding it
+    let mut slots = std::collections::HashMap::new();
     for w in &wrs {
         if w.qpn == 100 {
             sent_want.push(SentWrFields { wr_id: w.wr_id, op: w.op, qpn: 100, first_psn: idle_qp.psn, last_psn: idle_qp.psn, laddr: w.laddr, raddr: w.raddr, rkey: w.rkey, len: w.len, signaled: true, pmtu: idle_qp.cfg.pmtu, flush: true });
@@ -272,6 +281,9 @@ fn requests_responses_and_acks_are_built_right() {
                     assert_eq!(f.hdr.reth.unwrap(), Reth { va: w.raddr, rkey: w.rkey, dma_len: w.len });
                 }
                 data.extend(&f.payload);
+                if !f.payload.is_empty() {
+                    slots.insert(((q.qpn as u64 & 511) << 16) | ((q.psn as u64 & 15) << 12), f.payload.clone());
+                }
                 q.psn = (q.psn + 1) & 0xff_ffff;
             }
             assert_eq!(data, host_range(w.laddr, w.len as usize), "WR {}", w.wr_id);
@@ -282,6 +294,14 @@ fn requests_responses_and_acks_are_built_right() {
     }
     assert!(got_req.next().is_none());
     assert_eq!(out.sent, sent_want);
+    assert!(out.rb.errors.is_empty(), "{:?}", out.rb.errors);
+    assert!(slots.len() > 50);
+    for (addr, p) in &slots {
+        assert_eq!(&out.rb.read(*addr, p.len()), p, "retransmission-buffer slot {addr:#x}");
+    }
+    let k = |s: &mut VerilatorSim, n: &str| { let p = s.port(n); s.get_u64(p) };
+    assert_eq!(k(&mut sim, "cnt$rb_reads"), 0);
+    assert!(k(&mut sim, "cnt$rb_writes") as usize >= slots.len());
     let frames = { let p = sim.port("cnt$frames"); sim.get_u64(p) };
     assert_eq!(frames as usize, out.frames.len());
 }
