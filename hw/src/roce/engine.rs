@@ -133,7 +133,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     parse: RoceRxParse,
     responder: RoceResponder<A>,
     req: RoceRequester<A, R>,
-    tx: RoceTx<A, LT>,
+    tx: RoceTx<A, R, LT>,
     wmux: DmaWrMux,
     /// The RX payload slot, on the merged DMA write data.
     rx_slot: PayloadSlot<LR>,

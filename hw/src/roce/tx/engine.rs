@@ -68,7 +68,7 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 }
 
 #[derive(LogicBlock)]
-pub struct RoceTx<const A: usize, const LT: usize> {
+pub struct RoceTx<const A: usize, const R: usize, const LT: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub sq: Signal<In, SqWr>,
@@ -129,6 +129,15 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     cp_fired: DFF<Bits<16>>,
     cp_done: DFF<Bits<16>>,
     cp_gap: Signal<Local, Bits<16>>,
+    /// Per slot (QPN * 16 + PSN mod 16, R = A + 4 bits): the number of the last copy written to
+    /// it. A read of the buffer waits only for that copy, not for every copy before it.
+    cps_ram: Ram<16, R>,
+    slot_idx: Signal<Local, Bits<R>>,
+    pick_s4: Signal<Local, Bits<4>>,
+    rbp_valid: DFF<Bit>,
+    rbp: DFF<RbBurst>,
+    rbp_d: Signal<Local, Bits<16>>,
+    c1024: Constant<Bits<16>>,
     ar_ok: Signal<Local, Bit>,
     p_qpn: Signal<Local, Bits<A>>,
     pick_addr: Signal<Local, Bits<64>>,
@@ -339,7 +348,7 @@ pub struct RoceTx<const A: usize, const LT: usize> {
     zero_flow: Constant<Bits<20>>,
 }
 
-impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
+impl<const A: usize, const R: usize, const LT: usize> Default for RoceTx<A, R, LT> {
     fn default() -> Self {
         let style = if A > 10 { RamStyle::Ultra } else { RamStyle::Block };
         RoceTx {
@@ -440,6 +449,13 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
             cp_fired: Default::default(),
             cp_done: Default::default(),
             cp_gap: Default::default(),
+            cps_ram: Ram::new(if R > 14 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            slot_idx: Default::default(),
+            pick_s4: Default::default(),
+            rbp_valid: Default::default(),
+            rbp: Default::default(),
+            rbp_d: Default::default(),
+            c1024: c(1024),
             ar_ok: Default::default(),
             p_qpn: Default::default(),
             pick_addr: Default::default(),
@@ -577,11 +593,11 @@ impl<const A: usize, const LT: usize> Default for RoceTx<A, LT> {
     }
 }
 
-impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
+impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
+        dff_setup!(self, clock, rbp_valid, rbp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        clock!(self, clock, cps_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
@@ -992,7 +1008,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         }
         self.inflight_add.next = self.inflight.q.val() + bit_cast::<24, 16>(self.pick.val().plen);
         self.fire.next = self.pick_valid.val() & self.desc_fifo.s_axis.tready.val()
-            & (!self.pick.val().plen.any() | (((self.pick.val().rb & self.rb_rd_q.s_ready.val()) | (!self.pick.val().rb & self.cmd_q.s_ready.val())) & (self.inflight_add.val() <= self.budget.val())));
+            & (!self.pick.val().plen.any() | (((self.pick.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.pick.val().rb & self.cmd_q.s_ready.val())) & (self.inflight_add.val() <= self.budget.val())));
         self.a_take.next = self.fire.val() & self.a_pend.q.val();
         self.j_take.next = self.fire.val() & !self.a_pend.q.val() & self.j_active.q.val();
         self.r_take.next = self.fire.val() & !self.a_pend.q.val() & !self.j_active.q.val();
@@ -1072,10 +1088,29 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
         self.p_qpn.next = bit_cast::<A, 24>(self.pick.val().qpn);
         self.pick_slot.next = self.pick.val().psn & self.c15_24.val();
         self.pick_addr.next = (bit_cast::<64, A>(self.p_qpn.val()) << 16) | (bit_cast::<64, 24>(self.pick_slot.val()) << 12);
-        self.rb_rd_q.s_data.next.addr = self.pick_addr.val();
-        self.rb_rd_q.s_data.next.alen = bit_cast::<8, 16>((self.pick.val().plen - self.c1_16.val()) >> 6);
-        self.rb_rd_q.s_data.next.need = self.cp_fired.q.val();
-        self.rb_rd_q.s_valid.next = self.fire.val() & self.pick.val().rb;
+        // a read of the buffer: its slot's last copy number is looked up, then it is queued
+        // (a cycle later) to wait for that copy; a copy more than 1024 back is surely written
+        // (fewer copies than that are ever in flight)
+        self.pick_s4.next = self.pick_slot.val().get_bits::<4>(0);
+        self.slot_idx.next = (bit_cast::<R, A>(self.p_qpn.val()) << 4) | bit_cast::<R, 4>(self.pick_s4.val());
+        self.cps_ram.raddr.next = self.slot_idx.val();
+        self.cps_ram.re.next = true;
+        self.cps_ram.oce.next = false;
+        self.cps_ram.waddr.next = self.slot_idx.val();
+        self.cps_ram.wdata.next = self.cp_fired.q.val();
+        self.cps_ram.we.next = self.fire.val() & self.pick.val().cp;
+        self.rbp_valid.d.next = self.fire.val() & self.pick.val().rb;
+        self.rbp.d.next.addr = self.pick_addr.val();
+        self.rbp.d.next.alen = bit_cast::<8, 16>((self.pick.val().plen - self.c1_16.val()) >> 6);
+        self.rbp.d.next.need = self.cp_fired.q.val();
+        self.rbp_d.next = self.rbp.q.val().need - self.cps_ram.rdata.val();
+        self.rb_rd_q.s_data.next.addr = self.rbp.q.val().addr;
+        self.rb_rd_q.s_data.next.alen = self.rbp.q.val().alen;
+        self.rb_rd_q.s_data.next.need = self.cps_ram.rdata.val() + self.c1_16.val();
+        if self.rbp_d.val() > self.c1024.val() {
+            self.rb_rd_q.s_data.next.need = self.rbp.q.val().need - self.c1024.val();
+        }
+        self.rb_rd_q.s_valid.next = self.rbp_valid.q.val();
         if self.fire.val() & self.pick.val().cp {
             self.cp_fired.d.next = self.cp_fired.q.val() + self.c1_16.val();
         }
@@ -1304,6 +1339,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
             self.r_rtx.d.next = false;
             self.r_def.d.next = false;
             self.rr.d.next = false;
+            self.rbp_valid.d.next = false;
             self.cp_fired.d.next = self.c0_16.val();
             self.rtx_hold.d.next = false;
             self.cp_done.d.next = self.c0_16.val();
@@ -1315,7 +1351,7 @@ impl<const A: usize, const LT: usize> Logic for RoceTx<A, LT> {
     }
 }
 
-pub type RoceTx500 = RoceTx<9, 1>;
+pub type RoceTx500 = RoceTx<9, 13, 1>;
 
 nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, sq_ready, rsp, rsp_valid, rsp_ready,
     sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
