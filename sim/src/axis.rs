@@ -55,6 +55,11 @@ pub fn pack_beat(bytes: &[u8], nbytes: usize) -> Vec<u32> {
     w
 }
 
+/// The first `n` bytes of a beat's u32 words (byte 0 in bits 7..0): the inverse of [`pack_beat`].
+pub fn unpack_beat(words: &[u32], n: usize) -> impl Iterator<Item = u8> + '_ {
+    (0..n).map(|i| (words[i / 4] >> (8 * (i % 4))) as u8)
+}
+
 /// Bytes kept by a `tkeep` (u32 words) of contiguous low bytes, up to `nbytes`.
 pub fn keep_len(keep: &[u32], nbytes: usize) -> usize {
     (0..nbytes).take_while(|i| keep[i / 32] >> (i % 32) & 1 == 1).count()
@@ -197,9 +202,7 @@ impl AxisMonitor {
         if self.cur.is_empty() {
             self.first = sim.cycle();
         }
-        for i in 0..n {
-            self.cur.push((data[i / 4] >> (8 * (i % 4))) as u8);
-        }
+        self.cur.extend(unpack_beat(&data, n));
         self.beats += 1;
         if last {
             let user = p.tuser.map(|u| sim.get_bit(u)).unwrap_or(false);

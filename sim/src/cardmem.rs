@@ -5,7 +5,7 @@
 //!
 //! Read data is taken from memory when a beat is presented, so a read issued before a write to
 //! the same address has completed (its B response) may see either value, as on real memory.
-use crate::axis::{keep_len, pack_beat};
+use crate::axis::{pack_beat, unpack_beat};
 use crate::cycle::CycleSim;
 use crate::host::NS_PER_CYCLE;
 use crate::rng::Rng;
@@ -186,7 +186,7 @@ impl CardMem {
         let mut moved = false;
         let burst = |errors: &mut Vec<String>, kind: &str, addr: u64, len: u64| {
             let beats = len as usize + 1;
-            if addr % 64 != 0 || (addr % 4096) + 64 * beats as u64 > 4096 {
+            if !addr.is_multiple_of(64) || (addr % 4096) + 64 * beats as u64 > 4096 {
                 errors.push(format!("cycle {now}: {kind} burst of {beats} beats at {addr:#x} is unaligned or crosses 4 KiB"));
             }
             beats
@@ -222,11 +222,11 @@ impl CardMem {
         if self.w_ready && sim.get_bit(self.ports.wvalid) {
             let d = sim.get_words(self.ports.wdata);
             let mut line = [0u8; 64];
-            for (i, b) in line.iter_mut().enumerate() {
-                *b = (d[i / 4] >> (8 * (i % 4))) as u8;
+            for (b, v) in line.iter_mut().zip(unpack_beat(&d, 64)) {
+                *b = v;
             }
             let strb = sim.get_u64(self.ports.wstrb);
-            self.credit -= keep_len(&sim.get_words(self.ports.wstrb), 64) as f64;
+            self.credit -= strb.count_ones() as f64;
             self.w_early.push_back((line, strb, sim.get_bit(self.ports.wlast)));
             moved = true;
         }

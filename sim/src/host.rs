@@ -9,7 +9,7 @@
 //!   fixed latency, with the beat timing they left with. With [`Faults`], each frame may be
 //!   lost (alone or in a burst), held back (reordered), duplicated, corrupted by one bit, or
 //!   truncated, from a seeded generator; [`FaultCounts`] says what was done.
-use crate::axis::{keep_len, keep_words, pack_beat, AxisPorts};
+use crate::axis::{keep_len, keep_words, pack_beat, unpack_beat, AxisPorts};
 use crate::cycle::CycleSim;
 use crate::rng::Rng;
 use std::collections::{HashMap, VecDeque};
@@ -203,9 +203,7 @@ impl DmaPort {
             let data = sim.get_words(self.wr.tdata);
             let keep = sim.get_words(self.wr.tkeep);
             let n = keep_len(&keep, 64);
-            for i in 0..n {
-                self.wr_cur.push((data[i / 4] >> (8 * (i % 4))) as u8);
-            }
+            self.wr_cur.extend(unpack_beat(&data, n));
             self.wr_credit -= n as f64;
             if sim.get_bit(self.wr.tlast) {
                 self.wr_data.push_back(std::mem::take(&mut self.wr_cur));
@@ -401,8 +399,7 @@ impl MacLink {
         let id = self.frames.len();
         self.counts.frames += 1;
         if let Some((qpn, until)) = self.stall {
-            // BTH at 42: destination QPN in bytes 47..50
-            if now < until && bytes.len() >= 54 && u32::from_be_bytes([0, bytes[47], bytes[48], bytes[49]]) == qpn {
+            if now < until && nicgen_model::parse(bytes).is_ok_and(|f| f.hdr.bth.dqpn == qpn) {
                 self.counts.lost += 1;
                 return;
             }
@@ -541,9 +538,7 @@ impl MacLink {
             if self.cur.is_empty() {
                 self.first_cycle = now;
             }
-            for i in 0..n {
-                self.cur.push((d[i / 4] >> (8 * (i % 4))) as u8);
-            }
+            self.cur.extend(unpack_beat(&d, n));
             self.credit -= n as f64 + if l { 24.0 } else { 0.0 };
             self.leaving.push((now + self.latency, d, k, l));
             if l {

@@ -647,7 +647,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_res.d.next.psn = self.h.q.val().psn;
             self.d_res.d.next.n = self.npkts.val();
             self.d_res.d.next.va = self.h.q.val().va;
-            self.d_res.d.next.end = bit_cast::<64, 65>(self.va_end.val());
+            self.d_res.d.next.end = self.va_end64.val();
             self.d_res.d.next.rkey = self.h.q.val().rkey;
             self.d_dest.d.next = self.dest_drop.val();
             self.d_rq.d.next = self.rq_out.y.val();

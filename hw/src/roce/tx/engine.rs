@@ -124,8 +124,8 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize> {
     src_in: ToBits<RbSrc, SRC_BITS>,
     src_q: AxisFifo<SRC_BITS, 1, SRC_W, 3>,
     src_out: FromBits<RbSrc, SRC_BITS>,
-    /// Copies chosen, and copies written (B responses): a read of the buffer waits for every
-    /// copy chosen before it.
+    /// Copies chosen, and copies written (B responses): a read of the buffer waits until the
+    /// last copy to its slot (`cps_ram`) is written.
     cp_fired: DFF<Bits<16>>,
     cp_done: DFF<Bits<16>>,
     cp_gap: Signal<Local, Bits<16>>,
@@ -183,6 +183,8 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize> {
     r_sent1: DFF<Bit>,
     r_stale: Signal<Local, Bit>,
     r_behind: Signal<Local, Bits<24>>,
+    /// The QP read from `una_ram` has packets outstanding.
+    una_out_busy: Signal<Local, Bit>,
     // inputs
     sq_q: ChanSkid<SqWr>,
     rsp_in: ToBits<RespItem, RSP_BITS>,
@@ -498,6 +500,7 @@ impl<const A: usize, const R: usize, const LT: usize> Default for RoceTx<A, R, L
             r_sent1: Default::default(),
             r_stale: Default::default(),
             r_behind: Default::default(),
+            una_out_busy: Default::default(),
             psn_ram: Ram::new(style, false),
             pmtu_ram: Ram::new(style, false),
             err_ram: Ram::new(style, false),
@@ -754,12 +757,13 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
             self.r_desc.next.rb = false;
             self.r_desc.next.cp = false;
         }
-        self.win_ok.next = !self.una_ram.rdata.val().get_bit(24) | ((self.r_psn.q.val() - self.una_d.val()) < self.w_lim.val());
+        self.una_out_busy.next = self.una_ram.rdata.val().get_bit(24);
+        self.r_behind.next = self.r_psn.q.val() - self.una_d.val();
+        self.win_ok.next = !self.una_out_busy.val() | (self.r_behind.val() < self.w_lim.val());
         self.rtx_end.next = self.r_rtx.q.val() & (self.r_psn.q.val() == self.r_lim.q.val());
         // a retransmitted packet the QP has meanwhile seen acknowledged is skipped (its slot in the
         // buffer may already hold a newer packet)
-        self.r_behind.next = self.r_psn.q.val() - self.una_d.val();
-        self.r_stale.next = self.r_rtx.q.val() & (!self.una_ram.rdata.val().get_bit(24) | (self.r_behind.val() >= self.c_half24.val()));
+        self.r_stale.next = self.r_rtx.q.val() & (!self.una_out_busy.val() | (self.r_behind.val() >= self.c_half24.val()));
         self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
         if (self.r_st.q.val() == self.s_gen.val()) & self.rtx_end.val() {
             self.r_st.d.next = self.s_idle.val();
@@ -877,7 +881,7 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         }
         self.l_park.next = (!self.r_def.q.val() & (self.dhead_ram.rdata.val() != self.dtail_ram.rdata.val()))
             | (self.r_def.q.val() & (self.r_seq.q.val() != self.dhead_ram.rdata.val()))
-            | ((self.r_state.val() == self.c_rts.val()) & !self.err_ram.rdata.val().any() & self.una_ram.rdata.val().get_bit(24)
+            | ((self.r_state.val() == self.c_rts.val()) & !self.err_ram.rdata.val().any() & self.una_out_busy.val()
                 & ((self.l_psn.val() - self.una_d.val()) >= self.w_lim.val()));
         if self.r_st.q.val() == self.s_look.val() {
             if !self.r_rtx.q.val() & !self.r_resume.q.val() {
@@ -1102,6 +1106,7 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.rbp_valid.d.next = self.fire.val() & self.pick.val().rb;
         self.rbp.d.next.addr = self.pick_addr.val();
         self.rbp.d.next.alen = bit_cast::<8, 16>((self.pick.val().plen - self.c1_16.val()) >> 6);
+        // (here: the copies chosen so far; the queued burst's `need` is computed from it)
         self.rbp.d.next.need = self.cp_fired.q.val();
         self.rbp_d.next = self.rbp.q.val().need - self.cps_ram.rdata.val();
         self.rb_rd_q.s_data.next.addr = self.rbp.q.val().addr;
@@ -1280,7 +1285,7 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
             self.cp_done.d.next = self.cp_done.q.val() + self.c1_16.val();
             self.k_rbw.d.next = self.k_rbw.q.val() + 1;
         }
-        // a read goes once every copy chosen before it is written
+        // a read goes once the last copy to its slot is written
         self.cp_gap.next = self.cp_done.q.val() - self.rb_rd_q.m_data.val().need;
         self.ar_ok.next = self.cp_gap.val() < self.c_half16.val();
         self.m_axi_rb.araddr.next = self.rb_rd_q.m_data.val().addr;
