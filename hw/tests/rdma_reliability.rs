@@ -121,9 +121,12 @@ fn a_lost_read_response_is_an_implied_nak() {
     let (r, ab, ba) = traced(RdmaOpts { script: [vec![], vec![(1, Scripted::Drop)]], ..base(Op::Read, 4096, 1) }, "rr");
     ok(&r);
     // the third response is ahead: the READ is asked again from PSN 1 (3 KiB from 1 KiB in);
-    // the responder answers the duplicate from memory, as a new response run
+    // the responder answers the duplicate again, as a new response run, from the copies of its
+    // first answer in the retransmission buffer (all 4 copied, 3 read back)
     assert_eq!(ab, ["RQ 0", "RQ 1"]);
     assert_eq!(ba, ["RF 0", "RM 1", "RM 2", "RL 3", "RF 1", "RM 2", "RL 3"]);
+    assert_eq!(counter(&r, "tx_rb_writes"), (0, 4));
+    assert_eq!(counter(&r, "tx_rb_reads"), (0, 3));
     // both responses ahead are implied NAKs; one replay
     assert_eq!(counter(&r, "req_implied_nak"), (2, 0));
     assert_eq!(counter(&r, "req_replays"), (1, 0));

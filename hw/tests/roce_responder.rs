@@ -303,7 +303,7 @@ fn reads_become_jobs_and_reserve_psns() {
         };
         let va = q.cfg.mr_base + rng.below(1 << 24);
         items.push(read_req(q, psn[i], va, len));
-        want_jobs.push(RespItemFields { read: true, syndrome: syndrome::ACK, qpn: q.qpn, va, len, psn: psn[i], pmtu: q.cfg.pmtu, msn: (q.rq.rq_msn + msgs[i] + 1) & 0xff_ffff });
+        want_jobs.push(RespItemFields { read: true, syndrome: syndrome::ACK, qpn: q.qpn, va, len, psn: psn[i], pmtu: q.cfg.pmtu, msn: (q.rq.rq_msn + msgs[i] + 1) & 0xff_ffff, again: false, rb: false });
         // the response takes max(1, ceil(len / PMTU)) PSNs; the next request must follow them
         psn[i] = (psn[i] + len.div_ceil(pmtu).max(1)) & 0xff_ffff;
         msgs[i] += 1;
@@ -606,13 +606,17 @@ fn duplicate_reads_are_answered_only_inside_their_reservation() {
     let pmtu = pmtu_bytes(q.cfg.pmtu) as u32;
     let (va, len) = (q.cfg.mr_base + 0x1000, 3 * pmtu + 5);
     let at = |k: u32| (p + k) & 0xff_ffff;
-    let job = |psn, va, len, msn| RespItemFields { read: true, syndrome: syndrome::ACK, qpn: q.qpn, va, len, psn, pmtu: q.cfg.pmtu, msn: msn & 0xff_ffff };
+    // `again`: a duplicate, answered without copying; `rb`: from the retransmission buffer's
+    // copies of the first answer
+    let job = |psn, va, len, msn, again, rb| RespItemFields { read: true, syndrome: syndrome::ACK, qpn: q.qpn, va, len, psn, pmtu: q.cfg.pmtu, msn: msn & 0xff_ffff, again, rb };
     let items = vec![
         read_req(&q, p, va, len),
-        // again, whole: answered
+        // again, whole: answered from the buffer
         read_req(&q, p, va, len),
-        // the rest from its third response packet: answered
+        // the rest from its third response packet: answered from the buffer
         read_req(&q, at(2), va + 2 * pmtu as u64, len - 2 * pmtu),
+        // inside it, but not where its packets began: answered from host memory
+        read_req(&q, p, va + 1, 100),
         // past its end, or before its start, though inside the memory region: dropped
         read_req(&q, p, va + len as u64, 64),
         read_req(&q, p, va - 64, 64),
@@ -621,15 +625,21 @@ fn duplicate_reads_are_answered_only_inside_their_reservation() {
     ];
     let out = run(&mut sim, &items, 80, 60, 9);
     let m = q.rq.rq_msn + 1;
-    assert_eq!(out.jobs, vec![job(p, va, len, m), job(p, va, len, m), job(at(2), va + 2 * pmtu as u64, len - 2 * pmtu, m)]);
+    assert_eq!(out.jobs, vec![job(p, va, len, m, false, false), job(p, va, len, m, true, true), job(at(2), va + 2 * pmtu as u64, len - 2 * pmtu, m, true, true), job(p, va + 1, 100, m, true, false)]);
     assert_eq!(counter(&mut sim, "reads"), 1);
-    assert_eq!(counter(&mut sim, "duplicate"), 5);
-    assert_eq!(counter(&mut sim, "read_replays"), 2);
+    assert_eq!(counter(&mut sim, "duplicate"), 6);
+    assert_eq!(counter(&mut sim, "read_replays"), 3);
+    // a READ of 13 packets after it: its first PSNs are now 17 behind, and their slots hold the
+    // new READ's packets, so a duplicate of it is answered from host memory
+    let (va2, len2) = (va + 0x10_0000, 13 * pmtu);
+    let out = run(&mut sim, &[read_req(&q, at(4), va2, len2), read_req(&q, p, va, len), read_req(&q, at(1), va + pmtu as u64, len - pmtu), read_req(&q, at(4), va2, len2)], 80, 60, 11);
+    assert_eq!(out.jobs, vec![job(at(4), va2, len2, m + 1, false, false), job(p, va, len, m + 1, true, false), job(at(1), va + pmtu as u64, len - pmtu, m + 1, true, true), job(at(4), va2, len2, m + 1, true, true)]);
+    assert_eq!(counter(&mut sim, "read_replays"), 6);
     // a control-plane write of the QP forgets its READs: the same duplicate is now dropped
     let mut q2 = q.clone();
     q2.rq.rq_expected_psn = at(4);
     setup(&mut sim, &q2);
     let out = run(&mut sim, &[read_req(&q2, p, va, len)], 80, 60, 10);
     assert!(out.jobs.is_empty(), "{:?}", out.jobs);
-    assert_eq!(counter(&mut sim, "read_replays"), 2);
+    assert_eq!(counter(&mut sim, "read_replays"), 6);
 }

@@ -76,8 +76,8 @@ pub const ENGINE_COUNTERS: [(&str, &str); 49] = [
     ("req_replay_deferred", "replays left to the timer (no retries left or no room)"),
     ("tx_retransmits", "request packets sent again"),
     ("resp_read_replays", "duplicate READ requests answered again"),
-    ("tx_rb_writes", "WRITE payloads copied to the retransmission buffer (write bursts completed)"),
-    ("tx_rb_reads", "WRITE payloads read back from the retransmission buffer for a retransmission"),
+    ("tx_rb_writes", "WRITE and READ response payloads copied to the retransmission buffer (write bursts completed)"),
+    ("tx_rb_reads", "payloads read back from the retransmission buffer (a retransmitted WRITE packet, or a duplicate READ's answer)"),
 ];
 
 pub mod reg {

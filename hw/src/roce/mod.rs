@@ -37,6 +37,12 @@ crate::record!(
         len: u32 = 32,
         /// The QP's PMTU code.
         pmtu: u8 = 3,
+        /// A READ answered again (a duplicate request): its payload is not copied to the
+        /// retransmission buffer again.
+        again: bool = 1,
+        /// ... and it is answered from the copies of its first answer in the retransmission
+        /// buffer (they are all still there), not from host memory.
+        rb: bool = 1,
     }
 );
 
@@ -144,11 +150,14 @@ crate::record!(
         plen: u16 = 16,
         /// Host address of the payload.
         laddr: u64 = 64,
-        /// The payload comes from the retransmission buffer (a WRITE packet sent again).
+        /// The payload comes from the retransmission buffer (a WRITE packet sent again, or a
+        /// READ response packet answered again).
         rb: bool = 1,
-        /// The payload is also written to the retransmission buffer (a WRITE packet's first
-        /// transmission).
+        /// The payload is also written to the retransmission buffer (the first transmission of
+        /// a WRITE packet or of a READ response packet).
         cp: bool = 1,
+        /// The packet's slot is in the buffer's response half (a READ response packet).
+        rsp: bool = 1,
     }
 );
 
@@ -198,8 +207,9 @@ crate::record!(
 );
 
 /// Bytes of one retransmission-buffer slot (the largest PMTU). A packet's slot is
-/// `(QPN * WINDOW_MAX + PSN mod WINDOW_MAX) * RB_SLOT`, so the buffer holds
-/// 2^A * WINDOW_MAX * 4 KiB (32 MiB for the 500-QP tables).
+/// `(RSP * 2^A * WINDOW_MAX + QPN * WINDOW_MAX + PSN mod WINDOW_MAX) * RB_SLOT`, where RSP is 1
+/// for a READ response packet (the responder's half) and 0 for a WRITE packet (the requester's
+/// half), so the buffer holds 2 * 2^A * WINDOW_MAX * 4 KiB (64 MiB for the 500-QP tables).
 pub const RB_SLOT: usize = 4096;
 
 /// Completion status codes ([`CqEntryFields::status`]).

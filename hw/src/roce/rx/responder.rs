@@ -181,6 +181,21 @@ pub struct RoceResponder<const A: usize> {
     res_in: ToBits<RdRes, 209>,
     res_d: [Signal<Local, Bits<24>>; RD_RES],
     res_hit: [Signal<Local, Bit>; RD_RES],
+    /// A hit whose first PSN is where that READ's own response packet of the same PSN began
+    /// (so its packets are the same as that READ's, and their copies are in the retransmission
+    /// buffer).
+    res_off: [Signal<Local, Bits<64>>; RD_RES],
+    r_psn64: [Signal<Local, Bits<64>>; RD_RES],
+    h_psn64: Signal<Local, Bits<64>>,
+    c_m24: Constant<Bits<64>>,
+    res_al: [Signal<Local, Bit>; RD_RES],
+    res_rb: Signal<Local, Bit>,
+    pm_sh: Signal<Local, Bits<64>>,
+    /// A duplicate READ within the last 16 PSNs (the buffer's slots per QP): no response packet
+    /// sent after it can have reused its slots.
+    dup_near: Signal<Local, Bit>,
+    c16_24: Constant<Bits<24>>,
+    c8_64: Constant<Bits<64>>,
     res_any: Signal<Local, Bit>,
     res_idx: [Constant<Bits<4>>; RD_RES],
     rdh_ram: Ram<4, A>,
@@ -336,6 +351,16 @@ impl<const A: usize> Default for RoceResponder<A> {
             res_in: Default::default(),
             res_d: Default::default(),
             res_hit: Default::default(),
+            res_off: Default::default(),
+            r_psn64: Default::default(),
+            h_psn64: Default::default(),
+            c_m24: c(0xff_ffff),
+            res_al: Default::default(),
+            res_rb: Default::default(),
+            pm_sh: Default::default(),
+            dup_near: Default::default(),
+            c16_24: c(16),
+            c8_64: c(8),
             res_any: Default::default(),
             res_idx: std::array::from_fn(|i| Constant::new((i as u64).into())),
             rdh_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
@@ -555,6 +580,10 @@ impl<const A: usize> Logic for RoceResponder<A> {
         // control-plane write of the QP
         self.res_in.x.next = self.d_res.q.val();
         self.res_any.next = false;
+        self.res_rb.next = false;
+        self.h_psn64.next = bit_cast::<64, 24>(self.h.q.val().psn);
+        self.pm_sh.next = bit_cast::<64, 3>(self.cfg_out.y.val().pmtu) + self.c8_64.val();
+        self.dup_near.next = (self.rq_out.y.val().rq_expected_psn - self.h.q.val().psn) <= self.c16_24.val();
         for i in 0..RD_RES {
             self.res_ram[i].clock.next = self.clock.val();
             self.res_ram[i].raddr.next = self.in_qpn.val();
@@ -577,6 +606,13 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 & !self.va_ovf.val() & (self.va_end64.val() <= self.r_end[i].val());
             if self.res_hit[i].val() {
                 self.res_any.next = true;
+            }
+            // (PSN - its PSN) mod 2^24, 64 bits wide, times the PMTU
+            self.r_psn64[i].next = self.res_ram[i].rdata.val().get_bits::<64>(1) & self.c_m24.val();
+            self.res_off[i].next = ((self.h_psn64.val() - self.r_psn64[i].val()) & self.c_m24.val()) << self.pm_sh.val();
+            self.res_al[i].next = self.res_hit[i].val() & ((self.h.q.val().va - self.r_va[i].val()) == self.res_off[i].val());
+            if self.res_al[i].val() {
+                self.res_rb.next = true;
             }
         }
         self.rdh_ram.raddr.next = self.in_qpn.val();
@@ -666,6 +702,8 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_item.d.next.va = self.h.q.val().va;
             self.d_item.d.next.len = self.h.q.val().dma_len;
             self.d_item.d.next.pmtu = self.cfg_out.y.val().pmtu;
+            self.d_item.d.next.again = false;
+            self.d_item.d.next.rb = false;
             self.cause[0].next = true;
             if !self.qp_ok.val() {
                 self.cause[1].next = true;
@@ -690,6 +728,8 @@ impl<const A: usize> Logic for RoceResponder<A> {
                         self.cause[15].next = true;
                         self.d_do_job.d.next = true;
                         self.d_item.d.next.read = true;
+                        self.d_item.d.next.again = true;
+                        self.d_item.d.next.rb = self.res_rb.val() & self.dup_near.val();
                     }
                 } else if self.h.q.val().ackreq {
                     self.d_do_ack.d.next = true;

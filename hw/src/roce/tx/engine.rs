@@ -8,7 +8,9 @@
 //!   PSN range) for the completion side.
 //! * **Responses** (`rsp` from the RX responder, one ordered queue of 64, so a QP's responses
 //!   leave in PSN order): an ACK/NAK packet, or the READ RESPONSE FIRST/MIDDLE/LAST/ONLY packets
-//!   of a READ, streamed from host memory, AETH on FIRST/LAST/ONLY.
+//!   of a READ, streamed from host memory (and copied to the retransmission buffer's response
+//!   half), or for a duplicate READ whose copies are all still there, from those copies; AETH on
+//!   FIRST/LAST/ONLY.
 //! * **Arbiter**: responses (ACK/NAK and READ responses, in their order) > new requests, one
 //!   packet at a time (so at frame granularity). A chosen packet's DMA read command leaves at once; its descriptor waits in a
 //!   256-entry FIFO for its payload, so up to 256 payload fetches are in flight. DMA reads must
@@ -129,9 +131,16 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize> {
     cp_fired: DFF<Bits<16>>,
     cp_done: DFF<Bits<16>>,
     cp_gap: Signal<Local, Bits<16>>,
-    /// Per slot (QPN * 16 + PSN mod 16, R = A + 4 bits): the number of the last copy written to
-    /// it. A read of the buffer waits only for that copy, not for every copy before it.
+    /// Per slot of the requester's half (QPN * 16 + PSN mod 16, R = A + 4 bits): the number of
+    /// the last copy written to it. A read of the buffer waits only for that copy, not for every
+    /// copy before it.
     cps_ram: Ram<16, R>,
+    /// The same for the response half (READ response packets).
+    cps_rsp_ram: Ram<16, R>,
+    rbp_rsp: DFF<Bit>,
+    cps_last: Signal<Local, Bits<16>>,
+    /// The response half's base address (bit A + 16).
+    c_rsp_half: Constant<Bits<64>>,
     slot_idx: Signal<Local, Bits<R>>,
     pick_s4: Signal<Local, Bits<4>>,
     rbp_valid: DFF<Bit>,
@@ -452,6 +461,10 @@ impl<const A: usize, const R: usize, const LT: usize> Default for RoceTx<A, R, L
             cp_done: Default::default(),
             cp_gap: Default::default(),
             cps_ram: Ram::new(if R > 14 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            cps_rsp_ram: Ram::new(if R > 14 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            rbp_rsp: Default::default(),
+            cps_last: Default::default(),
+            c_rsp_half: c(1u64 << (A + 16)),
             slot_idx: Default::default(),
             pick_s4: Default::default(),
             rbp_valid: Default::default(),
@@ -599,8 +612,8 @@ impl<const A: usize, const R: usize, const LT: usize> Default for RoceTx<A, R, L
 impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rbp_valid, rbp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, cps_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
+        dff_setup!(self, clock, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
@@ -742,6 +755,7 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.r_desc.next.ackreq = self.r_last.val();
         self.r_desc.next.rb = self.r_rtx.q.val() & self.r_plen.val().any();
         self.r_desc.next.cp = !self.r_rtx.q.val() & self.r_plen.val().any();
+        self.r_desc.next.rsp = false;
         self.r_desc.next.opcode = self.o_wm.val();
         if self.r_first.q.val() & self.r_last.val() {
             self.r_desc.next.opcode = self.o_wo.val();
@@ -948,12 +962,16 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.j_desc.next.msn = self.j_job.q.val().msn;
         self.j_desc.next.laddr = self.j_addr.q.val();
         self.j_desc.next.ackreq = false;
-        self.j_desc.next.rb = false;
-        self.j_desc.next.cp = false;
+        self.j_desc.next.rsp = true;
         self.j_desc.next.plen = bit_cast::<16, 32>(self.j_pmtu.val());
         if self.j_last.val() {
             self.j_desc.next.plen = bit_cast::<16, 32>(self.j_left.q.val());
         }
+        // a first answer is copied to the buffer's response half; a duplicate is answered from
+        // those copies when the responder found them all still there, else from host memory
+        // (and not copied: its older PSNs' slots may hold newer responses by now)
+        self.j_desc.next.rb = self.j_job.q.val().rb & self.j_desc.val().plen.any();
+        self.j_desc.next.cp = !self.j_job.q.val().again & self.j_desc.val().plen.any();
         self.j_desc.next.opcode = self.o_rm.val();
         if self.j_first.q.val() & self.j_last.val() {
             self.j_desc.next.opcode = self.o_ro.val();
@@ -993,6 +1011,7 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.a_desc.next.ackreq = false;
         self.a_desc.next.rb = false;
         self.a_desc.next.cp = false;
+        self.a_desc.next.rsp = false;
         self.a_desc.next.va = self.c0_64.val();
         self.a_desc.next.rkey = self.c0_32.val();
         self.a_desc.next.dma_len = self.c0_32.val();
@@ -1092,6 +1111,9 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.p_qpn.next = bit_cast::<A, 24>(self.pick.val().qpn);
         self.pick_slot.next = self.pick.val().psn & self.c15_24.val();
         self.pick_addr.next = (bit_cast::<64, A>(self.p_qpn.val()) << 16) | (bit_cast::<64, 24>(self.pick_slot.val()) << 12);
+        if self.pick.val().rsp {
+            self.pick_addr.next = (bit_cast::<64, A>(self.p_qpn.val()) << 16) | (bit_cast::<64, 24>(self.pick_slot.val()) << 12) | self.c_rsp_half.val();
+        }
         // a read of the buffer: its slot's last copy number is looked up, then it is queued
         // (a cycle later) to wait for that copy; a copy more than 1024 back is surely written
         // (fewer copies than that are ever in flight)
@@ -1102,16 +1124,27 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.cps_ram.oce.next = false;
         self.cps_ram.waddr.next = self.slot_idx.val();
         self.cps_ram.wdata.next = self.cp_fired.q.val();
-        self.cps_ram.we.next = self.fire.val() & self.pick.val().cp;
+        self.cps_ram.we.next = self.fire.val() & self.pick.val().cp & !self.pick.val().rsp;
+        self.cps_rsp_ram.raddr.next = self.slot_idx.val();
+        self.cps_rsp_ram.re.next = true;
+        self.cps_rsp_ram.oce.next = false;
+        self.cps_rsp_ram.waddr.next = self.slot_idx.val();
+        self.cps_rsp_ram.wdata.next = self.cp_fired.q.val();
+        self.cps_rsp_ram.we.next = self.fire.val() & self.pick.val().cp & self.pick.val().rsp;
+        self.rbp_rsp.d.next = self.pick.val().rsp;
+        self.cps_last.next = self.cps_ram.rdata.val();
+        if self.rbp_rsp.q.val() {
+            self.cps_last.next = self.cps_rsp_ram.rdata.val();
+        }
         self.rbp_valid.d.next = self.fire.val() & self.pick.val().rb;
         self.rbp.d.next.addr = self.pick_addr.val();
         self.rbp.d.next.alen = bit_cast::<8, 16>((self.pick.val().plen - self.c1_16.val()) >> 6);
         // (here: the copies chosen so far; the queued burst's `need` is computed from it)
         self.rbp.d.next.need = self.cp_fired.q.val();
-        self.rbp_d.next = self.rbp.q.val().need - self.cps_ram.rdata.val();
+        self.rbp_d.next = self.rbp.q.val().need - self.cps_last.val();
         self.rb_rd_q.s_data.next.addr = self.rbp.q.val().addr;
         self.rb_rd_q.s_data.next.alen = self.rbp.q.val().alen;
-        self.rb_rd_q.s_data.next.need = self.cps_ram.rdata.val() + self.c1_16.val();
+        self.rb_rd_q.s_data.next.need = self.cps_last.val() + self.c1_16.val();
         if self.rbp_d.val() > self.c1024.val() {
             self.rb_rd_q.s_data.next.need = self.rbp.q.val().need - self.c1024.val();
         }
@@ -1172,6 +1205,9 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.x_src.next.cp = self.x_desc.q.val().cp;
         self.x_slot.next = self.x_desc.q.val().psn & self.c15_24.val();
         self.x_src.next.addr = (bit_cast::<64, A>(self.xq.val()) << 16) | (bit_cast::<64, 24>(self.x_slot.val()) << 12);
+        if self.x_desc.q.val().rsp {
+            self.x_src.next.addr = (bit_cast::<64, A>(self.xq.val()) << 16) | (bit_cast::<64, 24>(self.x_slot.val()) << 12) | self.c_rsp_half.val();
+        }
         self.x_src.next.alen = bit_cast::<8, 16>((self.x_desc.q.val().plen - self.c1_16.val()) >> 6);
         self.x_src.next.plen = self.x_desc.q.val().plen;
         self.src_in.x.next = self.x_src.val();
@@ -1313,7 +1349,7 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
             | self.cfg_out.y.val().mr_len.any() | self.cfg_out.y.val().access.any() | self.cfg_out.y.val().pmtu.any()
             | self.cfg_out.y.val().timeout.any() | self.cfg_out.y.val().retry_cnt.any()
             | self.j_job.q.val().psn.any() | self.j_job.q.val().syndrome.any() | self.j_job.q.val().read
-            | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any()
+            | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any() | self.a_item.q.val().again | self.a_item.q.val().rb
             | self.rsp_fifo.level.val().any() | self.rsp_fifo.drop_bad.val().any() | self.rsp_fifo.drop_overflow.val().any()
             | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val()
             | self.dq.drop_bad.val().any() | self.dq.drop_overflow.val().any() | self.dq.m_axis.tkeep.val().any() | self.dq.m_axis.tlast.val() | self.dq.m_axis.tuser.val()
