@@ -3,6 +3,7 @@ pub mod blockbench;
 #[macro_use]
 pub mod record;
 pub mod crc;
+pub mod em;
 pub mod roce;
 pub mod scenario;
 pub mod service;

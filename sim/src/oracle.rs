@@ -100,8 +100,13 @@ pub fn scapy_request(requests: &[String]) -> Result<Vec<Vec<u8>>> {
 
 /// `tshark -r FILE -T fields -e F1 -e F2 …`: one row per frame, one column per field.
 pub fn tshark_fields(pcap: &Path, fields: &[&str]) -> Result<Vec<Vec<String>>> {
+    tshark_fields_opts(pcap, &[], fields)
+}
+
+/// [`tshark_fields`] with more tshark options first (`-o ip.check_checksum:TRUE`, say).
+pub fn tshark_fields_opts(pcap: &Path, opts: &[&str], fields: &[&str]) -> Result<Vec<Vec<String>>> {
     let mut cmd = Command::new("tshark");
-    cmd.arg("-r").arg(pcap).args(["-T", "fields", "-E", "separator=/t", "-E", "occurrence=f"]);
+    cmd.arg("-r").arg(pcap).args(opts).args(["-T", "fields", "-E", "separator=/t", "-E", "occurrence=f"]);
     for f in fields {
         cmd.args(["-e", f]);
     }

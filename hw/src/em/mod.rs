@@ -1,0 +1,86 @@
+//! The DistDPU execution module (EM): parse, classify, policy, encapsulate or translate,
+//! forward. Its golden model is `nicgen_model::em`.
+pub mod parse;
+
+use rust_hdl::prelude::*;
+
+crate::record!(
+    /// A parsed EM header, on the header channel beside the frame (one per accepted frame, in
+    /// frame order). `i_*` is the inner frame's layer under VXLAN (wire side only).
+    EmHdr,
+    EmHdrFields {
+        /// Frame bytes.
+        len: u16 = 16,
+        /// The VF the frame came from (host side).
+        vf: u16 = 12,
+        vlan: bool = 1,
+        vid: u16 = 12,
+        /// Offset of the IPv4 header.
+        l3: u8 = 8,
+        src: u32 = 32,
+        dst: u32 = 32,
+        proto: u8 = 8,
+        tos: u8 = 8,
+        ttl: u8 = 8,
+        tot: u16 = 16,
+        sport: u16 = 16,
+        dport: u16 = 16,
+        vxlan: bool = 1,
+        vni: u32 = 24,
+        i_vlan: bool = 1,
+        i_vid: u16 = 12,
+        i_l3: u8 = 8,
+        i_src: u32 = 32,
+        i_dst: u32 = 32,
+        i_proto: u8 = 8,
+        i_tos: u8 = 8,
+        i_ttl: u8 = 8,
+        i_tot: u16 = 16,
+        i_sport: u16 = 16,
+        i_dport: u16 = 16,
+        /// UDP to port 4791 (the last layer), and its BTH's destination QP.
+        roce: bool = 1,
+        dqpn: u32 = 24,
+        /// Inside the parser: the drop cause (`nicgen_model::em::EmDrop`), 0 to accept.
+        cause: u8 = 4,
+    }
+);
+
+impl EmHdrFields {
+    /// The header the parser hands on for `p` (the model's view), from VF `vf`.
+    pub fn of(p: &nicgen_model::em::EmParsed, vf: u16) -> Self {
+        let o = p.outer;
+        let i = p.inner.unwrap_or_default();
+        EmHdrFields {
+            len: p.len as u16,
+            vf,
+            vlan: o.vlan.is_some(),
+            vid: o.vlan.unwrap_or(0),
+            l3: o.l3 as u8,
+            src: o.src,
+            dst: o.dst,
+            proto: o.proto,
+            tos: o.tos,
+            ttl: o.ttl,
+            tot: o.tot,
+            sport: o.sport,
+            dport: o.dport,
+            vxlan: p.vni.is_some(),
+            vni: p.vni.unwrap_or(0),
+            i_vlan: i.vlan.is_some(),
+            i_vid: i.vlan.unwrap_or(0),
+            i_l3: i.l3 as u8,
+            i_src: i.src,
+            i_dst: i.dst,
+            i_proto: i.proto,
+            i_tos: i.tos,
+            i_ttl: i.ttl,
+            i_tot: i.tot,
+            i_sport: i.sport,
+            i_dport: i.dport,
+            roce: p.roce,
+            dqpn: p.dqpn,
+            cause: 0,
+        }
+    }
+}
