@@ -4,7 +4,9 @@
 //! residue; tshark's dissection of the accepted frames (outer checksum status, addresses,
 //! ports, VXLAN VNI) against the hardware's headers; 10^5 random and mutated frames; one-beat
 //! frames at one per cycle; lock step against rust-hdl.
-use etherparse::{Ipv4Header, PacketBuilder};
+mod common;
+use common::em_frame as frame;
+use etherparse::Ipv4Header;
 use nicgen_hw::em::parse::EmParse;
 use nicgen_hw::em::EmHdrFields;
 use nicgen_model::em::*;
@@ -14,26 +16,6 @@ use nicgen_sim::chan::ChanMonitor;
 use nicgen_sim::oracle::tshark_fields_opts;
 use nicgen_sim::*;
 use std::collections::HashMap;
-
-/// An Ethernet/IPv4 frame: `proto` 6 (TCP), 17 (UDP) or 1 (ICMP echo), `payload` after the L4
-/// header, an 802.1Q tag if `vlan`.
-fn frame(rng: &mut Rng, vlan: Option<u16>, proto: u8, dport: u16, payload: &[u8]) -> Vec<u8> {
-    let mac = |r: &mut Rng| -> [u8; 6] { let b = r.bytes(6); [b[0] & 0xfe, b[1], b[2], b[3], b[4], b[5]] };
-    let (sm, dm) = (mac(rng), mac(rng));
-    let (src, dst) = (rng.next_u64() as u32, rng.next_u64() as u32);
-    let b = PacketBuilder::ethernet2(sm, dm).ipv4(src.to_be_bytes(), dst.to_be_bytes(), rng.range(1, 255) as u8);
-    let sport = rng.range(1, 65535) as u16;
-    let mut v = vec![];
-    match proto {
-        6 => b.tcp(sport, dport, rng.next_u64() as u32, 1000).write(&mut v, payload).unwrap(),
-        17 => b.udp(sport, dport).write(&mut v, payload).unwrap(),
-        _ => b.icmpv4_echo_request(7, 9).write(&mut v, payload).unwrap(),
-    }
-    if let Some(id) = vlan {
-        v.splice(12..12, [0x81, 0x00, (id >> 8) as u8 & 0x0f, id as u8]);
-    }
-    v
-}
 
 fn l3_of(f: &[u8], e: usize) -> usize {
     if f.len() > e + 13 && f[e + 12] == 0x81 && f[e + 13] == 0 { e + 18 } else { e + 14 }

@@ -242,6 +242,50 @@ pub fn em_parse(frame: &[u8], wire: bool, mac_bad: bool) -> Result<EmParsed, EmD
     Ok(EmParsed { len: frame.len(), ..x.p })
 }
 
+/// Bytes VXLAN encapsulation adds (RFC 7348): outer Ethernet 14, IPv4 20, UDP 8, VXLAN 8.
+pub const VXLAN_OVERHEAD: usize = 50;
+
+/// A tenant's overlay tunnel: the outer addresses, TTL and TOS, and the VNI.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VxlanTunnel {
+    pub dmac: [u8; 6],
+    pub smac: [u8; 6],
+    pub sip: u32,
+    pub dip: u32,
+    pub ttl: u8,
+    pub tos: u8,
+    pub vni: u32,
+}
+
+/// The outer UDP source port: a hash of the inner 5-tuple in 49152..=65535 (RFC 7348 §5: for
+/// ECMP entropy). The hash folds the tuple's 16-bit words with XOR and a rotation per word.
+pub fn vxlan_sport(src: u32, dst: u32, proto: u8, sport: u16, dport: u16) -> u16 {
+    let words = [(src >> 16) as u16, src as u16, (dst >> 16) as u16, dst as u16, proto as u16, sport, dport];
+    let h = words.iter().enumerate().fold(0u16, |a, (i, w)| a ^ w.rotate_left(3 * i as u32));
+    0xc000 | (h & 0x3fff)
+}
+
+/// Encapsulate `inner` (an Ethernet frame) for tunnel `t`, with outer UDP source port `sport`.
+/// The outer IPv4 header (no options, DF clear, ID 0) and the UDP header (checksum 0, as RFC
+/// 7348 allows over IPv4) are written by etherparse.
+pub fn vxlan_encap(inner: &[u8], t: &VxlanTunnel, sport: u16) -> Vec<u8> {
+    use etherparse::{Ethernet2Header, EtherType, IpNumber, Ipv4Header, UdpHeader};
+    let ulen = (8 + 8 + inner.len()) as u16;
+    let mut ip = Ipv4Header::new(ulen, t.ttl, IpNumber::UDP, t.sip.to_be_bytes(), t.dip.to_be_bytes()).expect("an IPv4 payload below 64 KiB");
+    ip.dont_fragment = false;
+    ip.dscp = etherparse::Ipv4Dscp::try_new(t.tos >> 2).unwrap();
+    ip.ecn = etherparse::Ipv4Ecn::try_new(t.tos & 3).unwrap();
+    ip.header_checksum = ip.calc_header_checksum();
+    let udp = UdpHeader { source_port: sport, destination_port: VXLAN_PORT, length: ulen, checksum: 0 };
+    let mut v = vec![];
+    Ethernet2Header { destination: t.dmac, source: t.smac, ether_type: EtherType::IPV4 }.write(&mut v).unwrap();
+    ip.write(&mut v).unwrap();
+    udp.write(&mut v).unwrap();
+    v.extend([0x08, 0, 0, 0, (t.vni >> 16) as u8, (t.vni >> 8) as u8, t.vni as u8, 0]);
+    v.extend_from_slice(inner);
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

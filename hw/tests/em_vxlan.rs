@@ -1,0 +1,161 @@
+//! VXLAN encapsulation on Verilator: every encapsulated frame byte for byte against the golden
+//! model (`nicgen_model::em::vxlan_encap`, outer headers written by etherparse), with random
+//! gaps and backpressure on all three inputs and the output and every `tkeep` residue; tshark
+//! decodes each one (outer IPv4 checksum good, VXLAN flags, VNI, UDP ports and checksum 0);
+//! the round trip through the EM parser's hardware on the wire side gives back the inner
+//! frame's header; lock step against rust-hdl.
+mod common;
+use common::em_frame;
+use nicgen_hw::em::parse::EmParse;
+use nicgen_hw::em::vxlan::{EmVxlanEncap, VxlanTunFields};
+use nicgen_hw::em::EmHdrFields;
+use nicgen_model::em::*;
+use nicgen_model::pcap::{write_pcap, Captured};
+use nicgen_sim::axis::*;
+use nicgen_sim::chan::{ChanDriver, ChanMonitor};
+use nicgen_sim::oracle::tshark_fields_opts;
+use nicgen_sim::*;
+
+struct Case {
+    inner: Vec<Vec<u8>>,
+    hdrs: Vec<EmHdrFields>,
+    tuns: Vec<VxlanTunFields>,
+    want: Vec<Vec<u8>>,
+}
+
+fn case(n: usize, seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
+    let mut lens: Vec<usize> = (0..128).map(|i| 60 + i).collect();
+    lens.extend((0..n).map(|_| if rng.chance(10) { rng.range(200, 9000) as usize } else { rng.range(60, 400) as usize }));
+    let mut c = Case { inner: vec![], hdrs: vec![], tuns: vec![], want: vec![] };
+    for len in lens {
+        let proto = [6u8, 17, 1][rng.below(3) as usize];
+        let vlan = if rng.chance(20) { Some(rng.below(4096) as u16) } else { None };
+        let base = em_frame(&mut rng, vlan, proto, 7, &[]).len();
+        let payload = rng.bytes(len.saturating_sub(base));
+        let dport = rng.range(1, 65535) as u16;
+        let f = em_frame(&mut rng, vlan, proto, dport, &payload);
+        let p = em_parse(&f, false, false).expect("a well-formed inner frame");
+        let t = VxlanTunFields {
+            dmac: rng.next_u64() >> 16 & !(1 << 40),
+            smac: rng.next_u64() >> 16 & !(1 << 40),
+            sip: rng.next_u64() as u32,
+            dip: rng.next_u64() as u32,
+            ttl: rng.range(1, 255) as u8,
+            tos: rng.below(256) as u8,
+            vni: rng.below(1 << 24) as u32,
+        };
+        let o = p.outer;
+        c.want.push(vxlan_encap(&f, &t.to_model(), vxlan_sport(o.src, o.dst, o.proto, o.sport, o.dport)));
+        c.hdrs.push(EmHdrFields::of(&p, 0));
+        c.tuns.push(t);
+        c.inner.push(f);
+    }
+    c
+}
+
+fn run<S: CycleSim>(sim: &mut S, c: &Case, valid: u32, ready: u32, seed: u64) -> (Vec<Vec<u8>>, u64) {
+    sim.reset(2);
+    let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
+    for f in &c.inner {
+        d.push(AxisFrame::new(f.clone()));
+    }
+    let mut hd = ChanDriver::new(sim, "s_hdr", valid, seed + 1);
+    let mut td = ChanDriver::new(sim, "s_tun", valid, seed + 2);
+    for (h, t) in c.hdrs.iter().zip(&c.tuns) {
+        hd.push(h.to_words());
+        td.push(t.to_words());
+    }
+    let m = AxisMonitor::new(sim, "m_axis", ready, seed + 3);
+    let mut b = StreamBench::new(vec![d], vec![m]);
+    let mut quiet = 0;
+    while quiet < 50 {
+        hd.drive(sim);
+        td.drive(sim);
+        let moved = b.step_with(sim, |s| hd.sample(s) | td.sample(s));
+        let busy = !b.drivers[0].idle() || !hd.idle() || !td.idle();
+        quiet = if moved || busy { 0 } else { quiet + 1 };
+        assert!(b.cycles < 5_000_000, "encapsulation stalled");
+    }
+    (b.monitors[0].frames.iter().map(|f| f.data.clone()).collect(), b.cycles)
+}
+
+#[test]
+fn encapsulated_frames_match_the_model_and_tshark() {
+    let mut sim = verilate(&mut EmVxlanEncap::default());
+    let c = case(400, 1);
+    for (valid, ready, seed) in [(100, 100, 1), (70, 55, 2), (90, 80, 3)] {
+        let (out, _) = run(&mut sim, &c, valid, ready, seed);
+        assert_eq!(out.len(), c.want.len(), "valid {valid}% ready {ready}%");
+        for (i, (g, w)) in out.iter().zip(&c.want).enumerate() {
+            assert_eq!(g, w, "frame {i} (inner {} bytes), valid {valid}% ready {ready}%", c.inner[i].len());
+        }
+    }
+    // tshark: the outer IPv4 checksum is good, the flags are the I flag, the VNI and ports right
+    let (out, _) = run(&mut sim, &c, 80, 70, 4);
+    let dir = std::env::temp_dir().join(format!("nicgen-em-vxlan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("encap.pcap");
+    write_pcap(&path, &out.iter().enumerate().map(|(i, d)| Captured { ts_ns: i as u64, data: d.clone() }).collect::<Vec<_>>()).unwrap();
+    let rows = tshark_fields_opts(&path, &["-o", "ip.check_checksum:TRUE"], &["ip.checksum.status", "vxlan.flags", "vxlan.vni", "udp.srcport", "udp.dstport", "udp.checksum", "ip.len", "ip.ttl"]).unwrap();
+    assert_eq!(rows.len(), out.len());
+    for (i, row) in rows.iter().enumerate() {
+        let (h, t) = (&c.hdrs[i], &c.tuns[i]);
+        let sport = vxlan_sport(h.src, h.dst, h.proto, h.sport, h.dport);
+        assert!(sport >= 49152);
+        // (tshark shows the VXLAN flags as 16 bits: 0x0800 is the I flag alone)
+        let want = ["1".to_string(), "0x0800".into(), t.vni.to_string(), sport.to_string(), "4789".into(), "0x0000".into(), (c.inner[i].len() + 36).to_string(), t.ttl.to_string()];
+        assert_eq!(row, &want.to_vec(), "frame {i}: tshark");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_parser_reads_the_inner_frame_back() {
+    // encapsulation on the host side, then the EM parser's hardware on the wire side
+    let c = case(200, 2);
+    let (out, _) = run(&mut verilate(&mut EmVxlanEncap::default()), &c, 85, 75, 5);
+    let mut sim = verilate(&mut EmParse::default());
+    sim.reset(2);
+    let w = sim.port("from_wire");
+    sim.set_bit(w, true);
+    let mut d = AxisDriver::new(&sim, "s_axis", 90, 6);
+    for f in &out {
+        d.push(AxisFrame::new(f.clone()));
+    }
+    let m = AxisMonitor::new(&sim, "m_axis", 80, 7);
+    let mut hm = ChanMonitor::new(&sim, "m_hdr", 80, 8);
+    let mut b = StreamBench::new(vec![d], vec![m]);
+    let mut quiet = 0;
+    while quiet < 1000 {
+        hm.drive(&mut sim);
+        let moved = b.step_with(&mut sim, |s| hm.sample(s) | s.get_bit(hm.ports.valid));
+        quiet = if moved || !b.drivers[0].idle() { 0 } else { quiet + 1 };
+    }
+    assert_eq!(b.monitors[0].frames.len(), out.len(), "every encapsulated frame is accepted");
+    for (i, (_, words)) in hm.seen.iter().enumerate() {
+        let h = EmHdrFields::from_words(words);
+        let (ih, t) = (&c.hdrs[i], &c.tuns[i]);
+        assert!(h.vxlan, "frame {i}");
+        assert_eq!((h.vni, h.src, h.dst, h.ttl, h.len as usize), (t.vni, t.sip, t.dip, t.ttl, c.inner[i].len() + 50), "frame {i}: outer");
+        assert_eq!(
+            (h.i_vlan, h.i_vid, h.i_src, h.i_dst, h.i_proto, h.i_sport, h.i_dport, h.i_tot),
+            (ih.vlan, ih.vid, ih.src, ih.dst, ih.proto, ih.sport, ih.dport, ih.tot),
+            "frame {i}: inner"
+        );
+        // decapsulation is the 50 outer bytes off
+        assert_eq!(&b.monitors[0].frames[i].data[VXLAN_OVERHEAD..], &c.inner[i][..], "frame {i}");
+    }
+}
+
+#[test]
+fn lock_step() {
+    let mut sim = Diff::new(verilate(&mut EmVxlanEncap::default()), RustHdlSim::new(EmVxlanEncap::default()));
+    let mut c = case(10, 3);
+    c.inner.truncate(30);
+    c.hdrs.truncate(30);
+    c.tuns.truncate(30);
+    c.want.truncate(30);
+    let (out, _) = run(&mut sim, &c, 70, 60, 9);
+    assert_eq!(out, c.want);
+}
