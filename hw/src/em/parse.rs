@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! s_axis ─┬──────────────────────────────► payload FIFO (512 beats) ───────────┐
-//!         ├─ window (beats 0, 1) ─► EmExtract ─► reg ─► header results (64) ─┐ ├─► gate ─► m_axis
+//!         ├─ window (beats 0, 1) ─► EmExtract (5 stages) ─► header results (64) ─┐ ├─► gate ─► m_axis
 //!         └─ frame length, MAC error (at tlast) ─────► lengths (64) ─────────┴─► join ─► headers (64) ─► m_hdr
 //! ```
 //!
@@ -35,30 +35,51 @@ const RES_W: usize = RES_BITS + 3;
 /// A length record: frame bytes (16), MAC error (1).
 const LEN_BITS: usize = 17;
 const LEN_W: usize = LEN_BITS + 3;
-const _: () = assert!(EM_HDR_BITS == 396);
+const _: () = assert!(EM_HDR_BITS == 396 && EXTRACT_LATENCY == 5);
 
 /// Number of drop causes (`EmDrop` codes 1..=8).
 pub const EM_DROP_CAUSES: usize = 8;
 
+/// Cycles from the window to the header stage's outputs.
+pub const EXTRACT_LATENCY: usize = 5;
+
 /// The header stage: from the first 128 bytes of a frame (`w`, byte 0 in `w[7:0]`, zeros past
-/// the frame's end), its header fields (`hdr`, with `len`, `vf` and `cause` zero), its first
-/// header cause and the bytes it must have. Pure logic, generated as Verilog; its Rust model
-/// is `nicgen_model::em::em_extract`.
+/// the frame's end), its header fields (`hdr`, with `len`, `vf` and `cause` zero; all zero when a
+/// header cause drops the frame), its first header cause and the bytes it must have, five
+/// cycles later ([`EXTRACT_LATENCY`]; a new window every cycle). Generated as Verilog, five
+/// register stages so that no path has more than a few LUT levels:
+/// 1. each layer's fields by its VLAN tag (outer from byte 0, inner from byte 50 or 54);
+/// 2. the header checksum's sum (first fold) and every field check, each a flag;
+/// 3. each layer's first cause and header end, the inner layer chosen by the outer tag;
+/// 4. VXLAN and the layers' causes combined, the ends compared;
+/// 5. the bytes the frame must have, and the header.
+///
+/// Its Rust model is `nicgen_model::em::em_extract`, delayed by five cycles.
 #[derive(LogicBlock, Default)]
 pub struct EmExtract {
+    pub clock: Signal<In, Clock>,
     pub w: Signal<In, Bits<1024>>,
     pub from_wire: Signal<In, Bit>,
     pub hdr: Signal<Out, EmHdr>,
     pub cause: Signal<Out, Bits<4>>,
     pub need: Signal<Out, Bits<17>>,
+    _pipe: std::collections::VecDeque<(EmHdrFields, u8, u64)>,
 }
 
 impl Logic for EmExtract {
     fn update(&mut self) {
-        let x = em_extract(&bytes_of(self.w.val()), self.from_wire.val());
-        self.hdr.next = EmHdrFields::of(&x.p, 0).to_struct();
-        self.cause.next = (x.cause.map_or(0, |c| c as u8) as u64).into();
-        self.need.next = (x.need as u64).into();
+        if self._pipe.is_empty() {
+            self._pipe = (0..EXTRACT_LATENCY).map(|_| (EmHdrFields::default(), 0, 0)).collect();
+        }
+        if self.clock.pos_edge() {
+            let x = em_extract(&bytes_of(self.w.val()), self.from_wire.val());
+            self._pipe.push_back((EmHdrFields::of(&x.p, 0), x.cause.map_or(0, |c| c as u8), x.need as u64));
+            self._pipe.pop_front();
+        }
+        let (h, c, n) = self._pipe[0];
+        self.hdr.next = h.to_struct();
+        self.cause.next = (c as u64).into();
+        self.need.next = n.into();
     }
     fn connect(&mut self) {
         self.hdr.connect();
@@ -77,145 +98,194 @@ fn be(o: usize, n: usize) -> String {
     format!("{{{}}}", parts.join(", "))
 }
 
-/// One layer whose Ethernet header starts at byte `e`, as wires prefixed `p_`: the fields, the
-/// first cause (`p_cause`, 0 if none), the end of the last header read (`p_need`) and of the
-/// datagram (`p_ipend`). The rules of `nicgen_model::em::layer`.
-fn layer_verilog(p: &str, e: usize) -> String {
+/// `reg [n-1:0] x;` loaded from `e` at every clock edge (zero at start).
+fn reg(x: &str, n: usize, e: &str) -> String {
+    format!("reg [{}:0] {x};\ninitial {x} = {n}'d0;\nalways @(posedge clock) {x} <= {e};\n", n - 1)
+}
+
+/// Stage 1 of one layer whose Ethernet header starts at byte `e`: registers `p_<field>_1`.
+fn layer_s1(p: &str, e: usize) -> String {
     // an L3-relative field: by the tag, at e + 18 + k or e + 14 + k
-    let sel = |k: usize, n: usize| format!("({p}_tag ? {} : {})", be(e + 18 + k, n), be(e + 14 + k, n));
+    let sel = |k: usize, n: usize| format!("(tag_{p} ? {} : {})", be(e + 18 + k, n), be(e + 14 + k, n));
     let mut v = String::new();
-    v += &format!("wire {p}_tag = {} == 16'h8100;\n", be(e + 12, 2));
-    v += &format!("wire [15:0] {p}_et = {p}_tag ? {} : {};\n", be(e + 16, 2), be(e + 12, 2));
-    v += &format!("wire [15:0] {p}_tci = {};\n", be(e + 14, 2));
-    v += &format!("wire [7:0] {p}_l3 = {p}_tag ? 8'd{} : 8'd{};\n", e + 18, e + 14);
-    v += &format!("wire [7:0] {p}_vi = {};\n", sel(0, 1));
-    v += &format!("wire [7:0] {p}_tos = {};\n", sel(1, 1));
-    v += &format!("wire [15:0] {p}_tot = {};\n", sel(2, 2));
-    v += &format!("wire [15:0] {p}_fl = {};\n", sel(6, 2));
-    v += &format!("wire [7:0] {p}_ttl = {};\n", sel(8, 1));
-    v += &format!("wire [7:0] {p}_proto = {};\n", sel(9, 1));
-    v += &format!("wire [31:0] {p}_src = {};\n", sel(12, 4));
-    v += &format!("wire [31:0] {p}_dst = {};\n", sel(16, 4));
-    // the header checksum: the ones' complement sum of its ten words is 0xffff
-    let words: Vec<String> = (0..10).map(|i| format!("{{4'd0, {}}}", sel(2 * i, 2))).collect();
+    v += &format!("wire tag_{p} = {} == 16'h8100;\n", be(e + 12, 2));
+    v += &reg(&format!("{p}_tag_1"), 1, &format!("tag_{p}"));
+    v += &reg(&format!("{p}_etok_1"), 1, &format!("tag_{p} ? ({} == 16'h0800) : ({} == 16'h0800)", be(e + 16, 2), be(e + 12, 2)));
+    v += &reg(&format!("{p}_tci_1"), 16, &be(e + 14, 2));
+    v += &reg(&format!("{p}_l3_1"), 8, &format!("tag_{p} ? 8'd{} : 8'd{}", e + 18, e + 14));
+    for (f, k, n) in [("vi", 0, 1), ("tos", 1, 1), ("tot", 2, 2), ("fl", 6, 2), ("ttl", 8, 1), ("proto", 9, 1), ("src", 12, 4), ("dst", 16, 4), ("sp", 20, 2), ("dp", 22, 2), ("ulen", 24, 2), ("doff", 32, 1), ("dqpn", 33, 3)] {
+        v += &reg(&format!("{p}_{f}_1"), 8 * n, &sel(k, n));
+    }
+    for i in 0..10 {
+        v += &reg(&format!("{p}_w{i}_1"), 16, &sel(2 * i, 2));
+    }
+    v
+}
+
+/// Stage 2 of a layer: the checksum's sum folded once, each check a flag; `p_<x>_2`.
+fn layer_s2(p: &str) -> String {
+    let mut v = String::new();
+    let x = |f: &str| format!("{p}_{f}_1");
+    let words: Vec<String> = (0..10).map(|i| format!("{{4'd0, {}}}", x(&format!("w{i}")))).collect();
     v += &format!("wire [19:0] {p}_cs = {};\n", words.join(" + "));
-    v += &format!("wire [16:0] {p}_f1 = {{1'b0, {p}_cs[15:0]}} + {{13'd0, {p}_cs[19:16]}};\n");
-    v += &format!("wire [15:0] {p}_f2 = {p}_f1[15:0] + {{15'd0, {p}_f1[16]}};\n");
-    v += &format!("wire {p}_csok = {p}_f2 == 16'hffff;\n");
-    v += &format!("wire {p}_l4 = ({p}_proto == 8'd6) | ({p}_proto == 8'd17);\n");
-    v += &format!("wire [15:0] {p}_sport = {p}_l4 ? {} : 16'd0;\n", sel(20, 2));
-    v += &format!("wire [15:0] {p}_dport = {p}_l4 ? {} : 16'd0;\n", sel(22, 2));
-    v += &format!("wire [15:0] {p}_ulen = {};\n", sel(24, 2));
-    v += &format!("wire [7:0] {p}_doff = {};\n", sel(32, 1));
-    v += &format!("wire [23:0] {p}_dqpn = {};\n", sel(33, 3));
-    v += &format!("wire [15:0] {p}_totm20 = {p}_tot - 16'd20;\n");
-    v += &format!("wire [16:0] {p}_ipend = {{9'd0, {p}_l3}} + {{1'b0, {p}_tot}};\n");
-    v += &format!("reg [3:0] {p}_cause;\nreg [7:0] {p}_need;\n");
+    v += &reg(&format!("{p}_f1_2"), 17, &format!("{{1'b0, {p}_cs[15:0]}} + {{13'd0, {p}_cs[19:16]}}"));
+    v += &reg(&format!("{p}_etok_2"), 1, &x("etok"));
+    v += &reg(&format!("{p}_bad_2"), 1, &format!("({}[7:4] != 4'd4) | ({}[3:0] < 4'd5) | ({} < 16'd20)", x("vi"), x("vi"), x("tot")));
+    v += &reg(&format!("{p}_opt_2"), 1, &format!("{}[3:0] > 4'd5", x("vi")));
+    v += &reg(&format!("{p}_frag_2"), 1, &format!("{}[13:0] != 14'd0", x("fl")));
+    v += &reg(&format!("{p}_tcp_2"), 1, &format!("{} == 8'd6", x("proto")));
+    v += &reg(&format!("{p}_udp_2"), 1, &format!("{} == 8'd17", x("proto")));
+    v += &reg(&format!("{p}_tcpbad_2"), 1, &format!("({} < 16'd40) | ({}[7:4] < 4'd5)", x("tot"), x("doff")));
+    v += &format!("wire [15:0] {p}_totm20 = {} - 16'd20;\n", x("tot"));
+    v += &reg(&format!("{p}_udpbad_2"), 1, &format!("({} < 16'd28) | ({} < 16'd8) | ({} > {p}_totm20)", x("tot"), x("ulen"), x("ulen")));
+    v += &reg(&format!("{p}_vxp_2"), 1, &format!("{} == 16'd{VXLAN_PORT}", x("dp")));
+    v += &reg(&format!("{p}_rocep_2"), 1, &format!("{} == 16'd{ROCE_PORT}", x("dp")));
+    v += &reg(&format!("{p}_tot36_2"), 1, &format!("{} < 16'd36", x("tot")));
+    v += &reg(&format!("{p}_ipend_2"), 17, &format!("{{9'd0, {}}} + {{1'b0, {}}}", x("l3"), x("tot")));
+    for (f, n) in [("tag", 1), ("tci", 16), ("l3", 8), ("tos", 8), ("tot", 16), ("ttl", 8), ("proto", 8), ("src", 32), ("dst", 32), ("sp", 16), ("dp", 16), ("dqpn", 24)] {
+        v += &reg(&format!("{p}_{f}_2"), n, &x(f));
+    }
+    v += &format!("wire unused_{p}_1 = ^{}[15:14] ^ ^{}[3:0];\n", x("fl"), x("doff"));
+    v
+}
+
+/// Stage 3 of a layer: the checksum's verdict, the first cause and the header end; `q_<x>_3`
+/// (`q` names the register set, `p` the layer it is loaded from, `sel` a choice between two
+/// layers: `Some((cond, p0, p1))` loads `cond ? p1 : p0`).
+fn layer_s3(q: &str, src: &dyn Fn(&str) -> String) -> String {
+    let mut v = String::new();
+    let f1 = src("f1");
+    v += &format!("wire [15:0] {q}_f2 = {f1}[15:0] + {{15'd0, {f1}[16]}};\n");
+    v += &format!("wire {q}_csok = {q}_f2 == 16'hffff;\n");
+    let l3 = src("l3");
+    v += &format!("reg [3:0] {q}_c;\nreg [7:0] {q}_n;\n");
     v += "always @(*) begin\n";
-    v += &format!("  {p}_cause = 4'd0;\n  {p}_need = {p}_l3 + 8'd20;\n");
-    v += &format!("  if ({p}_et != 16'h0800) begin {p}_cause = 4'd{}; {p}_need = {p}_l3; end\n", EmDrop::NotIpv4 as u8);
-    v += &format!("  else if (({p}_vi[7:4] != 4'd4) | ({p}_vi[3:0] < 4'd5) | ({p}_tot < 16'd20)) {p}_cause = 4'd{};\n", EmDrop::Malformed as u8);
-    v += &format!("  else if ({p}_vi[3:0] > 4'd5) {p}_cause = 4'd{};\n", EmDrop::IpOptions as u8);
-    v += &format!("  else if (!{p}_csok) {p}_cause = 4'd{};\n", EmDrop::BadIpChecksum as u8);
-    v += &format!("  else if ({p}_fl[13:0] != 14'd0) {p}_cause = 4'd{};\n", EmDrop::Fragment as u8);
-    v += &format!(
-        "  else if ({p}_proto == 8'd6) begin {p}_need = {p}_l3 + 8'd40; if (({p}_tot < 16'd40) | ({p}_doff[7:4] < 4'd5)) {p}_cause = 4'd{}; end\n",
-        EmDrop::Malformed as u8
-    );
-    v += &format!(
-        "  else if ({p}_proto == 8'd17) begin {p}_need = {p}_l3 + 8'd28; if (({p}_tot < 16'd28) | ({p}_ulen < 16'd8) | ({p}_ulen > {p}_totm20)) {p}_cause = 4'd{}; end\n",
-        EmDrop::Malformed as u8
-    );
+    v += &format!("  {q}_c = 4'd0;\n  {q}_n = {l3} + 8'd20;\n");
+    v += &format!("  if (!{}) begin {q}_c = 4'd{}; {q}_n = {l3}; end\n", src("etok"), EmDrop::NotIpv4 as u8);
+    v += &format!("  else if ({}) {q}_c = 4'd{};\n", src("bad"), EmDrop::Malformed as u8);
+    v += &format!("  else if ({}) {q}_c = 4'd{};\n", src("opt"), EmDrop::IpOptions as u8);
+    v += &format!("  else if (!{q}_csok) {q}_c = 4'd{};\n", EmDrop::BadIpChecksum as u8);
+    v += &format!("  else if ({}) {q}_c = 4'd{};\n", src("frag"), EmDrop::Fragment as u8);
+    v += &format!("  else if ({}) begin {q}_n = {l3} + 8'd40; if ({}) {q}_c = 4'd{}; end\n", src("tcp"), src("tcpbad"), EmDrop::Malformed as u8);
+    v += &format!("  else if ({}) begin {q}_n = {l3} + 8'd28; if ({}) {q}_c = 4'd{}; end\n", src("udp"), src("udpbad"), EmDrop::Malformed as u8);
     v += "end\n";
+    v += &reg(&format!("{q}_cause_3"), 4, &format!("{q}_c"));
+    v += &reg(&format!("{q}_need_3"), 17, &format!("{{9'd0, {q}_n}}"));
+    let l4 = format!("({} | {})", src("tcp"), src("udp"));
+    v += &reg(&format!("{q}_sport_3"), 16, &format!("{l4} ? {} : 16'd0", src("sp")));
+    v += &reg(&format!("{q}_dport_3"), 16, &format!("{l4} ? {} : 16'd0", src("dp")));
+    v += &reg(&format!("{q}_vx_3"), 1, &format!("{} & {}", src("udp"), src("vxp")));
+    v += &reg(&format!("{q}_roce_3"), 1, &format!("{} & {}", src("udp"), src("rocep")));
+    v += &reg(&format!("{q}_tot36_3"), 1, &src("tot36"));
+    v += &reg(&format!("{q}_bthend_3"), 17, &format!("{{9'd0, {l3}}} + 17'd40"));
+    for (f, n) in [("tag", 1), ("tci", 16), ("l3", 8), ("tos", 8), ("tot", 16), ("ttl", 8), ("proto", 8), ("src", 32), ("dst", 32), ("dqpn", 24), ("ipend", 17)] {
+        v += &reg(&format!("{q}_{f}_3"), n, &src(f));
+    }
     v
 }
 
 /// The header stage's Verilog: the outer layer from byte 0; the inner layer (VXLAN) from byte
-/// 50 or 54 (both built; the outer tag picks one).
+/// 50 or 54 (both built; the outer tag picks one at stage 3).
 fn extract_verilog() -> String {
     let mut v = String::from("wire unused_w = ^w; // only header bytes are read\n");
-    v += &layer_verilog("o", 0);
-    v += &layer_verilog("a", 50);
-    v += &layer_verilog("b", 54);
-    let inner = [
-        ("tag", 1),
-        ("tci", 16),
-        ("l3", 8),
-        ("tos", 8),
-        ("tot", 16),
-        ("ttl", 8),
-        ("proto", 8),
-        ("src", 32),
-        ("dst", 32),
-        ("sport", 16),
-        ("dport", 16),
-        ("dqpn", 24),
-        ("ipend", 17),
-        ("cause", 4),
-        ("need", 8),
+    // stage 1
+    v += &layer_s1("o", 0);
+    v += &layer_s1("a", 50);
+    v += &layer_s1("b", 54);
+    // the VXLAN header at the outer l3 + 28 (42 or 46)
+    v += &reg("vflag_1", 1, &format!("tag_o ? w[{}] : w[{}]", 8 * 46 + 3, 8 * 42 + 3));
+    v += &reg("vni_1", 24, &format!("tag_o ? {} : {}", be(50, 3), be(46, 3)));
+    v += &reg("wire_1", 1, "from_wire");
+    // stage 2
+    v += &layer_s2("o");
+    v += &layer_s2("a");
+    v += &layer_s2("b");
+    v += &reg("vflag_2", 1, "vflag_1");
+    v += &reg("vni_2", 24, "vni_1");
+    v += &reg("wire_2", 1, "wire_1");
+    // stage 3: the outer layer, and the inner one by the outer tag
+    v += &layer_s3("o", &|f| format!("o_{f}_2"));
+    let fields2 = [
+        ("f1", 17), ("l3", 8), ("etok", 1), ("bad", 1), ("opt", 1), ("frag", 1), ("tcp", 1), ("tcpbad", 1), ("udp", 1), ("udpbad", 1),
+        ("sp", 16), ("dp", 16), ("vxp", 1), ("rocep", 1), ("tot36", 1), ("tag", 1), ("tci", 16), ("tos", 8), ("tot", 16), ("ttl", 8),
+        ("proto", 8), ("src", 32), ("dst", 32), ("dqpn", 24), ("ipend", 17),
     ];
-    for (f, n) in inner {
-        v += &format!("wire [{}:0] i_{f} = o_tag ? b_{f} : a_{f};\n", n - 1);
+    for (f, n) in fields2 {
+        v += &format!("wire [{}:0] i_{f}_sel = o_tag_2 ? b_{f}_2 : a_{f}_2;\n", n - 1);
     }
-    v += "wire unused_inner = ^a_fl ^ ^b_fl ^ ^a_ulen ^ ^b_ulen ^ ^a_doff ^ ^b_doff ^ ^a_vi ^ ^b_vi ^ a_csok ^ b_csok ^ ^a_et ^ ^b_et ^ a_l4 ^ b_l4 ^ ^a_totm20 ^ ^b_totm20 ^ ^a_cs ^ ^b_cs ^ ^a_f1 ^ ^b_f1 ^ ^a_f2 ^ ^b_f2 ^ ^o_fl ^ ^o_ulen ^ ^o_doff ^ ^o_vi ^ o_csok ^ ^o_et ^ o_l4 ^ ^o_totm20 ^ ^o_cs ^ ^o_f1 ^ ^o_f2;\n";
-    // VXLAN: its header at the outer l3 + 28 (42 or 46)
-    v += &format!("wire vflag_i = o_tag ? w[{}] : w[{}];\n", 8 * 46 + 3, 8 * 42 + 3);
-    v += &format!("wire [23:0] vni_w = o_tag ? {} : {};\n", be(50, 3), be(46, 3));
-    v += &format!("wire isvx = from_wire & (o_cause == 4'd0) & (o_proto == 8'd17) & (o_dport == 16'd{VXLAN_PORT});\n");
-    v += &format!("wire o_roce = (o_proto == 8'd17) & (o_dport == 16'd{ROCE_PORT});\n");
-    v += &format!("wire i_roce = (i_proto == 8'd17) & (i_dport == 16'd{ROCE_PORT});\n");
-    v += "wire [16:0] o_need17 = {9'd0, o_need};\nwire [16:0] i_need17 = {9'd0, i_need};\n";
-    v += "wire [16:0] o_vxend = {9'd0, o_l3} + 17'd36;\n";
-    v += "wire [16:0] o_bthend = {9'd0, o_l3} + 17'd40;\nwire [16:0] i_bthend = {9'd0, i_l3} + 17'd40;\n";
-    v += "reg [3:0] c_w;\nreg [16:0] n_w;\nreg vx_ok;\nreg roce_w;\n";
+    v += &layer_s3("i", &|f| format!("i_{f}_sel"));
+    v += &reg("vflag_3", 1, "vflag_2");
+    v += &reg("vni_3", 24, "vni_2");
+    v += &reg("wire_3", 1, "wire_2");
+    // stage 4: VXLAN, the causes combined, the ends compared
+    v += "wire isvx = wire_3 & (o_cause_3 == 4'd0) & o_vx_3;\n";
+    v += "reg [3:0] c4;\nreg vxok4;\nreg roce4;\n";
+    v += "always @(*) begin\n  c4 = o_cause_3;\n  vxok4 = 1'b0;\n  roce4 = 1'b0;\n";
+    v += "  if (o_cause_3 == 4'd0) begin\n";
+    v += &format!("    if (isvx) begin\n      if (o_tot36_3) c4 = 4'd{};\n      else if (!vflag_3) c4 = 4'd{};\n", EmDrop::Malformed as u8, EmDrop::BadVxlan as u8);
+    v += "      else if (i_cause_3 != 4'd0) c4 = i_cause_3;\n      else begin vxok4 = 1'b1; roce4 = i_roce_3; end\n";
+    v += "    end else roce4 = o_roce_3;\n  end\nend\n";
+    v += &reg("c_4", 4, "c4");
+    v += &reg("isvx_4", 1, "isvx");
+    v += &reg("vxok_4", 1, "vxok4");
+    v += &reg("roce_4", 1, "roce4");
+    v += &reg("badvx_4", 1, "isvx & (o_tot36_3 | !vflag_3)");
+    // every end the frame may need, and which of them are larger
+    for (n, e) in [("on", "o_need_3"), ("oi", "o_ipend_3"), ("ov", "{9'd0, o_l3_3} + 17'd36"), ("ob", "o_bthend_3"), ("in", "i_need_3"), ("ii", "i_ipend_3"), ("ib", "i_bthend_3")] {
+        v += &reg(&format!("e_{n}_4"), 17, e);
+    }
+    v += &reg("ov_gt_oi_4", 1, "({9'd0, o_l3_3} + 17'd36) > o_ipend_3");
+    v += &reg("in_gt_oi_4", 1, "i_need_3 > o_ipend_3");
+    v += &reg("ii_gt_oi_4", 1, "i_ipend_3 > o_ipend_3");
+    v += &reg("ib_gt_oi_4", 1, "i_bthend_3 > o_ipend_3");
+    v += &reg("ib_gt_ii_4", 1, "i_bthend_3 > i_ipend_3");
+    v += &reg("ob_gt_oi_4", 1, "o_bthend_3 > o_ipend_3");
+    v += &reg("vni_4", 24, "vni_3");
+    v += "wire unused_ends = ^o_bthend_3 ^ ^o_need_3;\n";
+    for (f, n) in [("tag", 1), ("tci", 16), ("l3", 8), ("tos", 8), ("tot", 16), ("ttl", 8), ("proto", 8), ("src", 32), ("dst", 32), ("sport", 16), ("dport", 16), ("dqpn", 24)] {
+        v += &reg(&format!("o_{f}_4"), n, &format!("o_{f}_3"));
+        v += &reg(&format!("i_{f}_4"), n, &format!("i_{f}_3"));
+    }
+    v += "wire unused_l = i_vx_3 ^ i_tot36_3 ^ ^i_tot_3[15:0];\n";
+    // stage 5: the end the frame must reach, and the header
+    v += "reg [16:0] n5;\n";
     v += "always @(*) begin\n";
-    v += "  c_w = o_cause;\n  n_w = o_need17;\n  vx_ok = 1'b0;\n  roce_w = 1'b0;\n";
-    v += "  if (o_cause == 4'd0) begin\n";
-    v += "    if (o_ipend > n_w) n_w = o_ipend;\n";
-    v += "    if (isvx) begin\n";
-    v += "      if (o_vxend > n_w) n_w = o_vxend;\n";
-    v += &format!("      if (o_tot < 16'd36) c_w = 4'd{};\n", EmDrop::Malformed as u8);
-    v += &format!("      else if (!vflag_i) c_w = 4'd{};\n", EmDrop::BadVxlan as u8);
-    v += "      else begin\n";
-    v += "        if (i_need17 > n_w) n_w = i_need17;\n";
-    v += "        if (i_cause != 4'd0) c_w = i_cause;\n";
-    v += "        else begin\n";
-    v += "          vx_ok = 1'b1;\n";
-    v += "          if (i_ipend > n_w) n_w = i_ipend;\n";
-    v += "          if (i_roce) begin roce_w = 1'b1; if (i_bthend > n_w) n_w = i_bthend; end\n";
-    v += "        end\n";
-    v += "      end\n";
-    v += "    end else if (o_roce) begin roce_w = 1'b1; if (o_bthend > n_w) n_w = o_bthend; end\n";
+    v += "  if (c_4 != 4'd0 & !isvx_4) n5 = e_on_4;\n";
+    v += "  else if (badvx_4) n5 = ov_gt_oi_4 ? e_ov_4 : e_oi_4;\n";
+    v += "  else if (isvx_4 & !vxok_4) n5 = in_gt_oi_4 ? e_in_4 : e_oi_4;\n";
+    v += "  else if (vxok_4) begin\n";
+    v += "    if (roce_4) n5 = ib_gt_ii_4 ? (ib_gt_oi_4 ? e_ib_4 : e_oi_4) : (ii_gt_oi_4 ? e_ii_4 : e_oi_4);\n";
+    v += "    else n5 = ii_gt_oi_4 ? e_ii_4 : e_oi_4;\n";
     v += "  end\n";
-    v += "end\n";
-    // the header: zero when a header cause drops the frame (as the model has it)
+    v += "  else if (roce_4) n5 = ob_gt_oi_4 ? e_ob_4 : e_oi_4;\n";
+    v += "  else n5 = e_oi_4;\nend\n";
     let set = |name: &str, e: &str| {
         let (o, n) = EmHdrFields::slot(name);
-        format!("  hdr[{}:{}] = {e};\n", o + n - 1, o)
+        format!("  h5[{}:{}] = {e};\n", o + n - 1, o)
     };
-    v += "always @(*) begin\n  hdr = 0;\n  if (c_w == 4'd0) begin\n";
-    v += &set("vlan", "o_tag");
-    v += &set("vid", "o_tag ? o_tci[11:0] : 12'd0");
-    v += &set("l3", "o_l3");
-    for f in ["src", "dst", "proto", "tos", "ttl", "tot", "sport", "dport"] {
-        v += &set(f, &format!("o_{f}"));
+    v += &format!("reg [{}:0] h5;\n", EmHdrFields::BITS - 1);
+    v += "always @(*) begin\n  h5 = 0;\n  if (c_4 == 4'd0) begin\n";
+    v += &set("vlan", "o_tag_4");
+    v += &set("vid", "o_tag_4 ? o_tci_4[11:0] : 12'd0");
+    for f in ["l3", "src", "dst", "proto", "tos", "ttl", "tot", "sport", "dport"] {
+        v += &set(f, &format!("o_{f}_4"));
     }
-    v += &set("vxlan", "vx_ok");
-    v += "  if (vx_ok) begin\n";
-    v += &set("vni", "vni_w");
-    v += &set("i_vlan", "i_tag");
-    v += &set("i_vid", "i_tag ? i_tci[11:0] : 12'd0");
-    v += &set("i_l3", "i_l3");
-    for f in ["src", "dst", "proto", "tos", "ttl", "tot", "sport", "dport"] {
-        v += &set(&format!("i_{f}"), &format!("i_{f}"));
+    v += &set("vxlan", "vxok_4");
+    v += "  if (vxok_4) begin\n";
+    v += &set("vni", "vni_4");
+    v += &set("i_vlan", "i_tag_4");
+    v += &set("i_vid", "i_tag_4 ? i_tci_4[11:0] : 12'd0");
+    for f in ["l3", "src", "dst", "proto", "tos", "ttl", "tot", "sport", "dport"] {
+        v += &set(&format!("i_{f}"), &format!("i_{f}_4"));
     }
     v += "  end\n";
-    v += &set("roce", "roce_w");
-    v += "  if (roce_w) begin\n";
-    v += &set("dqpn", "vx_ok ? i_dqpn : o_dqpn");
-    v += "  end\n";
-    v += "  end\n  cause = c_w;\n  need = n_w;\nend\n";
-    v += "wire unused_tci = ^o_tci[15:12] ^ ^i_tci[15:12];\n";
+    v += &set("roce", "roce_4");
+    v += "  if (roce_4) begin\n";
+    v += &set("dqpn", "vxok_4 ? i_dqpn_4 : o_dqpn_4");
+    v += "  end\n  end\nend\n";
+    v += "wire unused_tci = ^o_tci_4[15:12] ^ ^i_tci_4[15:12];\n";
+    v += &format!("initial hdr = {}'d0;\ninitial cause = 4'd0;\ninitial need = 17'd0;\n", EmHdrFields::BITS);
+    v += "always @(posedge clock) begin\n  hdr <= h5;\n  cause <= c_4;\n  need <= n5;\nend\n";
     v
 }
 
@@ -273,10 +343,10 @@ pub struct EmParse {
     wgo: DFF<Bit>,
     acc: Signal<Local, Bit>,
     masked: Signal<Local, Bits<512>>,
-    // header results
-    x_valid: DFF<Bit>,
-    x_hdr: DFF<EmHdr>,
-    x_need: DFF<Bits<17>>,
+    // header results: the window's valid and VF, delayed as the header stage delays the window
+    dv: [DFF<Bit>; EXTRACT_LATENCY],
+    dvf: [DFF<Bits<12>>; EXTRACT_LATENCY],
+    x_hdr: Signal<Local, EmHdr>,
     x_in: ToBits<EmHdr, EM_HDR_BITS>,
     res_q: AxisFifo<RES_BITS, 1, RES_W, 6>,
     res_hdr: FromBits<EmHdr, EM_HDR_BITS>,
@@ -349,9 +419,9 @@ impl Default for EmParse {
             wgo: Default::default(),
             acc: Default::default(),
             masked: Default::default(),
-            x_valid: Default::default(),
+            dv: Default::default(),
+            dvf: Default::default(),
             x_hdr: Default::default(),
-            x_need: Default::default(),
             x_in: Default::default(),
             res_q: AxisFifo::new(false),
             res_hdr: Default::default(),
@@ -395,11 +465,15 @@ impl Default for EmParse {
 impl Logic for EmParse {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, sof, second, win, win_vf, wgo, x_valid, x_hdr, x_need, blen, l_valid, l_keep, l_base, l_bad, k_frames, in_frame, drop_cur);
+        dff_setup!(self, clock, sof, second, win, win_vf, wgo, blen, l_valid, l_keep, l_base, l_bad, k_frames, in_frame, drop_cur);
         clock!(self, clock, res_q, len_q, hdr_q, pay_q, oskid, hskid);
         for i in 0..EM_DROP_CAUSES {
             self.drops[i].clock.next = self.clock.val();
             self.drops[i].d.next = self.drops[i].q.val();
+        }
+        for i in 0..EXTRACT_LATENCY {
+            self.dv[i].clock.next = self.clock.val();
+            self.dvf[i].clock.next = self.clock.val();
         }
         self.res_q.reset.next = self.reset.val();
         self.len_q.reset.next = self.reset.val();
@@ -433,19 +507,24 @@ impl Logic for EmParse {
             }
         }
         // ------------------------------------------------ the header stage, then its result queue
+        self.ex.clock.next = self.clock.val();
         self.ex.w.next = self.win.q.val();
         self.ex.from_wire.next = self.from_wire.val();
-        self.x_valid.d.next = self.wgo.q.val();
-        self.x_hdr.d.next = self.ex.hdr.val();
-        self.x_hdr.d.next.cause = self.ex.cause.val();
-        self.x_hdr.d.next.vf = self.win_vf.q.val();
-        self.x_need.d.next = self.ex.need.val();
-        self.x_in.x.next = self.x_hdr.q.val();
-        self.res_q.s_axis.tdata.next = bit_cast::<RES_BITS, EM_HDR_BITS>(self.x_in.y.val()) | (bit_cast::<RES_BITS, 17>(self.x_need.q.val()) << 396);
+        self.dv[0].d.next = self.wgo.q.val();
+        self.dvf[0].d.next = self.win_vf.q.val();
+        for i in 1..EXTRACT_LATENCY {
+            self.dv[i].d.next = self.dv[i - 1].q.val();
+            self.dvf[i].d.next = self.dvf[i - 1].q.val();
+        }
+        self.x_hdr.next = self.ex.hdr.val();
+        self.x_hdr.next.cause = self.ex.cause.val();
+        self.x_hdr.next.vf = self.dvf[4].q.val();
+        self.x_in.x.next = self.x_hdr.val();
+        self.res_q.s_axis.tdata.next = bit_cast::<RES_BITS, EM_HDR_BITS>(self.x_in.y.val()) | (bit_cast::<RES_BITS, 17>(self.ex.need.val()) << 396);
         self.res_q.s_axis.tkeep.next = true.into();
         self.res_q.s_axis.tlast.next = true;
         self.res_q.s_axis.tuser.next = false;
-        self.res_q.s_axis.tvalid.next = self.x_valid.q.val();
+        self.res_q.s_axis.tvalid.next = self.dv[4].q.val();
         self.res_hdr.x.next = self.res_q.m_axis.tdata.val().get_bits::<EM_HDR_BITS>(0);
         // ------------------------------------------------ the frame's length and MAC error, at its end
         self.l_valid.d.next = self.acc.val() & self.s_axis.tlast.val();
@@ -536,7 +615,9 @@ impl Logic for EmParse {
             self.sof.d.next = true;
             self.second.d.next = false;
             self.wgo.d.next = false;
-            self.x_valid.d.next = false;
+            for i in 0..EXTRACT_LATENCY {
+                self.dv[i].d.next = false;
+            }
             self.l_valid.d.next = false;
             self.blen.d.next = self.c0_16.val();
             self.in_frame.d.next = false;
