@@ -4,6 +4,9 @@
 //! always ready, counting the input or the output beats, whichever are more (1.0 = one beat per
 //! cycle).
 use crate::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
+use crate::em::parse::EmParse;
+use crate::em::vxlan::{EmVxlanEncap, VxlanTunFields};
+use crate::em::EmHdrFields;
 use crate::roce::rx::parse::RoceRxParse;
 use crate::roce::tx::build::{RoceTxBuild, TxFields};
 use crate::service::slot::PayloadSlot11;
@@ -35,9 +38,9 @@ fn frames(n: usize, payload: usize, with_icrc: bool) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Latency and II of a stream block (`s_axis` → `m_axis`). `hdrs`, when not empty, go on the
-/// block's `hdr` channel, one per frame; `hold` names inputs held at 1.
-fn measure<T: Block>(mut uut: T, input: &[Vec<u8>], hdrs: &[Vec<u32>], hold: &[&str]) -> (u64, f64) {
+/// Latency and II of a stream block (`s_axis` → `m_axis`). Each of `chans` (a channel's name
+/// and its words) feeds one transfer per frame on that channel; `hold` names inputs held at 1.
+fn measure<T: Block>(mut uut: T, input: &[Vec<u8>], chans: &[(&str, Vec<Vec<u32>>)], hold: &[&str]) -> (u64, f64) {
     let mut v = verilate(&mut uut);
     let run = |v: &mut VerilatorSim, k: usize| {
         v.reset(2);
@@ -50,21 +53,26 @@ fn measure<T: Block>(mut uut: T, input: &[Vec<u8>], hdrs: &[Vec<u32>], hold: &[&
             d.push(AxisFrame::new(f.clone()));
         }
         let m = AxisMonitor::new(v, "m_axis", 100, 2);
-        let mut hd = (!hdrs.is_empty()).then(|| ChanDriver::new(v, "hdr", 100, 3));
-        if let Some(hd) = &mut hd {
-            for h in &hdrs[..k] {
-                hd.push(h.clone());
-            }
-        }
+        let mut hds: Vec<ChanDriver> = chans
+            .iter()
+            .enumerate()
+            .map(|(i, (name, words))| {
+                let mut hd = ChanDriver::new(v, name, 100, 3 + i as u64);
+                for h in &words[..k] {
+                    hd.push(h.clone());
+                }
+                hd
+            })
+            .collect();
         let mut b = StreamBench::new(vec![d], vec![m]);
         let start = v.cycle();
         let mut quiet = 0;
-        while quiet < 40 {
-            if let Some(hd) = &mut hd {
+        while quiet < 200 {
+            for hd in &mut hds {
                 hd.drive(v);
             }
-            let moved = b.step_with(v, |s| hd.as_mut().is_some_and(|hd| hd.sample(s)));
-            let waiting = !b.drivers[0].idle() || hd.as_ref().is_some_and(|hd| !hd.idle());
+            let moved = b.step_with(v, |s| hds.iter_mut().fold(false, |m, hd| hd.sample(s) | m));
+            let waiting = !b.drivers[0].idle() || hds.iter().any(|hd| !hd.idle());
             quiet = if moved || waiting { 0 } else { quiet + 1 };
             assert!(b.cycles < 1_000_000, "block stalled");
         }
@@ -84,6 +92,18 @@ fn build_headers(n: usize, payload: usize) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// The EM encapsulation's side channels for `frames`: each frame's parsed header, and a tunnel.
+fn encap_channels(frames: &[Vec<u8>]) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let t = VxlanTunFields { dmac: 0x02_0000_0000_01, smac: 0x02_0000_0000_02, sip: 0x0a00_0001, dip: 0x0a00_0002, ttl: 64, tos: 0, vni: 42 };
+    frames
+        .iter()
+        .map(|f| {
+            let p = nicgen_model::em::em_parse(f, false, false).expect("a well-formed IPv4 frame");
+            (EmHdrFields::of(&p, 0).to_words(), t.to_words())
+        })
+        .unzip()
+}
+
 /// The per-block table.
 pub fn block_figures() -> Vec<BlockFigure> {
     let with = frames(16, 4096, true);
@@ -96,8 +116,17 @@ pub fn block_figures() -> Vec<BlockFigure> {
     add("icrc_check", "ICRC checker (cut-through; flags on the last beat)", measure(IcrcCheck::default(), &with, &[], &[]));
     add("icrc_rx", "ICRC checker + dropping frame FIFO (store and forward)", measure(IcrcRx::default(), &with, &[], &[]));
     add("roce_rx_parse", "RX parser: header channel + payload stream", measure(RoceRxParse::default(), &with, &[], &["hdr_ready"]));
-    add("roce_tx_build", "TX deparser: Ethernet/IPv4/UDP/BTH/RETH, pad, ICRC (latency from header and payload offered)", measure(RoceTxBuild::default(), &payloads, &build_headers(16, 4096), &[]));
+    add("roce_tx_build", "TX deparser: Ethernet/IPv4/UDP/BTH/RETH, pad, ICRC (latency from header and payload offered)", measure(RoceTxBuild::default(), &payloads, &[("hdr", build_headers(16, 4096))], &[]));
     add("payload_slot", "service slot, 11-cycle pass-through core", measure(PayloadSlot11::default(), &without, &[], &[]));
     add("axis_fifo", "512-beat BRAM FIFO", measure(AxisFifo512::default(), &without, &[], &[]));
+    // the EM's blocks, on the same 4 KiB frames (IPv4/UDP) and on minimum-size frames
+    // (64 bytes on the wire with the FCS: 60 in the stream)
+    let small: Vec<Vec<u8>> = (0..64).map(|i| nicgen_model::em::ipv4_udp_frame(0x0a00_0001, 0x0a00_0002, 1000 + i, 80, &[i as u8; 18])).collect();
+    add("em_parse", "EM parser, wire side (store and forward: latency includes the frame's arrival)", measure(EmParse::default(), &with, &[], &["from_wire", "m_hdr_ready"]));
+    add("em_parse 64 B", "EM parser, 64-byte frames (60 bytes without the FCS)", measure(EmParse::default(), &small, &[], &["from_wire", "m_hdr_ready"]));
+    let (hdrs, tuns) = encap_channels(&with);
+    add("em_vxlan_encap", "EM VXLAN encapsulation (+50 bytes; II counts the output beats)", measure(EmVxlanEncap::default(), &with, &[("s_hdr", hdrs), ("s_tun", tuns)], &[]));
+    let (hdrs, tuns) = encap_channels(&small);
+    add("em_vxlan_encap 64 B", "EM VXLAN encapsulation, 64-byte frames (each leaves as 2 beats)", measure(EmVxlanEncap::default(), &small, &[("s_hdr", hdrs), ("s_tun", tuns)], &[]));
     out
 }

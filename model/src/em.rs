@@ -242,6 +242,17 @@ pub fn em_parse(frame: &[u8], wire: bool, mac_bad: bool) -> Result<EmParsed, EmD
     Ok(EmParsed { len: frame.len(), ..x.p })
 }
 
+/// An Ethernet/IPv4/UDP frame (etherparse): `payload` from `sport` to `dport`.
+pub fn ipv4_udp_frame(src: u32, dst: u32, sport: u16, dport: u16, payload: &[u8]) -> Vec<u8> {
+    let mut v = vec![];
+    etherparse::PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+        .ipv4(src.to_be_bytes(), dst.to_be_bytes(), 64)
+        .udp(sport, dport)
+        .write(&mut v, payload)
+        .expect("a frame below 64 KiB");
+    v
+}
+
 /// Bytes VXLAN encapsulation adds (RFC 7348): outer Ethernet 14, IPv4 20, UDP 8, VXLAN 8.
 pub const VXLAN_OVERHEAD: usize = 50;
 
