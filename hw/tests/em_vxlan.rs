@@ -2,12 +2,12 @@
 //! model (`nicgen_model::em::vxlan_encap`, outer headers written by etherparse), with random
 //! gaps and backpressure on all three inputs and the output and every `tkeep` residue; tshark
 //! decodes each one (outer IPv4 checksum good, VXLAN flags, VNI, UDP ports and checksum 0);
-//! the round trip through the EM parser's hardware on the wire side gives back the inner
-//! frame's header; lock step against rust-hdl.
+//! the round trip through the EM parser's and decapsulation's hardware on the wire side gives
+//! back the inner frame and its header; lock step against rust-hdl.
 mod common;
 use common::em_frame;
 use nicgen_hw::em::parse::EmParse;
-use nicgen_hw::em::vxlan::{EmVxlanEncap, VxlanTunFields};
+use nicgen_hw::em::vxlan::{EmVxlanDecap, EmVxlanEncap, VxlanTunFields};
 use nicgen_hw::em::EmHdrFields;
 use nicgen_model::em::*;
 use nicgen_model::pcap::{write_pcap, Captured};
@@ -111,16 +111,28 @@ fn encapsulated_frames_match_the_model_and_tshark() {
 }
 
 #[test]
-fn the_parser_reads_the_inner_frame_back() {
-    // encapsulation on the host side, then the EM parser's hardware on the wire side
+fn encapsulate_parse_decapsulate_round_trip() {
+    // encapsulation on the host side, then the EM parser's and decapsulation's hardware on the
+    // wire side; every fourth frame also goes unencapsulated, and passes unchanged
     let c = case(200, 2);
-    let (out, _) = run(&mut verilate(&mut EmVxlanEncap::default()), &c, 85, 75, 5);
+    let (enc, _) = run(&mut verilate(&mut EmVxlanEncap::default()), &c, 85, 75, 5);
+    let mut input = vec![];
+    let mut want: Vec<(Vec<u8>, Option<usize>)> = vec![];
+    for (i, e) in enc.iter().enumerate() {
+        input.push(e.clone());
+        want.push((c.inner[i].clone(), Some(i)));
+        if i % 4 == 0 && c.hdrs[i].dport != VXLAN_PORT {
+            input.push(c.inner[i].clone());
+            want.push((c.inner[i].clone(), None));
+        }
+    }
+    // the parser
     let mut sim = verilate(&mut EmParse::default());
     sim.reset(2);
     let w = sim.port("from_wire");
     sim.set_bit(w, true);
     let mut d = AxisDriver::new(&sim, "s_axis", 90, 6);
-    for f in &out {
+    for f in &input {
         d.push(AxisFrame::new(f.clone()));
     }
     let m = AxisMonitor::new(&sim, "m_axis", 80, 7);
@@ -132,19 +144,50 @@ fn the_parser_reads_the_inner_frame_back() {
         let moved = b.step_with(&mut sim, |s| hm.sample(s) | s.get_bit(hm.ports.valid));
         quiet = if moved || !b.drivers[0].idle() { 0 } else { quiet + 1 };
     }
-    assert_eq!(b.monitors[0].frames.len(), out.len(), "every encapsulated frame is accepted");
-    for (i, (_, words)) in hm.seen.iter().enumerate() {
-        let h = EmHdrFields::from_words(words);
-        let (ih, t) = (&c.hdrs[i], &c.tuns[i]);
-        assert!(h.vxlan, "frame {i}");
-        assert_eq!((h.vni, h.src, h.dst, h.ttl, h.len as usize), (t.vni, t.sip, t.dip, t.ttl, c.inner[i].len() + 50), "frame {i}: outer");
-        assert_eq!(
-            (h.i_vlan, h.i_vid, h.i_src, h.i_dst, h.i_proto, h.i_sport, h.i_dport, h.i_tot),
-            (ih.vlan, ih.vid, ih.src, ih.dst, ih.proto, ih.sport, ih.dport, ih.tot),
-            "frame {i}: inner"
-        );
-        // decapsulation is the 50 outer bytes off
-        assert_eq!(&b.monitors[0].frames[i].data[VXLAN_OVERHEAD..], &c.inner[i][..], "frame {i}");
+    assert_eq!(b.monitors[0].frames.len(), input.len(), "every frame is accepted");
+    let parsed: Vec<EmHdrFields> = hm.seen.iter().map(|(_, w)| EmHdrFields::from_words(w)).collect();
+    for (i, (h, (_, k))) in parsed.iter().zip(&want).enumerate() {
+        assert_eq!(h.vxlan, k.is_some(), "frame {i}");
+        if let Some(k) = *k {
+            let (ih, t) = (&c.hdrs[k], &c.tuns[k]);
+            assert_eq!((h.vni, h.src, h.dst, h.ttl, h.len as usize), (t.vni, t.sip, t.dip, t.ttl, c.inner[k].len() + 50), "frame {i}: outer");
+            assert_eq!(
+                (h.i_vlan, h.i_vid, h.i_src, h.i_dst, h.i_proto, h.i_sport, h.i_dport, h.i_tot),
+                (ih.vlan, ih.vid, ih.src, ih.dst, ih.proto, ih.sport, ih.dport, ih.tot),
+                "frame {i}: inner"
+            );
+        }
+    }
+    // decapsulation, fed the parser's frames and headers
+    let mut sim = verilate(&mut EmVxlanDecap::default());
+    for (valid, ready, seed) in [(100, 100, 10), (70, 60, 11)] {
+        sim.reset(2);
+        let mut d = AxisDriver::new(&sim, "s_axis", valid, seed);
+        for f in &b.monitors[0].frames {
+            d.push(AxisFrame::new(f.data.clone()));
+        }
+        let mut hd = ChanDriver::new(&sim, "s_hdr", valid, seed + 1);
+        for h in &parsed {
+            hd.push(h.to_words());
+        }
+        let m = AxisMonitor::new(&sim, "m_axis", ready, seed + 2);
+        let mut hm = ChanMonitor::new(&sim, "m_hdr", ready, seed + 3);
+        let mut db = StreamBench::new(vec![d], vec![m]);
+        let mut quiet = 0;
+        while quiet < 100 {
+            hd.drive(&mut sim);
+            hm.drive(&mut sim);
+            let moved = db.step_with(&mut sim, |s| hd.sample(s) | hm.sample(s) | s.get_bit(hm.ports.valid));
+            quiet = if moved || !db.drivers[0].idle() || !hd.idle() { 0 } else { quiet + 1 };
+            assert!(db.cycles < 2_000_000, "decapsulation stalled");
+        }
+        let out = &db.monitors[0].frames;
+        assert_eq!(out.len(), want.len());
+        for (i, (f, (inner, _))) in out.iter().zip(&want).enumerate() {
+            assert_eq!(&f.data, inner, "frame {i}: decapsulated, valid {valid}% ready {ready}%");
+            let h = EmHdrFields::from_words(&hm.seen[i].1);
+            assert_eq!(h.len as usize, inner.len(), "frame {i}: header length");
+        }
     }
 }
 

@@ -1,4 +1,6 @@
-//! `EmVxlanEncap`: VXLAN encapsulation on egress (RFC 7348). Per frame it takes the frame's
+//! VXLAN (RFC 7348): `EmVxlanEncap` on egress, `EmVxlanDecap` on ingress (below).
+//!
+//! `EmVxlanEncap`: VXLAN encapsulation on egress. Per frame it takes the frame's
 //! parsed header (`EmHdr`, from the parser) and its tenant's tunnel (`VxlanTun`), both on
 //! channels beside the frame, in frame order, and prepends the 50 outer bytes: Ethernet, IPv4
 //! (no options, ID 0, DF clear, TTL and TOS from the tunnel, a valid header checksum), UDP to
@@ -326,3 +328,107 @@ nicgen_sim::impl_ports!(EmVxlanEncap, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     s_hdr, s_hdr_valid, s_hdr_ready, s_tun, s_tun_valid, s_tun_ready]);
+
+/// `EmVxlanDecap`: VXLAN decapsulation on ingress. Per frame it takes the frame's parsed header
+/// (`EmHdr` from the wire-side parser, on a channel beside the frame, in frame order). A VXLAN
+/// frame leaves as its inner frame: its outer `l3 + 36` bytes (50, or 54 with an outer 802.1Q
+/// tag) removed by `AxisStrip`, its header with `len` the inner frame's. Other frames pass
+/// unchanged. The header leaves on `m_hdr` as the frame's first beat goes in.
+#[derive(LogicBlock)]
+pub struct EmVxlanDecap {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    pub s_hdr: Signal<In, EmHdr>,
+    pub s_hdr_valid: Signal<In, Bit>,
+    pub s_hdr_ready: Signal<Out, Bit>,
+    pub m_hdr: Signal<Out, EmHdr>,
+    pub m_hdr_valid: Signal<Out, Bit>,
+    pub m_hdr_ready: Signal<In, Bit>,
+    strip: AxisStrip,
+    hskid: ChanSkid<EmHdr>,
+    in_frame: DFF<Bit>,
+    go: Signal<Local, Bit>,
+    start: Signal<Local, Bit>,
+    cut: Signal<Local, Bits<8>>,
+    out_hdr: Signal<Local, EmHdr>,
+    c36: Constant<Bits<8>>,
+    c0_8: Constant<Bits<8>>,
+    unused: Signal<Local, Bit>,
+}
+
+impl Default for EmVxlanDecap {
+    fn default() -> Self {
+        EmVxlanDecap {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            s_hdr: Default::default(),
+            s_hdr_valid: Default::default(),
+            s_hdr_ready: Default::default(),
+            m_hdr: Default::default(),
+            m_hdr_valid: Default::default(),
+            m_hdr_ready: Default::default(),
+            strip: Default::default(),
+            hskid: Default::default(),
+            in_frame: Default::default(),
+            go: Default::default(),
+            start: Default::default(),
+            cut: Default::default(),
+            out_hdr: Default::default(),
+            c36: Constant::new(36.into()),
+            c0_8: Constant::new(0.into()),
+            unused: Default::default(),
+        }
+    }
+}
+
+impl Logic for EmVxlanDecap {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, in_frame);
+        clock!(self, clock, strip, hskid);
+        self.strip.reset.next = self.reset.val();
+        self.hskid.reset.next = self.reset.val();
+        // a frame's first beat goes in with its header, and only if the header can leave
+        self.go.next = self.in_frame.q.val() | (self.s_hdr_valid.val() & self.hskid.s_ready.val());
+        self.start.next = !self.in_frame.q.val() & self.go.val() & self.s_axis.tvalid.val() & self.strip.s_axis.tready.val();
+        self.cut.next = self.c0_8.val();
+        if self.s_hdr.val().vxlan {
+            self.cut.next = self.s_hdr.val().l3 + self.c36.val();
+        }
+        self.strip.strip_len.next = self.cut.val();
+        self.strip.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.strip.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.strip.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.strip.s_axis.tuser.next = self.s_axis.tuser.val();
+        self.strip.s_axis.tvalid.next = self.s_axis.tvalid.val() & self.go.val();
+        self.s_axis.tready.next = self.strip.s_axis.tready.val() & self.go.val();
+        self.s_hdr_ready.next = self.start.val();
+        self.out_hdr.next = self.s_hdr.val();
+        self.out_hdr.next.len = self.s_hdr.val().len - bit_cast::<16, 8>(self.cut.val());
+        self.hskid.s_data.next = self.out_hdr.val();
+        self.hskid.s_valid.next = self.start.val();
+        if self.start.val() {
+            self.in_frame.d.next = !self.s_axis.tlast.val();
+        }
+        if self.in_frame.q.val() & self.s_axis.tvalid.val() & self.strip.s_axis.tready.val() & self.s_axis.tlast.val() {
+            self.in_frame.d.next = false;
+        }
+        Axis512Source::link(&mut self.m_axis, &mut self.strip.m_axis);
+        self.m_hdr.next = self.hskid.m_data.val();
+        self.m_hdr_valid.next = self.hskid.m_valid.val();
+        self.hskid.m_ready.next = self.m_hdr_ready.val();
+        self.unused.next = self.strip.runts.val().any();
+        if self.reset.val() {
+            self.in_frame.d.next = false;
+        }
+    }
+}
+
+nicgen_sim::impl_ports!(EmVxlanDecap, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    s_hdr, s_hdr_valid, s_hdr_ready, m_hdr, m_hdr_valid, m_hdr_ready]);

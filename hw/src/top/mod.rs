@@ -6,7 +6,7 @@ use crate::roce::rx::responder::RoceResponder500;
 use crate::roce::rx::requester::RoceRequester500;
 use crate::roce::tx::build::RoceTxBuild;
 use crate::em::parse::{EmParse, EM_PARSE_COUNTERS};
-use crate::em::vxlan::EmVxlanEncap;
+use crate::em::vxlan::{EmVxlanDecap, EmVxlanEncap};
 use crate::roce::tx::engine::RoceTx500;
 use crate::roce::engine::{reg, RoceEngine500, ENGINE_COUNTERS};
 use crate::roce::ctrl::STAGE_FIELDS;
@@ -144,6 +144,7 @@ pub fn all_tops() -> Vec<Top> {
         make("tap_join", "parallel tap: frame copy to a tap core, per-frame verdict joined before the RX buffer (8-cycle core)", TapJoin8::default(), &[("drops", "good frames dropped by verdict"), ("flags", "frames flagged by verdict"), ("overrun", "beats the delay returned without room (must stay 0)")]),
         make("em_parse", "EM parser: Ethernet/802.1Q/IPv4/TCP/UDP/VXLAN header channel, drops by cause", EmParse::default(), &EM_PARSE_COUNTERS),
         make("em_vxlan_encap", "EM VXLAN encapsulation: 50 outer bytes (Ethernet, IPv4 with checksum, UDP 4789 with a hashed source port, VXLAN)", EmVxlanEncap::default(), &[]),
+        make("em_vxlan_decap", "EM VXLAN decapsulation: the outer bytes of VXLAN frames removed, other frames unchanged", EmVxlanDecap::default(), &[]),
         make("axis_arb4", "four-input frame arbiter, round robin", AxisArb4::default(), &[]),
         make("bram_64x512", "simple dual-port BRAM, output register", Ram::<64, 9>::new(RamStyle::Block, true), &[]),
         make("uram_72x4k", "simple dual-port URAM, output register", Ram::<72, 12>::new(RamStyle::Ultra, true), &[]),
