@@ -297,6 +297,51 @@ pub fn vxlan_encap(inner: &[u8], t: &VxlanTunnel, sport: u16) -> Vec<u8> {
     v
 }
 
+/// RFC 1071 checksum of an IPv4 header (its checksum field taken as zero).
+pub fn ipv4_checksum(h: &[u8]) -> u16 {
+    let mut s: u32 = (0..10).filter(|i| *i != 5).map(|i| (h[2 * i] as u32) << 8 | h[2 * i + 1] as u32).sum();
+    while s >> 16 != 0 {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    !(s as u16)
+}
+
+/// NAT (VIP <-> PIP): `frame` (an IPv4 frame the parser accepts, not VXLAN) with its source
+/// and/or destination address replaced, and every checksum recomputed from scratch: the IPv4
+/// header's (RFC 1071), TCP's and UDP's over the pseudo-header and the whole segment by
+/// etherparse. A UDP checksum of 0 (none) stays 0. Other protocols carry no L4 checksum here.
+pub fn nat_rewrite(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>) -> Vec<u8> {
+    use etherparse::{TcpHeader, UdpHeader};
+    let p = em_parse(frame, false, false).expect("an IPv4 frame the parser accepts");
+    let (l3, tot) = (p.outer.l3, p.outer.tot as usize);
+    let mut f = frame.to_vec();
+    if let Some(a) = new_src {
+        f[l3 + 12..l3 + 16].copy_from_slice(&a.to_be_bytes());
+    }
+    if let Some(a) = new_dst {
+        f[l3 + 16..l3 + 20].copy_from_slice(&a.to_be_bytes());
+    }
+    let c = ipv4_checksum(&f[l3..l3 + 20]).to_be_bytes();
+    f[l3 + 10..l3 + 12].copy_from_slice(&c);
+    let src: [u8; 4] = f[l3 + 12..l3 + 16].try_into().unwrap();
+    let dst: [u8; 4] = f[l3 + 16..l3 + 20].try_into().unwrap();
+    let seg = f[l3 + 20..l3 + tot].to_vec();
+    match p.outer.proto {
+        6 => {
+            let (h, _) = TcpHeader::from_slice(&seg).expect("a TCP header");
+            let c = h.calc_checksum_ipv4_raw(src, dst, &seg[h.header_len()..]).unwrap().to_be_bytes();
+            f[l3 + 36..l3 + 38].copy_from_slice(&c);
+        }
+        17 if seg[6] | seg[7] != 0 => {
+            let (h, _) = UdpHeader::from_slice(&seg).expect("a UDP header");
+            let c = h.calc_checksum_ipv4_raw(src, dst, &seg[8..h.length as usize]).unwrap().to_be_bytes();
+            f[l3 + 26..l3 + 28].copy_from_slice(&c);
+        }
+        _ => {}
+    }
+    f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

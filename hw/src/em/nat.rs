@@ -1,0 +1,318 @@
+//! `EmNat`: NAT mode's rewrite (VIP -> PIP on egress, PIP -> VIP on ingress). Per frame it
+//! takes the frame's parsed header (`EmHdr`) and its translation (`NatXlate`: a new source
+//! and/or destination address), both on channels beside the frame, in frame order. It
+//! rewrites the addresses in the first beat and updates the IPv4 header checksum and the TCP or
+//! UDP checksum incrementally (RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m') over the changed
+//! words; the L4 checksum covers the addresses through the pseudo-header). A UDP checksum of 0
+//! (none) stays 0, and a computed UDP checksum of 0 is sent as 0xffff (RFC 768). No bytes are
+//! added. The golden model is `nicgen_model::em::nat_rewrite`, which recomputes every checksum
+//! from scratch with etherparse.
+//!
+//! Not done here yet: RoCEv2 frames, whose ICRC covers the addresses and must be recomputed.
+//!
+//! ```text
+//! s_hdr, s_xl ─► delta (sum of ~old + new words) ─┐
+//! s_axis ─► stage 1 ──────────────────────────────┴─► stage 2 (first beat rewritten) ─► skid ─► m_axis
+//! ```
+use super::{EmHdr, EmHdrFields};
+use crate::stream::*;
+use rust_hdl::prelude::*;
+
+crate::record!(
+    /// A frame's translation (from the NAT table): the new source and/or destination address.
+    NatXlate,
+    NatXlateFields {
+        src_rw: bool = 1,
+        dst_rw: bool = 1,
+        src: u32 = 32,
+        dst: u32 = 32,
+    }
+);
+
+/// The words that change: (old, new) per rewritten 16-bit word.
+fn changed(h: &EmHdrFields, x: &NatXlateFields) -> Vec<(u16, u16)> {
+    let mut v = vec![];
+    if x.src_rw {
+        v.extend([((h.src >> 16) as u16, (x.src >> 16) as u16), (h.src as u16, x.src as u16)]);
+    }
+    if x.dst_rw {
+        v.extend([((h.dst >> 16) as u16, (x.dst >> 16) as u16), (h.dst as u16, x.dst as u16)]);
+    }
+    v
+}
+
+/// The checksum delta (pure logic): the sum of ~old + new over the changed words, 20 bits.
+#[derive(LogicBlock, Default)]
+pub struct NatDelta {
+    pub hdr: Signal<In, EmHdr>,
+    pub xl: Signal<In, NatXlate>,
+    pub d: Signal<Out, Bits<20>>,
+}
+
+impl Logic for NatDelta {
+    fn update(&mut self) {
+        let h = EmHdrFields::from_words(&nicgen_sim::StructWords::to_words(&self.hdr.val()));
+        let x = NatXlateFields::from_words(&nicgen_sim::StructWords::to_words(&self.xl.val()));
+        let d: u32 = changed(&h, &x).iter().map(|(o, n)| (!o) as u32 + *n as u32).sum();
+        self.d.next = (d as u64).into();
+    }
+    fn connect(&mut self) {
+        self.d.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let h = |f: &str| {
+            let (o, n) = EmHdrFields::slot(f);
+            format!("hdr[{}:{}]", o + n - 1, o)
+        };
+        let x = |f: &str| {
+            let (o, n) = NatXlateFields::slot(f);
+            format!("xl[{}:{}]", o + n - 1, o)
+        };
+        let mut v = format!("wire [31:0] os = {};\nwire [31:0] od = {};\nwire [31:0] ns = {};\nwire [31:0] nd = {};\n", h("src"), h("dst"), x("src"), x("dst"));
+        v += &format!("wire srw = {};\nwire drw = {};\n", x("src_rw"), x("dst_rw"));
+        v += &format!("wire unused_hdr = ^hdr[{}:{}] ^ ^hdr[{}:{}];\n", EmHdrFields::slot("src").0 - 1, 0, EmHdrFields::BITS - 1, EmHdrFields::slot("dst").0 + 32);
+        v += "wire [19:0] ds = srw ? ({4'd0, ~os[31:16]} + {4'd0, ns[31:16]} + {4'd0, ~os[15:0]} + {4'd0, ns[15:0]}) : 20'd0;\n";
+        v += "wire [19:0] dd = drw ? ({4'd0, ~od[31:16]} + {4'd0, nd[31:16]} + {4'd0, ~od[15:0]} + {4'd0, nd[15:0]}) : 20'd0;\n";
+        v += "always @(*) d = ds + dd;\n";
+        Verilog::Custom(v)
+    }
+}
+
+/// The first beat rewritten (pure logic): the new addresses, the IPv4 checksum and the TCP/UDP
+/// checksum updated by `d`.
+#[derive(LogicBlock, Default)]
+pub struct NatWrite {
+    pub beat: Signal<In, Bits<512>>,
+    pub hdr: Signal<In, EmHdr>,
+    pub xl: Signal<In, NatXlate>,
+    pub d: Signal<In, Bits<20>>,
+    pub out: Signal<Out, Bits<512>>,
+}
+
+/// ~fold(~c + d): a checksum updated by delta `d` (ones' complement sums).
+fn update_csum(c: u16, d: u32) -> u16 {
+    let mut s = (!c) as u32 + d;
+    while s >> 16 != 0 {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    !(s as u16)
+}
+
+impl Logic for NatWrite {
+    fn update(&mut self) {
+        let h = EmHdrFields::from_words(&nicgen_sim::StructWords::to_words(&self.hdr.val()));
+        let x = NatXlateFields::from_words(&nicgen_sim::StructWords::to_words(&self.xl.val()));
+        let d = self.d.val().to_u64() as u32;
+        let mut b = crate::crc::fields::bytes_of(self.beat.val());
+        b.resize(64, 0);
+        let l3 = h.l3 as usize;
+        let be16 = |b: &[u8], o: usize| (b[o] as u16) << 8 | b[o + 1] as u16;
+        if x.src_rw {
+            b[l3 + 12..l3 + 16].copy_from_slice(&x.src.to_be_bytes());
+        }
+        if x.dst_rw {
+            b[l3 + 16..l3 + 20].copy_from_slice(&x.dst.to_be_bytes());
+        }
+        let hc = update_csum(be16(&b, l3 + 10), d);
+        b[l3 + 10..l3 + 12].copy_from_slice(&hc.to_be_bytes());
+        if h.proto == 6 {
+            let c = update_csum(be16(&b, l3 + 36), d);
+            b[l3 + 36..l3 + 38].copy_from_slice(&c.to_be_bytes());
+        } else if h.proto == 17 && be16(&b, l3 + 26) != 0 {
+            let c = update_csum(be16(&b, l3 + 26), d);
+            b[l3 + 26..l3 + 28].copy_from_slice(&if c == 0 { 0xffffu16 } else { c }.to_be_bytes());
+        }
+        self.out.next = crate::crc::fields::bits_of(&b);
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let h = |f: &str| {
+            let (o, n) = EmHdrFields::slot(f);
+            format!("hdr[{}:{}]", o + n - 1, o)
+        };
+        let x = |f: &str| {
+            let (o, n) = NatXlateFields::slot(f);
+            format!("xl[{}:{}]", o + n - 1, o)
+        };
+        let be = |o: usize, n: usize| -> String { format!("{{{}}}", (o..o + n).map(|i| format!("beat[{}:{}]", 8 * i + 7, 8 * i)).collect::<Vec<_>>().join(", ")) };
+        let mut v = String::new();
+        v += &format!("wire [7:0] l3 = {};\nwire [7:0] proto = {};\nwire tag = l3 == 8'd18;\n", h("l3"), h("proto"));
+        v += &format!("wire unused_hdr = ^hdr[{}:{}] ^ ^hdr[{}:{}] ^ ^hdr[{}:{}];\n", EmHdrFields::slot("l3").0 - 1, 0, EmHdrFields::slot("proto").0 - 1, EmHdrFields::slot("l3").0 + 8, EmHdrFields::BITS - 1, EmHdrFields::slot("proto").0 + 8);
+        v += &format!("wire [31:0] ns = {};\nwire [31:0] nd = {};\nwire srw = {};\nwire drw = {};\n", x("src"), x("dst"), x("src_rw"), x("dst_rw"));
+        // the old checksums, by the VLAN tag (l3 14 or 18)
+        v += &format!("wire [15:0] hc = tag ? {} : {};\n", be(28, 2), be(24, 2));
+        v += &format!("wire [15:0] tc = tag ? {} : {};\n", be(54, 2), be(50, 2));
+        v += &format!("wire [15:0] uc = tag ? {} : {};\n", be(44, 2), be(40, 2));
+        for (n, c) in [("hn", "hc"), ("tn", "tc"), ("un", "uc")] {
+            v += &format!("wire [19:0] {n}_s = {{4'd0, ~{c}}} + d;\n");
+            v += &format!("wire [16:0] {n}_f1 = {{1'b0, {n}_s[15:0]}} + {{13'd0, {n}_s[19:16]}};\n");
+            v += &format!("wire [15:0] {n}_f2 = {n}_f1[15:0] + {{15'd0, {n}_f1[16]}};\n");
+            v += &format!("wire [15:0] {n} = ~{n}_f2;\n");
+        }
+        v += "wire [15:0] un2 = (un == 16'd0) ? 16'hffff : un;\n";
+        v += "wire tcp = proto == 8'd6;\nwire udp = (proto == 8'd17) & (uc != 16'd0);\n";
+        // write a big-endian value of n bytes at byte o (for each tag position)
+        let put = |o: usize, n: usize, val: &str| -> String { (0..n).map(|k| format!("    out[{}:{}] = {val}[{}:{}];\n", 8 * (o + k) + 7, 8 * (o + k), 8 * (n - 1 - k) + 7, 8 * (n - 1 - k))).collect() };
+        v += "always @(*) begin\n  out = beat;\n";
+        for (cond, l3) in [("!tag", 14usize), ("tag", 18)] {
+            v += &format!("  if ({cond}) begin\n");
+            v += "   if (srw) begin\n";
+            v += &put(l3 + 12, 4, "ns");
+            v += "   end\n   if (drw) begin\n";
+            v += &put(l3 + 16, 4, "nd");
+            v += "   end\n";
+            v += &put(l3 + 10, 2, "hn");
+            v += "   if (tcp) begin\n";
+            v += &put(l3 + 36, 2, "tn");
+            v += "   end\n   if (udp) begin\n";
+            v += &put(l3 + 26, 2, "un2");
+            v += "   end\n  end\n";
+        }
+        v += "end\n";
+        Verilog::Custom(v)
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct EmNat {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    pub s_hdr: Signal<In, EmHdr>,
+    pub s_hdr_valid: Signal<In, Bit>,
+    pub s_hdr_ready: Signal<Out, Bit>,
+    pub s_xl: Signal<In, NatXlate>,
+    pub s_xl_valid: Signal<In, Bit>,
+    pub s_xl_ready: Signal<Out, Bit>,
+    delta: NatDelta,
+    write: NatWrite,
+    oskid: AxisSkid512,
+    in_frame: DFF<Bit>,
+    v1: DFF<Bit>,
+    first1: DFF<Bit>,
+    data1: DFF<Bits<512>>,
+    keep1: DFF<Bits<64>>,
+    last1: DFF<Bit>,
+    user1: DFF<Bit>,
+    hdr1: DFF<EmHdr>,
+    xl1: DFF<NatXlate>,
+    d1: DFF<Bits<20>>,
+    v2: DFF<Bit>,
+    data2: DFF<Bits<512>>,
+    keep2: DFF<Bits<64>>,
+    last2: DFF<Bit>,
+    user2: DFF<Bit>,
+    adv1: Signal<Local, Bit>,
+    adv2: Signal<Local, Bit>,
+    go: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    start: Signal<Local, Bit>,
+}
+
+impl Default for EmNat {
+    fn default() -> Self {
+        EmNat {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            s_hdr: Default::default(),
+            s_hdr_valid: Default::default(),
+            s_hdr_ready: Default::default(),
+            s_xl: Default::default(),
+            s_xl_valid: Default::default(),
+            s_xl_ready: Default::default(),
+            delta: Default::default(),
+            write: Default::default(),
+            oskid: Default::default(),
+            in_frame: Default::default(),
+            v1: Default::default(),
+            first1: Default::default(),
+            data1: Default::default(),
+            keep1: Default::default(),
+            last1: Default::default(),
+            user1: Default::default(),
+            hdr1: Default::default(),
+            xl1: Default::default(),
+            d1: Default::default(),
+            v2: Default::default(),
+            data2: Default::default(),
+            keep2: Default::default(),
+            last2: Default::default(),
+            user2: Default::default(),
+            adv1: Default::default(),
+            adv2: Default::default(),
+            go: Default::default(),
+            take: Default::default(),
+            start: Default::default(),
+        }
+    }
+}
+
+impl Logic for EmNat {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, in_frame, v1, first1, data1, keep1, last1, user1, hdr1, xl1, d1, v2, data2, keep2, last2, user2);
+        clock!(self, clock, oskid);
+        self.oskid.reset.next = self.reset.val();
+        // a two-stage pipeline that moves as a whole; the output skid's ready is registered
+        self.adv2.next = !self.v2.q.val() | self.oskid.s_axis.tready.val();
+        self.adv1.next = !self.v1.q.val() | self.adv2.val();
+        // a frame's first beat goes in with its header and translation
+        self.go.next = self.in_frame.q.val() | (self.s_hdr_valid.val() & self.s_xl_valid.val());
+        self.take.next = self.adv1.val() & self.go.val() & self.s_axis.tvalid.val();
+        self.start.next = self.take.val() & !self.in_frame.q.val();
+        self.s_axis.tready.next = self.adv1.val() & self.go.val();
+        self.s_hdr_ready.next = self.start.val();
+        self.s_xl_ready.next = self.start.val();
+        if self.take.val() {
+            self.in_frame.d.next = !self.s_axis.tlast.val();
+        }
+        self.delta.hdr.next = self.s_hdr.val();
+        self.delta.xl.next = self.s_xl.val();
+        if self.adv1.val() {
+            self.v1.d.next = self.take.val();
+            self.first1.d.next = self.start.val();
+            self.data1.d.next = self.s_axis.tdata.val();
+            self.keep1.d.next = self.s_axis.tkeep.val();
+            self.last1.d.next = self.s_axis.tlast.val();
+            self.user1.d.next = self.s_axis.tuser.val();
+            self.hdr1.d.next = self.s_hdr.val();
+            self.xl1.d.next = self.s_xl.val();
+            self.d1.d.next = self.delta.d.val();
+        }
+        self.write.beat.next = self.data1.q.val();
+        self.write.hdr.next = self.hdr1.q.val();
+        self.write.xl.next = self.xl1.q.val();
+        self.write.d.next = self.d1.q.val();
+        if self.adv2.val() {
+            self.v2.d.next = self.v1.q.val();
+            self.data2.d.next = self.data1.q.val();
+            if self.first1.q.val() {
+                self.data2.d.next = self.write.out.val();
+            }
+            self.keep2.d.next = self.keep1.q.val();
+            self.last2.d.next = self.last1.q.val();
+            self.user2.d.next = self.user1.q.val();
+        }
+        self.oskid.s_axis.tdata.next = self.data2.q.val();
+        self.oskid.s_axis.tkeep.next = self.keep2.q.val();
+        self.oskid.s_axis.tlast.next = self.last2.q.val();
+        self.oskid.s_axis.tuser.next = self.user2.q.val();
+        self.oskid.s_axis.tvalid.next = self.v2.q.val();
+        Axis512Source::link(&mut self.m_axis, &mut self.oskid.m_axis);
+        if self.reset.val() {
+            self.in_frame.d.next = false;
+            self.v1.d.next = false;
+            self.v2.d.next = false;
+        }
+    }
+}
+
+nicgen_sim::impl_ports!(EmNat, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    s_hdr, s_hdr_valid, s_hdr_ready, s_xl, s_xl_valid, s_xl_ready]);
