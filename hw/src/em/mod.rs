@@ -86,3 +86,14 @@ impl EmHdrFields {
         }
     }
 }
+
+/// `port[hi:lo]`: a record field (`slot` = its offset and width) in generated Verilog.
+pub(crate) fn vfield(port: &str, (o, n): (usize, usize)) -> String {
+    format!("{port}[{}:{}]", o + n - 1, o)
+}
+
+/// Verilog wires `<p>_f2` (16 bits): the 20-bit sum `sum` folded twice to a ones' complement
+/// sum (end-around carries), via `<p>_f1`.
+pub(crate) fn fold_verilog(p: &str, sum: &str) -> String {
+    format!("wire [16:0] {p}_f1 = {{1'b0, {sum}[15:0]}} + {{13'd0, {sum}[19:16]}};\nwire [15:0] {p}_f2 = {p}_f1[15:0] + {{15'd0, {p}_f1[16]}};\n")
+}

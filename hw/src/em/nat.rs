@@ -14,7 +14,7 @@
 //! s_hdr, s_xl ─► delta (sum of ~old + new words) ─┐
 //! s_axis ─► stage 1 ──────────────────────────────┴─► stage 2 (first beat rewritten) ─► skid ─► m_axis
 //! ```
-use super::{EmHdr, EmHdrFields};
+use super::{fold_verilog, vfield, EmHdr, EmHdrFields};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
@@ -60,14 +60,8 @@ impl Logic for NatDelta {
         self.d.connect();
     }
     fn hdl(&self) -> Verilog {
-        let h = |f: &str| {
-            let (o, n) = EmHdrFields::slot(f);
-            format!("hdr[{}:{}]", o + n - 1, o)
-        };
-        let x = |f: &str| {
-            let (o, n) = NatXlateFields::slot(f);
-            format!("xl[{}:{}]", o + n - 1, o)
-        };
+        let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
+        let x = |f: &str| vfield("xl", NatXlateFields::slot(f));
         let mut v = format!("wire [31:0] os = {};\nwire [31:0] od = {};\nwire [31:0] ns = {};\nwire [31:0] nd = {};\n", h("src"), h("dst"), x("src"), x("dst"));
         v += &format!("wire srw = {};\nwire drw = {};\n", x("src_rw"), x("dst_rw"));
         v += &format!("wire unused_hdr = ^hdr[{}:{}] ^ ^hdr[{}:{}];\n", EmHdrFields::slot("src").0 - 1, 0, EmHdrFields::BITS - 1, EmHdrFields::slot("dst").0 + 32);
@@ -128,14 +122,8 @@ impl Logic for NatWrite {
         self.out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let h = |f: &str| {
-            let (o, n) = EmHdrFields::slot(f);
-            format!("hdr[{}:{}]", o + n - 1, o)
-        };
-        let x = |f: &str| {
-            let (o, n) = NatXlateFields::slot(f);
-            format!("xl[{}:{}]", o + n - 1, o)
-        };
+        let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
+        let x = |f: &str| vfield("xl", NatXlateFields::slot(f));
         let be = |o: usize, n: usize| -> String { format!("{{{}}}", (o..o + n).map(|i| format!("beat[{}:{}]", 8 * i + 7, 8 * i)).collect::<Vec<_>>().join(", ")) };
         let mut v = String::new();
         v += &format!("wire [7:0] l3 = {};\nwire [7:0] proto = {};\nwire tag = l3 == 8'd18;\n", h("l3"), h("proto"));
@@ -147,8 +135,7 @@ impl Logic for NatWrite {
         v += &format!("wire [15:0] uc = tag ? {} : {};\n", be(44, 2), be(40, 2));
         for (n, c) in [("hn", "hc"), ("tn", "tc"), ("un", "uc")] {
             v += &format!("wire [19:0] {n}_s = {{4'd0, ~{c}}} + d;\n");
-            v += &format!("wire [16:0] {n}_f1 = {{1'b0, {n}_s[15:0]}} + {{13'd0, {n}_s[19:16]}};\n");
-            v += &format!("wire [15:0] {n}_f2 = {n}_f1[15:0] + {{15'd0, {n}_f1[16]}};\n");
+            v += &fold_verilog(n, &format!("{n}_s"));
             v += &format!("wire [15:0] {n} = ~{n}_f2;\n");
         }
         v += "wire [15:0] un2 = (un == 16'd0) ? 16'hffff : un;\n";

@@ -20,7 +20,7 @@
 //! * `s_tready` falls only when a FIFO runs short of room (the three small FIFOs keep 16
 //!   entries spare for the frames between the input and them), never for a frame's content.
 //!   A frame must fit in the payload FIFO (32 KiB).
-use super::{EmHdr, EmHdrFields};
+use super::{vfield, EmHdr, EmHdrFields};
 use crate::crc::fields::bytes_of;
 use crate::record::{FromBits, ToBits};
 use crate::stream::*;
@@ -259,10 +259,7 @@ fn extract_verilog() -> String {
     v += "  end\n";
     v += "  else if (roce_4) n5 = ob_gt_oi_4 ? e_ob_4 : e_oi_4;\n";
     v += "  else n5 = e_oi_4;\nend\n";
-    let set = |name: &str, e: &str| {
-        let (o, n) = EmHdrFields::slot(name);
-        format!("  h5[{}:{}] = {e};\n", o + n - 1, o)
-    };
+    let set = |name: &str, e: &str| format!("  {} = {e};\n", vfield("h5", EmHdrFields::slot(name)));
     v += &format!("reg [{}:0] h5;\n", EmHdrFields::BITS - 1);
     v += "always @(*) begin\n  h5 = 0;\n  if (c_4 == 4'd0) begin\n";
     v += &set("vlan", "o_tag_4");

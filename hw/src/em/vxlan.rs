@@ -14,7 +14,7 @@
 //! ```
 //! The header pipeline takes one frame's header per cycle; `AxisInsert` moves one beat per
 //! cycle, so a frame of n bytes leaves in ceil((n + 50) / 64) cycles.
-use super::{EmHdr, EmHdrFields};
+use super::{fold_verilog, vfield, EmHdr, EmHdrFields};
 use crate::stream::*;
 use nicgen_model::em::{vxlan_sport, VXLAN_PORT};
 use rust_hdl::prelude::*;
@@ -75,14 +75,8 @@ impl Logic for VxlanPrep {
         self.sum.connect();
     }
     fn hdl(&self) -> Verilog {
-        let h = |f: &str| {
-            let (o, n) = EmHdrFields::slot(f);
-            format!("hdr[{}:{}]", o + n - 1, o)
-        };
-        let t = |f: &str| {
-            let (o, n) = VxlanTunFields::slot(f);
-            format!("tun[{}:{}]", o + n - 1, o)
-        };
+        let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
+        let t = |f: &str| vfield("tun", VxlanTunFields::slot(f));
         let mut v = String::new();
         v += &format!("wire unused_hdr = ^{} ^ ^{} ^ ^{} ^ ^{} ^ ^{} ^ ^{};\n", h("vf"), h("vlan"), h("vid"), h("l3"), h("tos"), h("ttl"));
         v += &format!("wire unused_hdr2 = ^{} ^ ^{} ^ ^hdr[{}:{}] ^ ^{};\n", h("tot"), h("vxlan"), EmHdrFields::BITS - 1, EmHdrFields::slot("vni").0, t("vni"));
@@ -181,14 +175,10 @@ impl Logic for VxlanOuter {
         self.h.connect();
     }
     fn hdl(&self) -> Verilog {
-        let t = |f: &str| {
-            let (o, n) = VxlanTunFields::slot(f);
-            format!("tun[{}:{}]", o + n - 1, o)
-        };
+        let t = |f: &str| vfield("tun", VxlanTunFields::slot(f));
         let mut v = String::new();
-        v += "wire [16:0] f1 = {1'b0, sum[15:0]} + {13'd0, sum[19:16]};\n";
-        v += "wire [15:0] f2 = f1[15:0] + {15'd0, f1[16]};\n";
-        v += "wire [15:0] csum = ~f2;\n";
+        v += &fold_verilog("s", "sum");
+        v += "wire [15:0] csum = ~s_f2;\n";
         // a big-endian field of n bytes with value x at byte o
         let put = |o: usize, n: usize, x: &str| -> String {
             (0..n).map(|k| format!("  h[{}:{}] = {x}[{}:{}];\n", 8 * (o + k) + 7, 8 * (o + k), 8 * (n - 1 - k) + 7, 8 * (n - 1 - k))).collect()
