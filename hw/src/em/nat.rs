@@ -5,14 +5,15 @@
 //! UDP checksum incrementally (RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m') over the changed
 //! words; the L4 checksum covers the addresses through the pseudo-header). A UDP checksum of 0
 //! (none) stays 0, and a computed UDP checksum of 0 is sent as 0xffff (RFC 768). No bytes are
-//! added. The golden model is `nicgen_model::em::nat_rewrite`, which recomputes every checksum
+//! added. Three stages at one beat per cycle: the delta, the new checksums, the rewrite.
+//! The golden model is `nicgen_model::em::nat_rewrite`, which recomputes every checksum
 //! from scratch with etherparse.
 //!
 //! Not done here yet: RoCEv2 frames, whose ICRC covers the addresses and must be recomputed.
 //!
 //! ```text
 //! s_hdr, s_xl ─► delta (sum of ~old + new words) ─┐
-//! s_axis ─► stage 1 ──────────────────────────────┴─► stage 2 (first beat rewritten) ─► skid ─► m_axis
+//! s_axis ─► stage 1 ──────────────────────────────┴─► stage 2 (new checksums) ─► stage 3 (first beat rewritten) ─► skid ─► m_axis
 //! ```
 use super::{fold_verilog, vfield, EmHdr, EmHdrFields};
 use crate::stream::*;
@@ -72,15 +73,18 @@ impl Logic for NatDelta {
     }
 }
 
-/// The first beat rewritten (pure logic): the new addresses, the IPv4 checksum and the TCP/UDP
-/// checksum updated by `d`.
+/// The new checksums (pure logic): the IPv4 header's and the TCP/UDP one, each the old value
+/// in the first beat updated by `d` (a UDP result of 0 is turned into 0xffff by `NatWrite`);
+/// `udp_on`: the frame is UDP with a checksum (not 0).
 #[derive(LogicBlock, Default)]
-pub struct NatWrite {
+pub struct NatCsum {
     pub beat: Signal<In, Bits<512>>,
     pub hdr: Signal<In, EmHdr>,
-    pub xl: Signal<In, NatXlate>,
     pub d: Signal<In, Bits<20>>,
-    pub out: Signal<Out, Bits<512>>,
+    pub hc: Signal<Out, Bits<16>>,
+    pub tc: Signal<Out, Bits<16>>,
+    pub uc: Signal<Out, Bits<16>>,
+    pub udp_on: Signal<Out, Bit>,
 }
 
 /// ~fold(~c + d): a checksum updated by delta `d` (ones' complement sums).
@@ -92,29 +96,82 @@ fn update_csum(c: u16, d: u32) -> u16 {
     !(s as u16)
 }
 
-impl Logic for NatWrite {
+impl Logic for NatCsum {
     fn update(&mut self) {
         let h = EmHdrFields::from_words(&nicgen_sim::StructWords::to_words(&self.hdr.val()));
-        let x = NatXlateFields::from_words(&nicgen_sim::StructWords::to_words(&self.xl.val()));
         let d = self.d.val().to_u64() as u32;
         let mut b = crate::crc::fields::bytes_of(self.beat.val());
         b.resize(64, 0);
         let l3 = h.l3 as usize;
-        let be16 = |b: &[u8], o: usize| (b[o] as u16) << 8 | b[o + 1] as u16;
+        let be16 = |o: usize| (b[o] as u16) << 8 | b[o + 1] as u16;
+        let uc = update_csum(be16(l3 + 26), d);
+        self.hc.next = (update_csum(be16(l3 + 10), d) as u64).into();
+        self.tc.next = (update_csum(be16(l3 + 36), d) as u64).into();
+        self.uc.next = (uc as u64).into();
+        self.udp_on.next = h.proto == 17 && be16(l3 + 26) != 0;
+    }
+    fn connect(&mut self) {
+        self.hc.connect();
+        self.tc.connect();
+        self.uc.connect();
+        self.udp_on.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
+        let be = |o: usize, n: usize| -> String { format!("{{{}}}", (o..o + n).map(|i| format!("beat[{}:{}]", 8 * i + 7, 8 * i)).collect::<Vec<_>>().join(", ")) };
+        let mut v = String::new();
+        // (l3 is 14 or 18: bit 4 tells them apart)
+        v += &format!("wire [7:0] l3 = {};\nwire [7:0] proto = {};\nwire tag = l3[4];\nwire unused_l3 = ^l3[7:5] ^ ^l3[3:0];\n", h("l3"), h("proto"));
+        v += &format!("wire unused_hdr = ^hdr[{}:{}] ^ ^hdr[{}:{}] ^ ^hdr[{}:{}];\n", EmHdrFields::slot("l3").0 - 1, 0, EmHdrFields::slot("proto").0 - 1, EmHdrFields::slot("l3").0 + 8, EmHdrFields::BITS - 1, EmHdrFields::slot("proto").0 + 8);
+        v += "wire unused_beat = ^beat;\n";
+        // the old checksums, by the VLAN tag (l3 14 or 18)
+        v += &format!("wire [15:0] o_hc = tag ? {} : {};\n", be(28, 2), be(24, 2));
+        v += &format!("wire [15:0] o_tc = tag ? {} : {};\n", be(54, 2), be(50, 2));
+        v += &format!("wire [15:0] o_uc = tag ? {} : {};\n", be(44, 2), be(40, 2));
+        for (n, c) in [("hn", "o_hc"), ("tn", "o_tc"), ("un", "o_uc")] {
+            v += &format!("wire [19:0] {n}_s = {{4'd0, ~{c}}} + d;\n");
+            v += &fold_verilog(n, &format!("{n}_s"));
+        }
+        v += "always @(*) begin\n  hc = ~hn_f2;\n  tc = ~tn_f2;\n  uc = ~un_f2;\n";
+        v += "  udp_on = (proto == 8'd17) & (o_uc != 16'd0);\nend\n";
+        Verilog::Custom(v)
+    }
+}
+
+/// The first beat rewritten (pure logic): the new addresses and the new checksums in place.
+#[derive(LogicBlock, Default)]
+pub struct NatWrite {
+    pub beat: Signal<In, Bits<512>>,
+    pub hdr: Signal<In, EmHdr>,
+    pub xl: Signal<In, NatXlate>,
+    pub hc: Signal<In, Bits<16>>,
+    pub tc: Signal<In, Bits<16>>,
+    pub uc: Signal<In, Bits<16>>,
+    pub udp_on: Signal<In, Bit>,
+    pub out: Signal<Out, Bits<512>>,
+}
+
+impl Logic for NatWrite {
+    fn update(&mut self) {
+        let h = EmHdrFields::from_words(&nicgen_sim::StructWords::to_words(&self.hdr.val()));
+        let x = NatXlateFields::from_words(&nicgen_sim::StructWords::to_words(&self.xl.val()));
+        let mut b = crate::crc::fields::bytes_of(self.beat.val());
+        b.resize(64, 0);
+        let l3 = h.l3 as usize;
+        let c16 = |s: &Signal<In, Bits<16>>| (s.val().to_u64() as u16).to_be_bytes();
         if x.src_rw {
             b[l3 + 12..l3 + 16].copy_from_slice(&x.src.to_be_bytes());
         }
         if x.dst_rw {
             b[l3 + 16..l3 + 20].copy_from_slice(&x.dst.to_be_bytes());
         }
-        let hc = update_csum(be16(&b, l3 + 10), d);
-        b[l3 + 10..l3 + 12].copy_from_slice(&hc.to_be_bytes());
+        b[l3 + 10..l3 + 12].copy_from_slice(&c16(&self.hc));
         if h.proto == 6 {
-            let c = update_csum(be16(&b, l3 + 36), d);
-            b[l3 + 36..l3 + 38].copy_from_slice(&c.to_be_bytes());
-        } else if h.proto == 17 && be16(&b, l3 + 26) != 0 {
-            let c = update_csum(be16(&b, l3 + 26), d);
-            b[l3 + 26..l3 + 28].copy_from_slice(&if c == 0 { 0xffffu16 } else { c }.to_be_bytes());
+            b[l3 + 36..l3 + 38].copy_from_slice(&c16(&self.tc));
+        } else if self.udp_on.val() {
+            let u = c16(&self.uc);
+            // a computed UDP checksum of 0 goes as 0xffff (RFC 768)
+            b[l3 + 26..l3 + 28].copy_from_slice(if u == [0, 0] { &[0xff, 0xff] } else { &u });
         }
         self.out.next = crate::crc::fields::bits_of(&b);
     }
@@ -124,22 +181,12 @@ impl Logic for NatWrite {
     fn hdl(&self) -> Verilog {
         let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
         let x = |f: &str| vfield("xl", NatXlateFields::slot(f));
-        let be = |o: usize, n: usize| -> String { format!("{{{}}}", (o..o + n).map(|i| format!("beat[{}:{}]", 8 * i + 7, 8 * i)).collect::<Vec<_>>().join(", ")) };
         let mut v = String::new();
-        v += &format!("wire [7:0] l3 = {};\nwire [7:0] proto = {};\nwire tag = l3 == 8'd18;\n", h("l3"), h("proto"));
+        // (l3 is 14 or 18: bit 4 tells them apart)
+        v += &format!("wire [7:0] l3 = {};\nwire [7:0] proto = {};\nwire tag = l3[4];\nwire unused_l3 = ^l3[7:5] ^ ^l3[3:0];\n", h("l3"), h("proto"));
         v += &format!("wire unused_hdr = ^hdr[{}:{}] ^ ^hdr[{}:{}] ^ ^hdr[{}:{}];\n", EmHdrFields::slot("l3").0 - 1, 0, EmHdrFields::slot("proto").0 - 1, EmHdrFields::slot("l3").0 + 8, EmHdrFields::BITS - 1, EmHdrFields::slot("proto").0 + 8);
         v += &format!("wire [31:0] ns = {};\nwire [31:0] nd = {};\nwire srw = {};\nwire drw = {};\n", x("src"), x("dst"), x("src_rw"), x("dst_rw"));
-        // the old checksums, by the VLAN tag (l3 14 or 18)
-        v += &format!("wire [15:0] hc = tag ? {} : {};\n", be(28, 2), be(24, 2));
-        v += &format!("wire [15:0] tc = tag ? {} : {};\n", be(54, 2), be(50, 2));
-        v += &format!("wire [15:0] uc = tag ? {} : {};\n", be(44, 2), be(40, 2));
-        for (n, c) in [("hn", "hc"), ("tn", "tc"), ("un", "uc")] {
-            v += &format!("wire [19:0] {n}_s = {{4'd0, ~{c}}} + d;\n");
-            v += &fold_verilog(n, &format!("{n}_s"));
-            v += &format!("wire [15:0] {n} = ~{n}_f2;\n");
-        }
-        v += "wire [15:0] un2 = (un == 16'd0) ? 16'hffff : un;\n";
-        v += "wire tcp = proto == 8'd6;\nwire udp = (proto == 8'd17) & (uc != 16'd0);\n";
+        v += "wire tcp = proto == 8'd6;\nwire [15:0] uc2 = (uc == 16'd0) ? 16'hffff : uc;\n";
         // write a big-endian value of n bytes at byte o (for each tag position)
         let put = |o: usize, n: usize, val: &str| -> String { (0..n).map(|k| format!("    out[{}:{}] = {val}[{}:{}];\n", 8 * (o + k) + 7, 8 * (o + k), 8 * (n - 1 - k) + 7, 8 * (n - 1 - k))).collect() };
         v += "always @(*) begin\n  out = beat;\n";
@@ -150,11 +197,11 @@ impl Logic for NatWrite {
             v += "   end\n   if (drw) begin\n";
             v += &put(l3 + 16, 4, "nd");
             v += "   end\n";
-            v += &put(l3 + 10, 2, "hn");
+            v += &put(l3 + 10, 2, "hc");
             v += "   if (tcp) begin\n";
-            v += &put(l3 + 36, 2, "tn");
-            v += "   end\n   if (udp) begin\n";
-            v += &put(l3 + 26, 2, "un2");
+            v += &put(l3 + 36, 2, "tc");
+            v += "   end\n   else if (udp_on) begin\n";
+            v += &put(l3 + 26, 2, "uc2");
             v += "   end\n  end\n";
         }
         v += "end\n";
@@ -175,6 +222,7 @@ pub struct EmNat {
     pub s_xl_valid: Signal<In, Bit>,
     pub s_xl_ready: Signal<Out, Bit>,
     delta: NatDelta,
+    csum: NatCsum,
     write: NatWrite,
     oskid: AxisSkid512,
     in_frame: DFF<Bit>,
@@ -188,10 +236,23 @@ pub struct EmNat {
     xl1: DFF<NatXlate>,
     d1: DFF<Bits<20>>,
     v2: DFF<Bit>,
+    first2: DFF<Bit>,
     data2: DFF<Bits<512>>,
     keep2: DFF<Bits<64>>,
     last2: DFF<Bit>,
     user2: DFF<Bit>,
+    hdr2: DFF<EmHdr>,
+    xl2: DFF<NatXlate>,
+    hc2: DFF<Bits<16>>,
+    tc2: DFF<Bits<16>>,
+    uc2: DFF<Bits<16>>,
+    udp2: DFF<Bit>,
+    v3: DFF<Bit>,
+    data3: DFF<Bits<512>>,
+    keep3: DFF<Bits<64>>,
+    last3: DFF<Bit>,
+    user3: DFF<Bit>,
+    adv3: Signal<Local, Bit>,
     adv1: Signal<Local, Bit>,
     adv2: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
@@ -213,6 +274,7 @@ impl Default for EmNat {
             s_xl_valid: Default::default(),
             s_xl_ready: Default::default(),
             delta: Default::default(),
+            csum: Default::default(),
             write: Default::default(),
             oskid: Default::default(),
             in_frame: Default::default(),
@@ -226,10 +288,23 @@ impl Default for EmNat {
             xl1: Default::default(),
             d1: Default::default(),
             v2: Default::default(),
+            first2: Default::default(),
             data2: Default::default(),
             keep2: Default::default(),
             last2: Default::default(),
             user2: Default::default(),
+            hdr2: Default::default(),
+            xl2: Default::default(),
+            hc2: Default::default(),
+            tc2: Default::default(),
+            uc2: Default::default(),
+            udp2: Default::default(),
+            v3: Default::default(),
+            data3: Default::default(),
+            keep3: Default::default(),
+            last3: Default::default(),
+            user3: Default::default(),
+            adv3: Default::default(),
             adv1: Default::default(),
             adv2: Default::default(),
             go: Default::default(),
@@ -242,11 +317,12 @@ impl Default for EmNat {
 impl Logic for EmNat {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, v1, first1, data1, keep1, last1, user1, hdr1, xl1, d1, v2, data2, keep2, last2, user2);
+        dff_setup!(self, clock, in_frame, v1, first1, data1, keep1, last1, user1, hdr1, xl1, d1, v2, first2, data2, keep2, last2, user2, hdr2, xl2, hc2, tc2, uc2, udp2, v3, data3, keep3, last3, user3);
         clock!(self, clock, oskid);
         self.oskid.reset.next = self.reset.val();
-        // a two-stage pipeline that moves as a whole; the output skid's ready is registered
-        self.adv2.next = !self.v2.q.val() | self.oskid.s_axis.tready.val();
+        // a three-stage pipeline that moves as a whole; the output skid's ready is registered
+        self.adv3.next = !self.v3.q.val() | self.oskid.s_axis.tready.val();
+        self.adv2.next = !self.v2.q.val() | self.adv3.val();
         self.adv1.next = !self.v1.q.val() | self.adv2.val();
         // a frame's first beat goes in with its header and translation
         self.go.next = self.in_frame.q.val() | (self.s_hdr_valid.val() & self.s_xl_valid.val());
@@ -271,30 +347,53 @@ impl Logic for EmNat {
             self.xl1.d.next = self.s_xl.val();
             self.d1.d.next = self.delta.d.val();
         }
-        self.write.beat.next = self.data1.q.val();
-        self.write.hdr.next = self.hdr1.q.val();
-        self.write.xl.next = self.xl1.q.val();
-        self.write.d.next = self.d1.q.val();
+        // stage 2: the new checksums
+        self.csum.beat.next = self.data1.q.val();
+        self.csum.hdr.next = self.hdr1.q.val();
+        self.csum.d.next = self.d1.q.val();
         if self.adv2.val() {
             self.v2.d.next = self.v1.q.val();
+            self.first2.d.next = self.first1.q.val();
             self.data2.d.next = self.data1.q.val();
-            if self.first1.q.val() {
-                self.data2.d.next = self.write.out.val();
-            }
             self.keep2.d.next = self.keep1.q.val();
             self.last2.d.next = self.last1.q.val();
             self.user2.d.next = self.user1.q.val();
+            self.hdr2.d.next = self.hdr1.q.val();
+            self.xl2.d.next = self.xl1.q.val();
+            self.hc2.d.next = self.csum.hc.val();
+            self.tc2.d.next = self.csum.tc.val();
+            self.uc2.d.next = self.csum.uc.val();
+            self.udp2.d.next = self.csum.udp_on.val();
         }
-        self.oskid.s_axis.tdata.next = self.data2.q.val();
-        self.oskid.s_axis.tkeep.next = self.keep2.q.val();
-        self.oskid.s_axis.tlast.next = self.last2.q.val();
-        self.oskid.s_axis.tuser.next = self.user2.q.val();
-        self.oskid.s_axis.tvalid.next = self.v2.q.val();
+        // stage 3: the first beat rewritten
+        self.write.beat.next = self.data2.q.val();
+        self.write.hdr.next = self.hdr2.q.val();
+        self.write.xl.next = self.xl2.q.val();
+        self.write.hc.next = self.hc2.q.val();
+        self.write.tc.next = self.tc2.q.val();
+        self.write.uc.next = self.uc2.q.val();
+        self.write.udp_on.next = self.udp2.q.val();
+        if self.adv3.val() {
+            self.v3.d.next = self.v2.q.val();
+            self.data3.d.next = self.data2.q.val();
+            if self.first2.q.val() {
+                self.data3.d.next = self.write.out.val();
+            }
+            self.keep3.d.next = self.keep2.q.val();
+            self.last3.d.next = self.last2.q.val();
+            self.user3.d.next = self.user2.q.val();
+        }
+        self.oskid.s_axis.tdata.next = self.data3.q.val();
+        self.oskid.s_axis.tkeep.next = self.keep3.q.val();
+        self.oskid.s_axis.tlast.next = self.last3.q.val();
+        self.oskid.s_axis.tuser.next = self.user3.q.val();
+        self.oskid.s_axis.tvalid.next = self.v3.q.val();
         Axis512Source::link(&mut self.m_axis, &mut self.oskid.m_axis);
         if self.reset.val() {
             self.in_frame.d.next = false;
             self.v1.d.next = false;
             self.v2.d.next = false;
+            self.v3.d.next = false;
         }
     }
 }
