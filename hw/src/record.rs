@@ -121,6 +121,10 @@ macro_rules! record {
                     .collect();
                 $crate::record::words_put(Self::BITS, f.into_iter())
             }
+            /// The plain fields of a hardware struct (a block's Rust model reading its input).
+            pub fn from_struct(s: &$hw) -> Self {
+                Self::from_words(&nicgen_sim::StructWords::to_words(s))
+            }
             pub fn to_struct(&self) -> $hw {
                 let bytes: Vec<u8> = self.to_words().iter().flat_map(|x| x.to_le_bytes()).collect();
                 let b: rust_hdl::prelude::Bits<{ <$hw as rust_hdl::prelude::Synth>::BITS }> =

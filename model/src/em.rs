@@ -114,11 +114,15 @@ fn b32(b: &[u8], o: usize) -> u32 {
 /// recomputed checksum differs when that bit is set; the tests check this against etherparse
 /// on every other header, and tshark checks every accepted frame.)
 pub fn ipv4_checksum_ok(h: &[u8; 20]) -> bool {
-    let mut s: u32 = (0..10).map(|i| (h[2 * i] as u32) << 8 | h[2 * i + 1] as u32).sum();
+    ones_fold((0..10).map(|i| (h[2 * i] as u32) << 8 | h[2 * i + 1] as u32).sum()) == 0xffff
+}
+
+/// A 32-bit sum of 16-bit words folded to their ones' complement sum (end-around carries).
+pub fn ones_fold(mut s: u32) -> u16 {
     while s >> 16 != 0 {
         s = (s & 0xffff) + (s >> 16);
     }
-    s == 0xffff
+    s as u16
 }
 
 /// One layer from offset `e` (its Ethernet header): the layer, and the end of the last header
@@ -299,11 +303,7 @@ pub fn vxlan_encap(inner: &[u8], t: &VxlanTunnel, sport: u16) -> Vec<u8> {
 
 /// RFC 1071 checksum of an IPv4 header (its checksum field taken as zero).
 pub fn ipv4_checksum(h: &[u8]) -> u16 {
-    let mut s: u32 = (0..10).filter(|i| *i != 5).map(|i| (h[2 * i] as u32) << 8 | h[2 * i + 1] as u32).sum();
-    while s >> 16 != 0 {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    !(s as u16)
+    !ones_fold((0..10).filter(|i| *i != 5).map(|i| (h[2 * i] as u32) << 8 | h[2 * i + 1] as u32).sum())
 }
 
 /// NAT (VIP <-> PIP): `frame` (an IPv4 frame the parser accepts, not VXLAN) with its source

@@ -92,6 +92,19 @@ pub(crate) fn vfield(port: &str, (o, n): (usize, usize)) -> String {
     format!("{port}[{}:{}]", o + n - 1, o)
 }
 
+/// `{x[..], ...}`: `n` bytes of the byte vector `x` (byte i in `x[8i+7:8i]`) from byte `o`, the
+/// first most significant (a big-endian field) in generated Verilog.
+pub(crate) fn be_get(x: &str, o: usize, n: usize) -> String {
+    let parts: Vec<String> = (o..o + n).map(|i| format!("{x}[{}:{}]", 8 * i + 7, 8 * i)).collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// Blocking assignments (in an `always @(*)`) that write `val`'s `n` bytes big-endian into the
+/// byte vector `x` from byte `o`.
+pub(crate) fn be_put(x: &str, o: usize, n: usize, val: &str) -> String {
+    (0..n).map(|k| format!("  {x}[{}:{}] = {val}[{}:{}];\n", 8 * (o + k) + 7, 8 * (o + k), 8 * (n - 1 - k) + 7, 8 * (n - 1 - k))).collect()
+}
+
 /// Verilog wires `<p>_f2` (16 bits): the 20-bit sum `sum` folded twice to a ones' complement
 /// sum (end-around carries), via `<p>_f1`.
 pub(crate) fn fold_verilog(p: &str, sum: &str) -> String {

@@ -15,8 +15,9 @@
 //! s_hdr, s_xl ─► delta (sum of ~old + new words) ─┐
 //! s_axis ─► stage 1 ──────────────────────────────┴─► stage 2 (new checksums) ─► stage 3 (first beat rewritten) ─► skid ─► m_axis
 //! ```
-use super::{fold_verilog, vfield, EmHdr, EmHdrFields};
+use super::{be_get, be_put, fold_verilog, vfield, EmHdr, EmHdrFields};
 use crate::stream::*;
+use nicgen_model::em::ones_fold;
 use rust_hdl::prelude::*;
 
 crate::record!(
@@ -52,8 +53,8 @@ pub struct NatDelta {
 
 impl Logic for NatDelta {
     fn update(&mut self) {
-        let h = EmHdrFields::from_words(&nicgen_sim::StructWords::to_words(&self.hdr.val()));
-        let x = NatXlateFields::from_words(&nicgen_sim::StructWords::to_words(&self.xl.val()));
+        let h = EmHdrFields::from_struct(&self.hdr.val());
+        let x = NatXlateFields::from_struct(&self.xl.val());
         let d: u32 = changed(&h, &x).iter().map(|(o, n)| (!o) as u32 + *n as u32).sum();
         self.d.next = (d as u64).into();
     }
@@ -89,16 +90,22 @@ pub struct NatCsum {
 
 /// ~fold(~c + d): a checksum updated by delta `d` (ones' complement sums).
 fn update_csum(c: u16, d: u32) -> u16 {
-    let mut s = (!c) as u32 + d;
-    while s >> 16 != 0 {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    !(s as u16)
+    !ones_fold((!c) as u32 + d)
+}
+
+/// The Verilog both rewrite blocks start with: `l3`, `proto`, and `tag` (the frame has an
+/// 802.1Q tag: l3 is 14 or 18, and bit 4 tells them apart), the header's other bits unused.
+fn l3_proto_verilog() -> String {
+    let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
+    let (l3, proto) = (EmHdrFields::slot("l3").0, EmHdrFields::slot("proto").0);
+    let mut v = format!("wire [7:0] l3 = {};\nwire [7:0] proto = {};\nwire tag = l3[4];\nwire unused_l3 = ^l3[7:5] ^ ^l3[3:0];\n", h("l3"), h("proto"));
+    v += &format!("wire unused_hdr = ^hdr[{}:{}] ^ ^hdr[{}:{}] ^ ^hdr[{}:{}];\n", l3 - 1, 0, proto - 1, l3 + 8, EmHdrFields::BITS - 1, proto + 8);
+    v
 }
 
 impl Logic for NatCsum {
     fn update(&mut self) {
-        let h = EmHdrFields::from_words(&nicgen_sim::StructWords::to_words(&self.hdr.val()));
+        let h = EmHdrFields::from_struct(&self.hdr.val());
         let d = self.d.val().to_u64() as u32;
         let mut b = crate::crc::fields::bytes_of(self.beat.val());
         b.resize(64, 0);
@@ -117,12 +124,8 @@ impl Logic for NatCsum {
         self.udp_on.connect();
     }
     fn hdl(&self) -> Verilog {
-        let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
-        let be = |o: usize, n: usize| -> String { format!("{{{}}}", (o..o + n).map(|i| format!("beat[{}:{}]", 8 * i + 7, 8 * i)).collect::<Vec<_>>().join(", ")) };
-        let mut v = String::new();
-        // (l3 is 14 or 18: bit 4 tells them apart)
-        v += &format!("wire [7:0] l3 = {};\nwire [7:0] proto = {};\nwire tag = l3[4];\nwire unused_l3 = ^l3[7:5] ^ ^l3[3:0];\n", h("l3"), h("proto"));
-        v += &format!("wire unused_hdr = ^hdr[{}:{}] ^ ^hdr[{}:{}] ^ ^hdr[{}:{}];\n", EmHdrFields::slot("l3").0 - 1, 0, EmHdrFields::slot("proto").0 - 1, EmHdrFields::slot("l3").0 + 8, EmHdrFields::BITS - 1, EmHdrFields::slot("proto").0 + 8);
+        let be = |o: usize, n: usize| be_get("beat", o, n);
+        let mut v = l3_proto_verilog();
         v += "wire unused_beat = ^beat;\n";
         // the old checksums, by the VLAN tag (l3 14 or 18)
         v += &format!("wire [15:0] o_hc = tag ? {} : {};\n", be(28, 2), be(24, 2));
@@ -153,8 +156,8 @@ pub struct NatWrite {
 
 impl Logic for NatWrite {
     fn update(&mut self) {
-        let h = EmHdrFields::from_words(&nicgen_sim::StructWords::to_words(&self.hdr.val()));
-        let x = NatXlateFields::from_words(&nicgen_sim::StructWords::to_words(&self.xl.val()));
+        let h = EmHdrFields::from_struct(&self.hdr.val());
+        let x = NatXlateFields::from_struct(&self.xl.val());
         let mut b = crate::crc::fields::bytes_of(self.beat.val());
         b.resize(64, 0);
         let l3 = h.l3 as usize;
@@ -179,16 +182,12 @@ impl Logic for NatWrite {
         self.out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
         let x = |f: &str| vfield("xl", NatXlateFields::slot(f));
-        let mut v = String::new();
-        // (l3 is 14 or 18: bit 4 tells them apart)
-        v += &format!("wire [7:0] l3 = {};\nwire [7:0] proto = {};\nwire tag = l3[4];\nwire unused_l3 = ^l3[7:5] ^ ^l3[3:0];\n", h("l3"), h("proto"));
-        v += &format!("wire unused_hdr = ^hdr[{}:{}] ^ ^hdr[{}:{}] ^ ^hdr[{}:{}];\n", EmHdrFields::slot("l3").0 - 1, 0, EmHdrFields::slot("proto").0 - 1, EmHdrFields::slot("l3").0 + 8, EmHdrFields::BITS - 1, EmHdrFields::slot("proto").0 + 8);
+        let mut v = l3_proto_verilog();
         v += &format!("wire [31:0] ns = {};\nwire [31:0] nd = {};\nwire srw = {};\nwire drw = {};\n", x("src"), x("dst"), x("src_rw"), x("dst_rw"));
         v += "wire tcp = proto == 8'd6;\nwire [15:0] uc2 = (uc == 16'd0) ? 16'hffff : uc;\n";
         // write a big-endian value of n bytes at byte o (for each tag position)
-        let put = |o: usize, n: usize, val: &str| -> String { (0..n).map(|k| format!("    out[{}:{}] = {val}[{}:{}];\n", 8 * (o + k) + 7, 8 * (o + k), 8 * (n - 1 - k) + 7, 8 * (n - 1 - k))).collect() };
+        let put = |o: usize, n: usize, val: &str| be_put("out", o, n, val);
         v += "always @(*) begin\n  out = beat;\n";
         for (cond, l3) in [("!tag", 14usize), ("tag", 18)] {
             v += &format!("  if ({cond}) begin\n");

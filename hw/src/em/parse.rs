@@ -20,7 +20,7 @@
 //! * `s_tready` falls only when a FIFO runs short of room (the three small FIFOs keep 16
 //!   entries spare for the frames between the input and them), never for a frame's content.
 //!   A frame must fit in the payload FIFO (32 KiB).
-use super::{vfield, EmHdr, EmHdrFields};
+use super::{be_get, vfield, EmHdr, EmHdrFields};
 use crate::crc::fields::bytes_of;
 use crate::record::{FromBits, ToBits};
 use crate::stream::*;
@@ -94,8 +94,7 @@ impl Logic for EmExtract {
 /// `{w[..], ...}`: `n` bytes from byte `o`, the first most significant.
 fn be(o: usize, n: usize) -> String {
     assert!(o + n <= 128);
-    let parts: Vec<String> = (o..o + n).map(|i| format!("w[{}:{}]", 8 * i + 7, 8 * i)).collect();
-    format!("{{{}}}", parts.join(", "))
+    be_get("w", o, n)
 }
 
 /// `reg [n-1:0] x;` loaded from `e` at every clock edge (zero at start).

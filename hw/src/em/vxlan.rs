@@ -14,9 +14,9 @@
 //! ```
 //! The header pipeline takes one frame's header per cycle; `AxisInsert` moves one beat per
 //! cycle, so a frame of n bytes leaves in ceil((n + 50) / 64) cycles.
-use super::{fold_verilog, vfield, EmHdr, EmHdrFields};
+use super::{be_put, fold_verilog, vfield, EmHdr, EmHdrFields};
 use crate::stream::*;
-use nicgen_model::em::{vxlan_sport, VXLAN_PORT};
+use nicgen_model::em::{ones_fold, vxlan_sport, VXLAN_PORT};
 use rust_hdl::prelude::*;
 
 crate::record!(
@@ -60,8 +60,8 @@ fn ip_words(tos: u8, tot: u16, ttl: u8, sip: u32, dip: u32) -> [u32; 7] {
 
 impl Logic for VxlanPrep {
     fn update(&mut self) {
-        let h = EmHdrFields::from_words(&nicgen_sim::StructWords::to_words(&self.hdr.val()));
-        let t = VxlanTunFields::from_words(&nicgen_sim::StructWords::to_words(&self.tun.val()));
+        let h = EmHdrFields::from_struct(&self.hdr.val());
+        let t = VxlanTunFields::from_struct(&self.tun.val());
         let tot = h.len.wrapping_add(36);
         self.tot.next = (tot as u64).into();
         self.ulen.next = (h.len.wrapping_add(16) as u64).into();
@@ -142,11 +142,8 @@ const O_VNI: usize = 46;
 
 impl Logic for VxlanOuter {
     fn update(&mut self) {
-        let t = VxlanTunFields::from_words(&nicgen_sim::StructWords::to_words(&self.tun.val()));
-        let mut s = self.sum.val().to_u64() as u32;
-        while s >> 16 != 0 {
-            s = (s & 0xffff) + (s >> 16);
-        }
+        let t = VxlanTunFields::from_struct(&self.tun.val());
+        let s = ones_fold(self.sum.val().to_u64() as u32);
         let mut b = [0u8; 128];
         let mut put = |o: usize, n: usize, x: u64| {
             for k in 0..n {
@@ -180,9 +177,7 @@ impl Logic for VxlanOuter {
         v += &fold_verilog("s", "sum");
         v += "wire [15:0] csum = ~s_f2;\n";
         // a big-endian field of n bytes with value x at byte o
-        let put = |o: usize, n: usize, x: &str| -> String {
-            (0..n).map(|k| format!("  h[{}:{}] = {x}[{}:{}];\n", 8 * (o + k) + 7, 8 * (o + k), 8 * (n - 1 - k) + 7, 8 * (n - 1 - k))).collect()
-        };
+        let put = |o: usize, n: usize, x: &str| be_put("h", o, n, x);
         v += "wire [15:0] c_type = 16'h0800;\nwire [7:0] c_vihl = 8'h45;\nwire [7:0] c_udp = 8'd17;\n";
         v += &format!("wire [15:0] c_dport = 16'd{VXLAN_PORT};\nwire [7:0] c_flags = 8'h08;\n");
         v += &format!("wire [47:0] dmac = {};\nwire [47:0] smac = {};\nwire [31:0] sip = {};\nwire [31:0] dip = {};\n", t("dmac"), t("smac"), t("sip"), t("dip"));

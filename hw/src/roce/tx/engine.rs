@@ -1112,7 +1112,7 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.pick_slot.next = self.pick.val().psn & self.c15_24.val();
         self.pick_addr.next = (bit_cast::<64, A>(self.p_qpn.val()) << 16) | (bit_cast::<64, 24>(self.pick_slot.val()) << 12);
         if self.pick.val().rsp {
-            self.pick_addr.next = (bit_cast::<64, A>(self.p_qpn.val()) << 16) | (bit_cast::<64, 24>(self.pick_slot.val()) << 12) | self.c_rsp_half.val();
+            self.pick_addr.next = self.pick_addr.val() | self.c_rsp_half.val();
         }
         // a read of the buffer: its slot's last copy number is looked up, then it is queued
         // (a cycle later) to wait for that copy; a copy more than 1024 back is surely written
@@ -1206,7 +1206,7 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.x_slot.next = self.x_desc.q.val().psn & self.c15_24.val();
         self.x_src.next.addr = (bit_cast::<64, A>(self.xq.val()) << 16) | (bit_cast::<64, 24>(self.x_slot.val()) << 12);
         if self.x_desc.q.val().rsp {
-            self.x_src.next.addr = (bit_cast::<64, A>(self.xq.val()) << 16) | (bit_cast::<64, 24>(self.x_slot.val()) << 12) | self.c_rsp_half.val();
+            self.x_src.next.addr = self.x_src.val().addr | self.c_rsp_half.val();
         }
         self.x_src.next.alen = bit_cast::<8, 16>((self.x_desc.q.val().plen - self.c1_16.val()) >> 6);
         self.x_src.next.plen = self.x_desc.q.val().plen;
