@@ -397,3 +397,265 @@ mod tests {
         assert_eq!(em_parse(&g, false, false), Err(EmDrop::NotIpv4));
     }
 }
+
+// ------------------------------------------------------------------ classification and policy
+
+/// What a frame's tenant is looked up by: its VF (host side), its VNI (a VXLAN frame from the
+/// wire) or its destination address, a PIP (any other frame from the wire, NAT mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyKind {
+    Vf = 0,
+    Vni = 1,
+    Pip = 2,
+}
+
+impl From<u8> for KeyKind {
+    fn from(k: u8) -> KeyKind {
+        match k & 3 {
+            0 => KeyKind::Vf,
+            1 => KeyKind::Vni,
+            _ => KeyKind::Pip,
+        }
+    }
+}
+
+/// Ways per row of the tenant map: a key lives in one of the 4 ways of the row its hash names
+/// (bounded probing: 4 places, read at once).
+pub const MAP_WAYS: usize = 4;
+/// Rules per ACL group, all compared at once.
+pub const ACL_SLOTS: usize = 16;
+
+/// The tenant map's row of a key: the 34-bit key `{kind, value}` folded by XOR into `bits` bits
+/// (bit i of the row is the XOR of key bits i, i + bits, i + 2·bits, ...).
+pub fn map_row(kind: KeyKind, value: u32, bits: u32) -> u32 {
+    let key = (kind as u64) << 32 | value as u64;
+    let mut r = 0u64;
+    let mut k = key;
+    while k != 0 {
+        r ^= k & ((1 << bits) - 1);
+        k >>= bits;
+    }
+    r as u32
+}
+
+/// A frame's classification key.
+pub fn class_key(p: &EmParsed, vf: u16, wire: bool) -> (KeyKind, u32) {
+    match (wire, p.vni) {
+        (false, _) => (KeyKind::Vf, vf as u32),
+        (true, Some(vni)) => (KeyKind::Vni, vni),
+        (true, None) => (KeyKind::Pip, p.outer.dst),
+    }
+}
+
+/// The 5-tuple the ACL matches: the inner frame's for VXLAN, else the frame's own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tuple {
+    pub src: u32,
+    pub dst: u32,
+    pub proto: u8,
+    pub sport: u16,
+    pub dport: u16,
+}
+
+impl Tuple {
+    pub fn of(p: &EmParsed) -> Tuple {
+        let l = p.inner.unwrap_or(p.outer);
+        Tuple { src: l.src, dst: l.dst, proto: l.proto, sport: l.sport, dport: l.dport }
+    }
+}
+
+/// One ACL rule. It matches when the source and destination are inside its prefixes (`addr`
+/// and `mask` bits equal), the protocol is equal (or `proto_any`), and both ports lie in their
+/// inclusive ranges.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AclRule {
+    pub valid: bool,
+    pub allow: bool,
+    /// A match ends the walk (else the walk goes on and a later match overrides).
+    pub term: bool,
+    pub proto_any: bool,
+    pub proto: u8,
+    pub src: u32,
+    pub src_mask: u32,
+    pub dst: u32,
+    pub dst_mask: u32,
+    pub sp_lo: u16,
+    pub sp_hi: u16,
+    pub dp_lo: u16,
+    pub dp_hi: u16,
+}
+
+/// A prefix's mask: `len` leading ones.
+pub fn prefix_mask(len: u32) -> u32 {
+    if len == 0 { 0 } else { u32::MAX << (32 - len.min(32)) }
+}
+
+impl AclRule {
+    pub fn matches(&self, t: &Tuple) -> bool {
+        self.valid
+            && (t.src ^ self.src) & self.src_mask == 0
+            && (t.dst ^ self.dst) & self.dst_mask == 0
+            && (self.proto_any || t.proto == self.proto)
+            && (self.sp_lo..=self.sp_hi).contains(&t.sport)
+            && (self.dp_lo..=self.dp_hi).contains(&t.dport)
+    }
+}
+
+/// The ACL verdict of a group: rules walk in slot order; a matching rule sets the verdict to its
+/// action, and a terminating one ends the walk. No match: deny. Returns (allow, the deciding
+/// rule's slot).
+pub fn acl_eval(rules: &[AclRule], t: &Tuple) -> (bool, Option<usize>) {
+    let mut v = (false, None);
+    for (i, r) in rules.iter().enumerate() {
+        if r.matches(t) {
+            v = (r.allow, Some(i));
+            if r.term {
+                break;
+            }
+        }
+    }
+    v
+}
+
+/// Fractional bits of the QoS time unit (1/65536 cycle).
+pub const QOS_FRAC: u32 = 16;
+
+/// A VF's QoS profile: GCRA (ITU-T I.371 virtual scheduling), the token bucket's exact dual.
+/// `t` is the time one byte takes at the rate, in 1/65536 cycles (`t = 65536 / (bytes per
+/// cycle)`); `tau` the burst tolerance in the same unit (`burst bytes × t`). A frame of `len`
+/// bytes at time `now` conforms when `tat <= now + tau`; a conforming frame moves the VF's
+/// theoretical arrival time to `max(tat, now) + len × t`. Out of profile: dropped, or passed
+/// marked when `mark`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QosCfg {
+    pub enable: bool,
+    pub mark: bool,
+    pub t: u32,
+    pub tau: u64,
+}
+
+impl QosCfg {
+    /// The profile for `rate` bytes per cycle and a burst of `burst` bytes.
+    pub fn from_rate(rate_bytes_per_cycle: f64, burst: u32, mark: bool) -> QosCfg {
+        let t = ((1u64 << QOS_FRAC) as f64 / rate_bytes_per_cycle).round().min(u32::MAX as f64) as u32;
+        QosCfg { enable: true, mark, t, tau: burst as u64 * t as u64 }
+    }
+}
+
+/// GCRA: (conforms, the new TAT) for a frame of `len` bytes at cycle `now` (times in 1/65536
+/// cycles, 80-bit arithmetic; the new TAT is the old one when the frame does not conform).
+pub fn gcra(tat: u128, now_cycles: u64, len: u16, c: &QosCfg) -> (bool, u128) {
+    let now = (now_cycles as u128) << QOS_FRAC;
+    if tat <= now + c.tau as u128 {
+        (true, (tat.max(now) + len as u128 * c.t as u128) & ((1 << 80) - 1))
+    } else {
+        (false, tat)
+    }
+}
+
+/// Why the classifier drops a frame (0: it does not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClsDrop {
+    /// No tenant: the key is not in the map, or its tenant is not valid.
+    NoTenant = 1,
+    /// The ACL denied it.
+    AclDeny = 2,
+    /// Out of its VF's QoS profile, in drop mode.
+    Qos = 3,
+}
+
+/// The classifier's verdict on a frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClsVerdict {
+    pub tenant: u16,
+    pub drop: Option<ClsDrop>,
+    /// Out of profile, passed marked.
+    pub marked: bool,
+    /// The ACL rule that decided, if one matched.
+    pub rule: Option<usize>,
+}
+
+/// A tenant map entry (one way of a row).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MapEntry {
+    pub valid: bool,
+    /// Never evicted by the OM's replacement (an RDMA entry).
+    pub pinned: bool,
+    pub kind: u8,
+    pub value: u32,
+    pub tenant: u16,
+}
+
+/// The classifier's tables, as the hardware holds them, and the per-VF GCRA state.
+#[derive(Clone, Debug)]
+pub struct ClsTables {
+    pub map_bits: u32,
+    pub map: Vec<[MapEntry; MAP_WAYS]>,
+    /// Per tenant: valid and its ACL group.
+    pub tenants: Vec<(bool, u16)>,
+    pub acl: Vec<[AclRule; ACL_SLOTS]>,
+    pub qos: Vec<QosCfg>,
+    pub tat: Vec<u128>,
+}
+
+impl ClsTables {
+    pub fn new(map_bits: u32, tenants: usize, groups: usize, vfs: usize) -> ClsTables {
+        ClsTables {
+            map_bits,
+            map: vec![[MapEntry::default(); MAP_WAYS]; 1 << map_bits],
+            tenants: vec![(false, 0); tenants],
+            acl: vec![[AclRule::default(); ACL_SLOTS]; groups],
+            qos: vec![QosCfg::default(); vfs],
+            tat: vec![0; vfs],
+        }
+    }
+
+    /// Put a key in the first free way of its row (None: the row is full).
+    pub fn insert(&mut self, kind: KeyKind, value: u32, tenant: u16, pinned: bool) -> Option<(u32, usize)> {
+        let row = map_row(kind, value, self.map_bits);
+        let ways = &mut self.map[row as usize];
+        let way = ways.iter().position(|e| e.valid && e.kind == kind as u8 && e.value == value).or_else(|| ways.iter().position(|e| !e.valid))?;
+        ways[way] = MapEntry { valid: true, pinned, kind: kind as u8, value, tenant };
+        Some((row, way))
+    }
+
+    /// The tenant of a key.
+    pub fn lookup(&self, kind: KeyKind, value: u32) -> Option<u16> {
+        let row = map_row(kind, value, self.map_bits);
+        let e = self.map[row as usize].iter().find(|e| e.valid && e.kind == kind as u8 && e.value == value)?;
+        self.tenants[e.tenant as usize].0.then_some(e.tenant)
+    }
+
+    /// Classify a parsed frame from VF `vf` (host side) or the wire, at cycle `now` (QoS time).
+    /// Only host-side frames are policed by QoS, and only frames the ACL allows take tokens.
+    pub fn classify(&mut self, p: &EmParsed, vf: u16, wire: bool, now: u64) -> ClsVerdict {
+        let (kind, value) = class_key(p, vf, wire);
+        let row = map_row(kind, value, self.map_bits);
+        let hit = self.map[row as usize].iter().find(|e| e.valid && e.kind == kind as u8 && e.value == value).map(|e| e.tenant);
+        let mut v = ClsVerdict { tenant: hit.unwrap_or(0), ..Default::default() };
+        let Some(tenant) = hit.filter(|t| self.tenants[*t as usize].0) else {
+            v.drop = Some(ClsDrop::NoTenant);
+            return v;
+        };
+        let group = self.tenants[tenant as usize].1 as usize;
+        let (allow, rule) = acl_eval(&self.acl[group], &Tuple::of(p));
+        v.rule = rule;
+        if !allow {
+            v.drop = Some(ClsDrop::AclDeny);
+            return v;
+        }
+        let vf = vf as usize;
+        if !wire && vf < self.qos.len() && self.qos[vf].enable {
+            let (ok, tat) = gcra(self.tat[vf], now, p.len as u16, &self.qos[vf]);
+            self.tat[vf] = tat;
+            if !ok {
+                if self.qos[vf].mark {
+                    v.marked = true;
+                } else {
+                    v.drop = Some(ClsDrop::Qos);
+                }
+            }
+        }
+        v
+    }
+}

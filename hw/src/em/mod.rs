@@ -1,5 +1,6 @@
 //! The DistDPU execution module (EM): parse, classify, policy, encapsulate or translate,
 //! forward. Its golden model is `nicgen_model::em`.
+pub mod classify;
 pub mod parse;
 pub mod nat;
 pub mod vxlan;
