@@ -562,6 +562,25 @@ pub enum ClsDrop {
     AclDeny = 2,
     /// Out of its VF's QoS profile, in drop mode.
     Qos = 3,
+    /// The remote address has no entry (VIP -> PIP, or PIP -> VIP on NAT ingress).
+    NoRoute = 4,
+    /// The local address (the frame's destination from the wire) has no VF.
+    NoLocal = 5,
+    /// NAT egress: the source is not its VF's VIP.
+    Spoof = 6,
+}
+
+impl ClsDrop {
+    pub fn name(self) -> &'static str {
+        match self {
+            ClsDrop::NoTenant => "no_tenant",
+            ClsDrop::AclDeny => "acl",
+            ClsDrop::Qos => "qos",
+            ClsDrop::NoRoute => "no_route",
+            ClsDrop::NoLocal => "no_local",
+            ClsDrop::Spoof => "spoof",
+        }
+    }
 }
 
 /// The classifier's verdict on a frame.
@@ -657,5 +676,161 @@ impl ClsTables {
             }
         }
         v
+    }
+}
+
+// ------------------------------------------------------------------ address lookups
+
+/// A remote entry: `(kind, tenant, addr)` -> `value`. Kind 0: a remote VIP -> its PIP (the
+/// VTEP in overlay mode, the rewritten destination in NAT mode); kind 1: a remote PIP -> its
+/// VIP (the source rewritten on NAT ingress).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RemoteEntry {
+    pub valid: bool,
+    /// An RDMA entry: the OM never evicts it.
+    pub pinned: bool,
+    pub kind: u8,
+    pub tenant: u16,
+    pub addr: u32,
+    pub value: u32,
+}
+
+/// A local entry: `(tenant, addr)` -> the VF that owns the address (a VIP in overlay mode, a
+/// PIP in NAT mode) and the VF's VIP.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LocalEntry {
+    pub valid: bool,
+    pub tenant: u16,
+    pub addr: u32,
+    pub vf: u16,
+    pub vip: u32,
+}
+
+/// A remote key's row: `{kind, tenant, addr}` (45 bits) folded by XOR into `bits` bits.
+pub fn remote_row(kind: u8, tenant: u16, addr: u32, bits: u32) -> u32 {
+    fold_bits(((kind as u64 & 1) << 44) | ((tenant as u64 & 0xfff) << 32) | addr as u64, bits)
+}
+
+/// A local key's row: `{tenant, addr}` (44 bits) folded by XOR into `bits` bits.
+pub fn local_row(tenant: u16, addr: u32, bits: u32) -> u32 {
+    fold_bits(((tenant as u64 & 0xfff) << 32) | addr as u64, bits)
+}
+
+fn fold_bits(mut k: u64, bits: u32) -> u32 {
+    let mut r = 0u64;
+    while k != 0 {
+        r ^= k & ((1 << bits) - 1);
+        k >>= bits;
+    }
+    r as u32
+}
+
+/// What the lookups found for a frame: the host VF it goes to (from the wire), the NAT
+/// rewrite, and the VXLAN tunnel's destination and VNI (overlay egress).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Look {
+    pub vf: u16,
+    pub src_rw: bool,
+    pub dst_rw: bool,
+    pub src: u32,
+    pub dst: u32,
+    pub vni: u32,
+    pub dip: u32,
+}
+
+/// The lookup tables: remote (`remote_bits` rows × 4 ways; 2^14 × 4 = 64K entries by
+/// default), local (`local_bits` rows × 4 ways), per VF its VIP and PIP, per tenant its VNI.
+#[derive(Clone, Debug)]
+pub struct LookTables {
+    pub remote_bits: u32,
+    pub local_bits: u32,
+    pub remote: Vec<[RemoteEntry; MAP_WAYS]>,
+    pub local: Vec<[LocalEntry; MAP_WAYS]>,
+    /// Per VF: (VIP, PIP).
+    pub vfs: Vec<(u32, u32)>,
+    pub vni: Vec<u32>,
+}
+
+/// EM mode: VXLAN overlay, or NAT (VIP <-> PIP rewrite).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmMode {
+    Overlay,
+    Nat,
+}
+
+impl LookTables {
+    pub fn new(remote_bits: u32, local_bits: u32) -> LookTables {
+        LookTables {
+            remote_bits,
+            local_bits,
+            remote: vec![[RemoteEntry::default(); MAP_WAYS]; 1 << remote_bits],
+            local: vec![[LocalEntry::default(); MAP_WAYS]; 1 << local_bits],
+            vfs: vec![(0, 0); 4096],
+            vni: vec![0; 4096],
+        }
+    }
+
+    /// Put a remote entry in the first free way (or its own) of its row; None: the row is full.
+    pub fn insert_remote(&mut self, e: RemoteEntry) -> Option<(u32, usize)> {
+        let row = remote_row(e.kind, e.tenant, e.addr, self.remote_bits);
+        let ways = &mut self.remote[row as usize];
+        let same = |w: &RemoteEntry| w.valid && w.kind == e.kind && w.tenant == e.tenant && w.addr == e.addr;
+        let way = ways.iter().position(same).or_else(|| ways.iter().position(|w| !w.valid))?;
+        ways[way] = RemoteEntry { valid: true, ..e };
+        Some((row, way))
+    }
+
+    pub fn insert_local(&mut self, e: LocalEntry) -> Option<(u32, usize)> {
+        let row = local_row(e.tenant, e.addr, self.local_bits);
+        let ways = &mut self.local[row as usize];
+        let same = |w: &LocalEntry| w.valid && w.tenant == e.tenant && w.addr == e.addr;
+        let way = ways.iter().position(same).or_else(|| ways.iter().position(|w| !w.valid))?;
+        ways[way] = LocalEntry { valid: true, ..e };
+        Some((row, way))
+    }
+
+    pub fn remote(&self, kind: u8, tenant: u16, addr: u32) -> Option<u32> {
+        let row = remote_row(kind, tenant, addr, self.remote_bits);
+        self.remote[row as usize].iter().find(|w| w.valid && w.kind == kind && w.tenant == tenant && w.addr == addr).map(|w| w.value)
+    }
+
+    pub fn local(&self, tenant: u16, addr: u32) -> Option<(u16, u32)> {
+        let row = local_row(tenant, addr, self.local_bits);
+        self.local[row as usize].iter().find(|w| w.valid && w.tenant == tenant && w.addr == addr).map(|w| (w.vf, w.vip))
+    }
+
+    /// The lookups of a classified frame (tenant `tenant`, from VF `vf` or the wire):
+    /// - host side: the remote VIP (the tuple's destination) -> PIP; overlay: the tunnel to it
+    ///   with the tenant's VNI; NAT: the destination rewritten to it, and the source, which must
+    ///   be the VF's VIP, to the VF's PIP;
+    /// - wire side: the tuple's destination -> the local VF (overlay: the inner VIP; NAT: the
+    ///   PIP, rewritten to the VF's VIP); NAT also the source PIP -> its VIP.
+    pub fn lookup(&self, p: &EmParsed, vf: u16, tenant: u16, wire: bool, mode: EmMode) -> Result<Look, ClsDrop> {
+        let t = Tuple::of(p);
+        let mut l = Look::default();
+        if !wire {
+            let pip = self.remote(0, tenant, t.dst).ok_or(ClsDrop::NoRoute)?;
+            match mode {
+                EmMode::Overlay => {
+                    l.dip = pip;
+                    l.vni = self.vni[tenant as usize & 0xfff];
+                }
+                EmMode::Nat => {
+                    let (vip, own) = self.vfs[vf as usize & 0xfff];
+                    if t.src != vip {
+                        return Err(ClsDrop::Spoof);
+                    }
+                    (l.src_rw, l.src, l.dst_rw, l.dst) = (true, own, true, pip);
+                }
+            }
+        } else {
+            let (lvf, vip) = self.local(tenant, t.dst).ok_or(ClsDrop::NoLocal)?;
+            l.vf = lvf;
+            if mode == EmMode::Nat {
+                let rvip = self.remote(1, tenant, t.src).ok_or(ClsDrop::NoRoute)?;
+                (l.src_rw, l.src, l.dst_rw, l.dst) = (true, rvip, true, vip);
+            }
+        }
+        Ok(l)
     }
 }

@@ -20,14 +20,15 @@
 //!   tenant's group are read at once and matched (prefixes, protocol, port ranges); the verdict
 //!   is the last match up to the first terminating one, deny without a match. A tenant's rules
 //!   change atomically by writing a new group and then the tenant's group number (one write).
-//! - **QoS** (4K VFs): GCRA per VF, in 1/65536 cycles: a frame conforms when its VF's TAT ≤ now
-//!   + τ and then moves it to max(TAT, now) + len × T. The TAT RAM is read a stage ahead and
+//! - **QoS** (4K VFs): GCRA per VF, in 1/65536 cycles: a frame conforms when its VF's
+//!   TAT ≤ now + τ and then moves it to max(TAT, now) + len × T. The TAT RAM is read a stage ahead and
 //!   the last write is forwarded, so back-to-back frames of one VF see each other. `now` is a
 //!   64-bit cycle counter that reset does not clear (time never runs backwards under a TAT).
 //!
 //! Eight stages, one header per cycle; the whole pipeline advances when the output skid has
 //! room (`adv`). Latency: 9 cycles (`CLASSIFY_LATENCY`).
 use super::{vfield, EmHdr, EmHdrFields};
+pub use nicgen_model::em::ClsDrop;
 use crate::stream::*;
 use nicgen_model::em::{AclRule, QosCfg, ACL_SLOTS, MAP_WAYS, QOS_FRAC};
 use rust_hdl::prelude::*;
@@ -38,7 +39,7 @@ crate::record!(
     EmActFields {
         tenant: u16 = 12,
         /// 0: pass; else `nicgen_model::em::ClsDrop`.
-        cause: u8 = 2,
+        cause: u8 = 3,
         /// Out of profile, passed marked.
         marked: bool = 1,
         /// An ACL rule decided (`rule` is its slot).
@@ -63,16 +64,19 @@ crate::record!(
 );
 
 crate::record!(
-    /// A miss event for the OM: the key that found no tenant and the frame's 5-tuple.
+    /// A miss event for the OM: the key that found nothing and the frame's 5-tuple. Kinds 0-2:
+    /// no tenant for a VF, VNI or PIP (`value`); 3: no remote entry, 4: no local entry (`value`
+    /// the address, `tenant` the frame's tenant).
     EmEvent,
     EmEventFields {
-        kind: u8 = 2,
+        kind: u8 = 3,
         value: u32 = 32,
         src: u32 = 32,
         dst: u32 = 32,
         proto: u8 = 8,
         sport: u16 = 16,
         dport: u16 = 16,
+        tenant: u16 = 12,
     }
 );
 
@@ -333,7 +337,7 @@ impl CoreState {
             r.oh = s.s7.h;
             r.oa = EmActFields { tenant: s.ten7, cause, marked: policed && !conform && s.mark7, rule_hit: s.hit7 && s.ok7, rule: if s.ok7 { s.rule7 } else { 0 }, ts: s.t7 as u32 };
             let (kind, value) = key_of(&s.s7.h, wire);
-            r.oe = EmEventFields { kind, value, src: s.tup7.0, dst: s.tup7.1, proto: s.tup7.2, sport: s.tup7.3, dport: s.tup7.4 };
+            r.oe = EmEventFields { kind, value, src: s.tup7.0, dst: s.tup7.1, proto: s.tup7.2, sport: s.tup7.3, dport: s.tup7.4, tenant: s.ten7 };
             // stage 6 -> 7
             r.s7 = s.s6.clone();
             r.ok7 = s.ok6;
@@ -432,16 +436,6 @@ impl CoreState {
 
 // ------------------------------------------------------------------ the core's Verilog
 
-/// `{kind, value}` (34 bits) folded to `bits` bits by XOR, as Verilog.
-fn fold_key_verilog(bits: usize) -> String {
-    (0..bits)
-        .map(|i| {
-            let terms: Vec<String> = (i..34).step_by(bits).map(|j| format!("k[{j}]")).collect();
-            format!("assign row[{i}] = {};\n", terms.join(" ^ "))
-        })
-        .collect()
-}
-
 fn core_verilog(z: ClsSizes) -> String {
     let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
     let hs = |p: &str, f: &str| vfield(p, EmHdrFields::slot(f));
@@ -454,10 +448,7 @@ fn core_verilog(z: ClsSizes) -> String {
     let qb = QosCfgBitsFields::BITS;
     let eb = MapEntryBitsFields::BITS;
     let mut v = String::new();
-    let mem = |v: &mut String, name: &str, w: usize, depth_bits: usize| {
-        *v += &format!("(* ram_style = \"block\" *) reg [{}:0] {name} [0:{}];\n", w - 1, (1usize << depth_bits) - 1);
-        *v += &format!("integer i_{name};\ninitial for (i_{name} = 0; i_{name} < {}; i_{name} = i_{name} + 1) {name}[i_{name}] = {w}'d0;\n", 1usize << depth_bits);
-    };
+    let mem = |v: &mut String, name: &str, w: usize, depth_bits: usize| *v += &super::mem_verilog(name, w, depth_bits, "block");
     v += "integer i;\n";
     for w in 0..MAP_WAYS {
         mem(&mut v, &format!("map{w}"), eb, mb);
@@ -499,7 +490,7 @@ fn core_verilog(z: ClsSizes) -> String {
     let twd = |f: &str| vfield("tw", EmTblWrFields::slot(f));
     v += &format!("wire [1:0] tw_table = {};\nwire [15:0] tw_index = {};\nwire [223:0] tw_data = {{{}, {}}};\n", twd("table"), twd("index"), twd("d1"), twd("d0"));
     v += "always @(posedge clock) begin\n  if (tw_valid) begin\n";
-    v += &format!("    if (tw_table == 2'd0) case (tw_index[1:0])\n");
+    v += "    if (tw_table == 2'd0) case (tw_index[1:0])\n";
     for w in 0..MAP_WAYS {
         v += &format!("      2'd{w}: map{w}[tw_index[{}:2]] <= tw_data[{}:0];\n", mb + 1, eb - 1);
     }
@@ -518,7 +509,7 @@ fn core_verilog(z: ClsSizes) -> String {
     v += &format!("wire [1:0] kind0 = !from_wire ? 2'd0 : ({} ? 2'd1 : 2'd2);\n", h("vxlan"));
     v += &format!("wire [31:0] val0 = !from_wire ? {{20'd0, {}}} : ({} ? {{8'd0, {}}} : {});\n", h("vf"), h("vxlan"), h("vni"), h("dst"));
     v += &format!("wire [33:0] k = {{kind0, val0}};\nwire [{}:0] row;\n", mb - 1);
-    v += &fold_key_verilog(mb);
+    v += &super::fold_xor_verilog("row", "k", 34, mb);
     // ---- stage 1: compare the ways
     for w in 0..MAP_WAYS {
         v += &format!("wire hw{w} = {} & ({} == kind1) & ({} == val1);\n", me(&format!("m_rd{w}"), "valid"), me(&format!("m_rd{w}"), "kind"), me(&format!("m_rd{w}"), "value"));
@@ -560,10 +551,10 @@ fn core_verilog(z: ClsSizes) -> String {
     v += "wire policed = ok7 & allow7 & en7 & !from_wire;\n";
     v += "wire conform = tat_cur <= lim7;\n";
     v += &format!("wire [{n}:0] now7 = {{t7, {f}'d0}};\nwire [{n}:0] base7 = (tat_cur > now7) ? tat_cur : now7;\nwire [{n}:0] new_tat = base7 + {{32'd0, inc7}};\n", n = TAT_BITS - 1, f = QOS_FRAC);
-    v += "wire [1:0] cause7 = !ok7 ? 2'd1 : !allow7 ? 2'd2 : (policed & !conform & !mark7) ? 2'd3 : 2'd0;\n";
+    v += "wire [2:0] cause7 = !ok7 ? 3'd1 : !allow7 ? 3'd2 : (policed & !conform & !mark7) ? 3'd3 : 3'd0;\n";
     v += "wire marked7 = policed & !conform & mark7;\n";
     v += &format!("wire [{}:0] act7 = {{t7[31:0], ok7 ? rule7 : 4'd0, hit7 & ok7, marked7, cause7, ten7}};\n", EmActFields::BITS - 1);
-    v += &format!("wire [{}:0] ev7 = {{tup7[15:0], tup7[31:16], tup7[39:32], tup7[71:40], tup7[103:72], !from_wire ? {{20'd0, {vf}}} : ({vx} ? {{8'd0, {vni}}} : {dst}), !from_wire ? 2'd0 : ({vx} ? 2'd1 : 2'd2)}};\n",
+    v += &format!("wire [{}:0] ev7 = {{ten7, tup7[15:0], tup7[31:16], tup7[39:32], tup7[71:40], tup7[103:72], !from_wire ? {{20'd0, {vf}}} : ({vx} ? {{8'd0, {vni}}} : {dst}), !from_wire ? 3'd0 : ({vx} ? 3'd1 : 3'd2)}};\n",
         EmEventFields::BITS - 1, vf = hs("h7", "vf"), vx = hs("h7", "vxlan"), vni = hs("h7", "vni"), dst = hs("h7", "dst"));
     // ---- the pipeline
     v += "always @(posedge clock) begin\n  now <= now + 64'd1;\n  if (adv) begin\n";
@@ -696,9 +687,9 @@ pub struct EmClassify {
     k_lost: DFF<Bits<32>>,
     out: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
-    c_tenant: Constant<Bits<2>>,
-    c_acl: Constant<Bits<2>>,
-    c_qos: Constant<Bits<2>>,
+    c_tenant: Constant<Bits<3>>,
+    c_acl: Constant<Bits<3>>,
+    c_qos: Constant<Bits<3>>,
 }
 
 impl EmClassify {

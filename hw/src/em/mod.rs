@@ -1,6 +1,7 @@
 //! The DistDPU execution module (EM): parse, classify, policy, encapsulate or translate,
 //! forward. Its golden model is `nicgen_model::em`.
 pub mod classify;
+pub mod lookup;
 pub mod parse;
 pub mod nat;
 pub mod vxlan;
@@ -110,4 +111,27 @@ pub(crate) fn be_put(x: &str, o: usize, n: usize, val: &str) -> String {
 /// sum (end-around carries), via `<p>_f1`.
 pub(crate) fn fold_verilog(p: &str, sum: &str) -> String {
     format!("wire [16:0] {p}_f1 = {{1'b0, {sum}[15:0]}} + {{13'd0, {sum}[19:16]}};\nwire [15:0] {p}_f2 = {p}_f1[15:0] + {{15'd0, {p}_f1[16]}};\n")
+}
+
+/// `assign out[i] = key[i] ^ key[i + bits] ^ ...;`: a `key_bits`-bit key folded by XOR into
+/// `bits` bits (the tables' row hash; `nicgen_model::em::map_row` and friends), as Verilog.
+pub(crate) fn fold_xor_verilog(out: &str, key: &str, key_bits: usize, bits: usize) -> String {
+    (0..bits)
+        .map(|i| {
+            let terms: Vec<String> = (i..key_bits).step_by(bits).map(|j| format!("{key}[{j}]")).collect();
+            format!("assign {out}[{i}] = {};\n", terms.join(" ^ "))
+        })
+        .collect()
+}
+
+/// `(* ram_style = "<style>" *) reg [w-1:0] name [0:2^a-1];`, zeroed by an initial loop when it
+/// has at most 4K entries. Larger ones (Yosys unrolls the loop: minutes per 64K entries) start
+/// at zero without one: FPGA configuration zeroes BRAM and URAM, and Verilator
+/// (`--x-initial fast`) starts them at zero.
+pub(crate) fn mem_verilog(name: &str, w: usize, a: usize, style: &str) -> String {
+    let mut v = format!("(* ram_style = \"{style}\" *) reg [{}:0] {name} [0:{}];\n", w - 1, (1usize << a) - 1);
+    if a <= 12 {
+        v += &format!("integer i_{name};\ninitial for (i_{name} = 0; i_{name} < {n}; i_{name} = i_{name} + 1) {name}[i_{name}] = {w}'d0;\n", n = 1usize << a);
+    }
+    v
 }

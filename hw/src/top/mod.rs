@@ -7,6 +7,7 @@ use crate::roce::rx::requester::RoceRequester500;
 use crate::roce::tx::build::RoceTxBuild;
 use crate::em::parse::{EmParse, EM_PARSE_COUNTERS};
 use crate::em::classify::{EmClassify, EM_CLASSIFY_COUNTERS};
+use crate::em::lookup::{EmLookup, EM_LOOKUP_COUNTERS};
 use crate::em::nat::EmNat;
 use crate::em::vxlan::{EmVxlanDecap, EmVxlanEncap};
 use crate::roce::tx::engine::RoceTx500;
@@ -148,6 +149,7 @@ pub fn all_tops() -> Vec<Top> {
         make("em_vxlan_encap", "EM VXLAN encapsulation: 50 outer bytes (Ethernet, IPv4 with checksum, UDP 4789 with a hashed source port, VXLAN)", EmVxlanEncap::default(), &[]),
         make("em_vxlan_decap", "EM VXLAN decapsulation: the outer bytes of VXLAN frames removed, other frames unchanged", EmVxlanDecap::default(), &[]),
         make("em_classify", "EM classification and policy: tenant map (VF/VNI/PIP, 4K keys), tenant table, ACL (1K rules, 16 per group), per-VF QoS (GCRA), miss events", EmClassify::default(), &EM_CLASSIFY_COUNTERS),
+        make("em_lookup", "EM address lookups: remote VIP<->PIP hash (64K entries, 4-way bounded probing), local address -> VF, VF VIP/PIP, tenant VNI; miss events", EmLookup::default(), &EM_LOOKUP_COUNTERS),
         make("em_nat", "EM NAT rewrite: source/destination IPv4 address, IPv4 and TCP/UDP checksums updated incrementally (RFC 1624)", EmNat::default(), &[]),
         make("axis_arb4", "four-input frame arbiter, round robin", AxisArb4::default(), &[]),
         make("bram_64x512", "simple dual-port BRAM, output register", Ram::<64, 9>::new(RamStyle::Block, true), &[]),
