@@ -160,3 +160,82 @@ fn lock_step() {
     }
     assert_eq!(out.len(), k);
 }
+
+/// RoCEv2 frames (every RC opcode, some with Ethernet padding, some VLAN-tagged) mixed with
+/// TCP/UDP/ICMP frames.
+fn roce_case(n: usize, seed: u64) -> (Case, usize) {
+    use nicgen_model::roce::{opcode, IpHdr, RoceHeaders};
+    let mut c = case(n, seed);
+    let mut rng = Rng::new(seed + 100);
+    let mut tagged = 0;
+    for k in 0..n {
+        let ip = |r: &mut Rng| { let b = r.bytes(4); [b[0], b[1], b[2], b[3]] };
+        let (s, d) = (ip(&mut rng), ip(&mut rng));
+        let op = opcode::ALL_RC[k % opcode::ALL_RC.len()];
+        let mut h = RoceHeaders::new(IpHdr::V4 { src: s, dst: d, dscp: 0, ecn: 0, ttl: 64, id: rng.below(65536) as u16 }, op, rng.below(1 << 24) as u32, rng.below(1 << 24) as u32);
+        h.udp_sport = rng.range(49152, 65535) as u16;
+        let len = if rng.chance(10) { 0 } else { rng.range(1, 1500) as usize };
+        let mut f = h.build(&rng.bytes(len));
+        if f.len() < 60 {
+            f.resize(60, 0); // Ethernet padding after the ICRC
+        }
+        if rng.chance(10) {
+            f.splice(12..12, [0x81, 0x00, 0, 7]);
+            tagged += 1;
+        }
+        let p = em_parse(&f, false, false).expect("a RoCEv2 frame the parser accepts");
+        assert!(p.roce);
+        let x = NatXlateFields { src_rw: true, dst_rw: rng.chance(70), src: rng.next_u64() as u32, dst: rng.next_u64() as u32 };
+        let at = rng.below(c.frames.len() as u64) as usize;
+        c.frames.insert(at, f.clone());
+        c.hdrs.insert(at, EmHdrFields::of(&p, 0));
+        c.xls.insert(at, x);
+        c.want.insert(at, nat_rewrite_icrc(&f, Some(x.src), x.dst_rw.then_some(x.dst)).unwrap_or_default());
+    }
+    (c, tagged)
+}
+
+#[test]
+fn roce_frames_get_a_new_icrc_that_scapy_accepts() {
+    use nicgen_hw::em::nat::EmNatPath;
+    use nicgen_sim::oracle::{scapy_check, ScapyVerdict};
+    let (c, tagged) = roce_case(300, 7);
+    let mut sim = verilate(&mut EmNatPath::default());
+    let want: Vec<(usize, &Vec<u8>)> = c.want.iter().enumerate().filter(|(_, w)| !w.is_empty()).collect();
+    for (valid, ready, seed) in [(100, 100, 1), (70, 55, 2)] {
+        let out = run(&mut sim, &c.frames, &c.hdrs, &c.xls, valid, ready, seed);
+        assert_eq!(out.len(), want.len(), "every frame but the tagged RoCEv2 ones");
+        assert_eq!(sim.get_u64(sim.port("drop_roce_vlan")) as usize, tagged);
+        for (g, (i, w)) in out.iter().zip(&want) {
+            assert!(same(g, w, &c.hdrs[*i]), "frame {i}:\n got  {:02x?}\n want {:02x?}", &g[..g.len().min(80)], &w[..w.len().min(80)]);
+        }
+        // scapy (contrib.roce) recomputes every ICRC: all good, and the old ones would not be
+        let v = scapy_check(&out).unwrap();
+        let mut roce = 0;
+        for (k, (verdict, (i, _))) in v.iter().zip(&want).enumerate() {
+            if c.hdrs[*i].roce {
+                assert_eq!(*verdict, ScapyVerdict::Ok, "output {k} (input {i})");
+                let stale = nat_rewrite(&c.frames[*i], Some(c.xls[*i].src), c.xls[*i].dst_rw.then_some(c.xls[*i].dst));
+                assert!(nicgen_model::icrc::check_icrc(&stale[..c.hdrs[*i].l3 as usize + c.hdrs[*i].tot as usize]).map_or(true, |x| !x.ok()), "input {i}: a stale ICRC would have passed");
+                roce += 1;
+            } else {
+                assert_eq!(*verdict, ScapyVerdict::NotRoce, "output {k}");
+            }
+        }
+        assert!(roce > 250, "{roce} RoCEv2 frames checked");
+    }
+}
+
+#[test]
+fn nat_path_lock_step() {
+    use nicgen_hw::em::nat::EmNatPath;
+    let mut sim = Diff::new(verilate(&mut EmNatPath::default()), RustHdlSim::new(EmNatPath::default()));
+    let (c, _) = roce_case(15, 11);
+    let k = 40;
+    let out = run(&mut sim, &c.frames[..k], &c.hdrs[..k], &c.xls[..k], 70, 60, 9);
+    let want: Vec<(usize, &Vec<u8>)> = c.want[..k].iter().enumerate().filter(|(_, w)| !w.is_empty()).collect();
+    assert_eq!(out.len(), want.len());
+    for (g, (i, w)) in out.iter().zip(&want) {
+        assert!(same(g, w, &c.hdrs[*i]), "frame {i}");
+    }
+}

@@ -342,6 +342,25 @@ pub fn nat_rewrite(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>) -> 
     f
 }
 
+/// NAT as the EM does it: [`nat_rewrite`], and for an untagged RoCEv2 frame the ICRC
+/// recomputed, because it covers the addresses (the frame ends at the ICRC: Ethernet padding
+/// after it is dropped). None for a tagged RoCEv2 frame, which the EM drops (its ICRC
+/// generator takes untagged frames only).
+pub fn nat_rewrite_icrc(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>) -> Option<Vec<u8>> {
+    let p = em_parse(frame, false, false).expect("an IPv4 frame the parser accepts");
+    if !p.roce {
+        return Some(nat_rewrite(frame, new_src, new_dst));
+    }
+    if p.outer.vlan.is_some() {
+        return None;
+    }
+    let mut f = nat_rewrite(frame, new_src, new_dst);
+    f.truncate(p.outer.l3 + p.outer.tot as usize - crate::roce::ICRC_LEN);
+    let c = crate::icrc::icrc_of(&f).expect("a RoCEv2 frame");
+    f.extend(c.to_le_bytes());
+    Some(f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
