@@ -1,6 +1,7 @@
 //! The DistDPU execution module (EM): parse, classify, policy, encapsulate or translate,
 //! forward. Its golden model is `nicgen_model::em`.
 pub mod classify;
+pub mod forward;
 pub mod lookup;
 pub mod parse;
 pub mod nat;
