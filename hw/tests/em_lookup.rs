@@ -86,10 +86,10 @@ fn tables(rng: &mut Rng, pool: &[u32], z: LookSizes) -> LookTables {
         t.vni[tenant as usize] = 5000 + tenant as u32;
         for (k, a) in pool.iter().enumerate() {
             if rng.chance(70) {
-                let _ = t.insert_remote(RemoteEntry { valid: true, pinned: k % 5 == 0, kind: 0, tenant, addr: *a, value: rng.next_u64() as u32 });
+                let _ = t.insert_remote(RemoteEntry { valid: true, pinned: k % 5 == 0, kind: 0, tenant, addr: *a, value: rng.next_u64() as u32, port: rng.below(2) as u8 });
             }
             if rng.chance(70) {
-                let _ = t.insert_remote(RemoteEntry { valid: true, pinned: false, kind: 1, tenant, addr: *a, value: rng.next_u64() as u32 });
+                let _ = t.insert_remote(RemoteEntry { valid: true, pinned: false, kind: 1, tenant, addr: *a, value: rng.next_u64() as u32, port: 0 });
             }
             if rng.chance(60) {
                 let _ = t.insert_local(LocalEntry { valid: true, tenant, addr: *a, vf: rng.below(4096) as u16, vip: rng.next_u64() as u32 });

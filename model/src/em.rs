@@ -712,6 +712,8 @@ pub struct RemoteEntry {
     pub tenant: u16,
     pub addr: u32,
     pub value: u32,
+    /// Kind 0: the wire port (0 or 1) the remote is preferably reached on.
+    pub port: u8,
 }
 
 /// A local entry: `(tenant, addr)` -> the VF that owns the address (a VIP in overlay mode, a
@@ -755,6 +757,8 @@ pub struct Look {
     pub dst: u32,
     pub vni: u32,
     pub dip: u32,
+    /// Host side: the preferred wire port.
+    pub port: u8,
 }
 
 /// The lookup tables: remote (`remote_bits` rows × 4 ways; 2^14 × 4 = 64K entries by
@@ -809,8 +813,12 @@ impl LookTables {
     }
 
     pub fn remote(&self, kind: u8, tenant: u16, addr: u32) -> Option<u32> {
+        self.remote_entry(kind, tenant, addr).map(|w| w.value)
+    }
+
+    pub fn remote_entry(&self, kind: u8, tenant: u16, addr: u32) -> Option<&RemoteEntry> {
         let row = remote_row(kind, tenant, addr, self.remote_bits);
-        self.remote[row as usize].iter().find(|w| w.valid && w.kind == kind && w.tenant == tenant && w.addr == addr).map(|w| w.value)
+        self.remote[row as usize].iter().find(|w| w.valid && w.kind == kind && w.tenant == tenant && w.addr == addr)
     }
 
     pub fn local(&self, tenant: u16, addr: u32) -> Option<(u16, u32)> {
@@ -828,7 +836,8 @@ impl LookTables {
         let t = Tuple::of(p);
         let mut l = Look::default();
         if !wire {
-            let pip = self.remote(0, tenant, t.dst).ok_or(ClsDrop::NoRoute)?;
+            let e = self.remote_entry(0, tenant, t.dst).ok_or(ClsDrop::NoRoute)?;
+            let pip = e.value;
             match mode {
                 EmMode::Overlay => {
                     l.dip = pip;
@@ -842,6 +851,7 @@ impl LookTables {
                     (l.src_rw, l.src, l.dst_rw, l.dst) = (true, own, true, pip);
                 }
             }
+            l.port = e.port & 1;
         } else {
             let (lvf, vip) = self.local(tenant, t.dst).ok_or(ClsDrop::NoLocal)?;
             l.vf = lvf;

@@ -37,12 +37,14 @@ crate::record!(
         /// Overlay egress: the tunnel's VNI and destination (the remote VTEP's PIP).
         vni: u32 = 24,
         dip: u32 = 32,
+        /// Host side: the preferred wire port.
+        port: u8 = 1,
     }
 );
 
 impl EmLookFields {
     pub fn of(l: &nicgen_model::em::Look) -> Self {
-        EmLookFields { vf: l.vf, src_rw: l.src_rw, dst_rw: l.dst_rw, src: l.src, dst: l.dst, vni: l.vni, dip: l.dip }
+        EmLookFields { vf: l.vf, src_rw: l.src_rw, dst_rw: l.dst_rw, src: l.src, dst: l.dst, vni: l.vni, dip: l.dip, port: l.port }
     }
 }
 
@@ -56,6 +58,7 @@ crate::record!(
         tenant: u16 = 12,
         addr: u32 = 32,
         value: u32 = 32,
+        port: u8 = 1,
     }
 );
 
@@ -87,7 +90,7 @@ fn wr(table: u8, index: u16, w: &[u32]) -> EmTblWrFields {
 
 impl EmTblWrFields {
     pub fn remote(row: u32, way: usize, e: &RemoteEntry) -> Self {
-        let b = RemoteBitsFields { valid: e.valid, pinned: e.pinned, kind: e.kind, tenant: e.tenant, addr: e.addr, value: e.value };
+        let b = RemoteBitsFields { valid: e.valid, pinned: e.pinned, kind: e.kind, tenant: e.tenant, addr: e.addr, value: e.value, port: e.port };
         wr(table::REMOTE, (row * MAP_WAYS as u32 + way as u32) as u16, &b.to_words())
     }
     pub fn local(row: u32, way: usize, e: &LocalEntry) -> Self {
@@ -164,6 +167,7 @@ struct Regs {
     a2: EmActFields,
     rhit2: bool,
     rval2: u32,
+    rport2: u8,
     lhit2: bool,
     lvf2: u16,
     lvip2: u32,
@@ -206,11 +210,11 @@ impl Regs {
                         a.cause = 4;
                         miss = Some((3, t.1));
                     } else if !nat {
-                        (l.dip, l.vni) = (s.rval2, s.vni2);
+                        (l.dip, l.vni, l.port) = (s.rval2, s.vni2, s.rport2);
                     } else if t.0 != s.vf2.0 {
                         a.cause = 6;
                     } else {
-                        (l.src_rw, l.src, l.dst_rw, l.dst) = (true, s.vf2.1, true, s.rval2);
+                        (l.src_rw, l.src, l.dst_rw, l.dst, l.port) = (true, s.vf2.1, true, s.rval2, s.rport2);
                     }
                 } else if !s.lhit2 {
                     a.cause = 5;
@@ -245,6 +249,7 @@ impl Regs {
             self.a2 = s.a1;
             self.rhit2 = r.is_some();
             self.rval2 = r.map_or(0, |e| e.value);
+            self.rport2 = r.map_or(0, |e| e.port);
             self.lhit2 = lo.is_some();
             self.lvf2 = lo.map_or(0, |e| e.vf);
             self.lvip2 = lo.map_or(0, |e| e.vip);
@@ -313,7 +318,7 @@ fn core_verilog(z: LookSizes) -> String {
         regs.push((format!("r_rd{w}"), rb));
         regs.push((format!("l_rd{w}"), lb));
     }
-    for (n, w) in [("v2", 1), ("h2", hb), ("a2", ab), ("rhit2", 1), ("rval2", 32), ("lhit2", 1), ("lvf2", 12), ("lvip2", 32), ("vf2", 64), ("vni2", 24)] {
+    for (n, w) in [("v2", 1), ("h2", hb), ("a2", ab), ("rhit2", 1), ("rval2", 32), ("rport2", 1), ("lhit2", 1), ("lvf2", 12), ("lvip2", 32), ("vf2", 64), ("vni2", 24)] {
         regs.push((n.into(), w));
     }
     for (n, w) in &regs {
@@ -370,18 +375,19 @@ fn core_verilog(z: LookSizes) -> String {
         e
     };
     v += &format!("wire [31:0] rval1 = {};\n", first("rh", &|k| re(&format!("r_rd{k}"), "value"), 32));
+    v += &format!("wire rport1 = {};\n", first("rh", &|k| re(&format!("r_rd{k}"), "port"), 1));
     v += &format!("wire [11:0] lvf1 = {};\n", first("lh", &|k| le(&format!("l_rd{k}"), "vf"), 12));
     v += &format!("wire [31:0] lvip1 = {};\n", first("lh", &|k| le(&format!("l_rd{k}"), "vip"), 32));
     // ---- stage 2: decide
     let c = act("a2", "cause");
     v += &format!("wire pass2 = {c} == 3'd0;\n");
-    v += "reg [2:0] cause2;\nreg [11:0] lk_vf;\nreg lk_srw;\nreg lk_drw;\nreg [31:0] lk_src;\nreg [31:0] lk_dst;\nreg [23:0] lk_vni;\nreg [31:0] lk_dip;\nreg miss2;\nreg [2:0] ekind2;\nreg [31:0] evalue2;\n";
-    v += &format!("always @(*) begin\n  cause2 = {c};\n  lk_vf = 12'd0;\n  lk_srw = 1'b0;\n  lk_drw = 1'b0;\n  lk_src = 32'd0;\n  lk_dst = 32'd0;\n  lk_vni = 24'd0;\n  lk_dip = 32'd0;\n  miss2 = 1'b0;\n  ekind2 = 3'd3;\n  evalue2 = h2_dst;\n");
+    v += "reg [2:0] cause2;\nreg [11:0] lk_vf;\nreg lk_srw;\nreg lk_drw;\nreg [31:0] lk_src;\nreg [31:0] lk_dst;\nreg [23:0] lk_vni;\nreg [31:0] lk_dip;\nreg lk_port;\nreg miss2;\nreg [2:0] ekind2;\nreg [31:0] evalue2;\n";
+    v += &format!("always @(*) begin\n  cause2 = {c};\n  lk_vf = 12'd0;\n  lk_srw = 1'b0;\n  lk_drw = 1'b0;\n  lk_src = 32'd0;\n  lk_dst = 32'd0;\n  lk_vni = 24'd0;\n  lk_dip = 32'd0;\n  lk_port = 1'b0;\n  miss2 = 1'b0;\n  ekind2 = 3'd3;\n  evalue2 = h2_dst;\n");
     v += "  if (pass2) begin\n    if (!from_wire) begin\n";
     v += "      if (!rhit2) begin cause2 = 3'd4; miss2 = 1'b1; end\n";
-    v += "      else if (!nat) begin lk_dip = rval2; lk_vni = vni2; end\n";
+    v += "      else if (!nat) begin lk_dip = rval2; lk_vni = vni2; lk_port = rport2; end\n";
     v += "      else if (h2_src != vf2[31:0]) cause2 = 3'd6;\n";
-    v += "      else begin lk_srw = 1'b1; lk_src = vf2[63:32]; lk_drw = 1'b1; lk_dst = rval2; end\n";
+    v += "      else begin lk_srw = 1'b1; lk_src = vf2[63:32]; lk_drw = 1'b1; lk_dst = rval2; lk_port = rport2; end\n";
     v += "    end else if (!lhit2) begin cause2 = 3'd5; miss2 = 1'b1; ekind2 = 3'd4; end\n";
     v += "    else begin\n      lk_vf = lvf2;\n      if (nat) begin\n";
     v += "        if (!rhit2) begin cause2 = 3'd4; miss2 = 1'b1; evalue2 = h2_src; lk_vf = 12'd0; end\n";
@@ -389,7 +395,7 @@ fn core_verilog(z: LookSizes) -> String {
     v += "      end\n    end\n  end\nend\n";
     let (co, cw) = EmActFields::slot("cause");
     v += &format!("wire [{}:0] act2 = {{a2[{}:{}], cause2, a2[{}:0]}};\n", ab - 1, ab - 1, co + cw, co - 1);
-    v += "wire [133:0] look2 = {lk_dip, lk_vni, lk_dst, lk_src, lk_drw, lk_srw, lk_vf};\n";
+    v += "wire [134:0] look2 = {lk_port, lk_dip, lk_vni, lk_dst, lk_src, lk_drw, lk_srw, lk_vf};\n";
     v += &format!(
         "wire [{}:0] ev2 = {{{ten}, {dp}, {sp}, {pr}, h2_dst, h2_src, evalue2, ekind2}};\n",
         EmEventFields::BITS - 1,
@@ -401,7 +407,7 @@ fn core_verilog(z: LookSizes) -> String {
     // ---- the pipeline
     v += "always @(posedge clock) begin\n  if (adv) begin\n";
     v += "    o_valid <= v2;\n    o_hdr <= h2;\n    o_act <= act2;\n    o_look <= look2;\n    o_ev <= ev2;\n    o_miss <= miss2 & v2;\n";
-    v += "    v2 <= v1;\n    h2 <= h1;\n    a2 <= a1;\n    rhit2 <= rh0 | rh1 | rh2 | rh3;\n    rval2 <= rval1;\n    lhit2 <= lh0 | lh1 | lh2 | lh3;\n    lvf2 <= lvf1;\n    lvip2 <= lvip1;\n    vf2 <= vf_rd;\n    vni2 <= vni_rd;\n";
+    v += "    v2 <= v1;\n    h2 <= h1;\n    a2 <= a1;\n    rhit2 <= rh0 | rh1 | rh2 | rh3;\n    rval2 <= rval1;\n    rport2 <= rport1;\n    lhit2 <= lh0 | lh1 | lh2 | lh3;\n    lvf2 <= lvf1;\n    lvip2 <= lvip1;\n    vf2 <= vf_rd;\n    vni2 <= vni_rd;\n";
     v += &format!("    v1 <= hdr_valid;\n    h1 <= hdr;\n    a1 <= act;\n    vf_rd <= vfm[{}];\n    vni_rd <= vnim[ten0];\n", hs("hdr", "vf"));
     for w in 0..MAP_WAYS {
         v += &format!("    r_rd{w} <= rmem{w}[rrow];\n    l_rd{w} <= lmem{w}[lrow];\n");
