@@ -4,6 +4,9 @@
 //! always ready, counting the input or the output beats, whichever are more (1.0 = one beat per
 //! cycle).
 use crate::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
+use crate::em::classify::{EmActFields, EmClassify};
+use crate::em::lookup::EmLookup;
+use crate::em::nat::{EmNatPath, NatXlateFields};
 use crate::em::parse::EmParse;
 use crate::em::vxlan::{EmVxlanEncap, VxlanTunFields};
 use crate::em::EmHdrFields;
@@ -104,6 +107,48 @@ fn encap_channels(frames: &[Vec<u8>]) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
         .unzip()
 }
 
+/// Latency and II of a header-only block (`s_hdr` → `m_hdr`, e.g. classification): `words`
+/// offered one per cycle, the output always ready.
+fn measure_hdr<T: Block>(mut uut: T, words: &[Vec<u32>], extra: &[(&str, Vec<u32>)]) -> (u64, f64) {
+    let mut v = verilate(&mut uut);
+    v.reset(2);
+    for (name, w) in extra {
+        let p = v.port(name);
+        v.set(p, w);
+    }
+    let mut hd = ChanDriver::new(&v, "s_hdr", 100, 1);
+    for w in words {
+        hd.push(w.clone());
+    }
+    let mut mo = nicgen_sim::chan::ChanMonitor::new(&v, "m_hdr", 100, 2);
+    let mut first_in = None;
+    let mut quiet = 0;
+    while quiet < 50 {
+        hd.drive(&mut v);
+        mo.drive(&mut v);
+        v.eval();
+        let c = v.cycle();
+        let took = hd.sample(&mut v);
+        if took && first_in.is_none() {
+            first_in = Some(c);
+        }
+        let moved = took | mo.sample(&mut v);
+        v.tick();
+        quiet = if moved || !hd.idle() { 0 } else { quiet + 1 };
+    }
+    let (first, last) = (mo.seen[0].0, mo.seen.last().unwrap().0);
+    (first - first_in.unwrap(), (last - first + 1) as f64 / words.len() as f64)
+}
+
+/// The NAT path's side channels: each frame's parsed header and a translation of both addresses.
+fn nat_channels(frames: &[Vec<u8>]) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let x = NatXlateFields { src_rw: true, dst_rw: true, src: 0xc0a8_0001, dst: 0xc0a8_0002 };
+    frames
+        .iter()
+        .map(|f| (EmHdrFields::of(&nicgen_model::em::em_parse(f, false, false).expect("a well-formed IPv4 frame"), 0).to_words(), x.to_words()))
+        .unzip()
+}
+
 /// The per-block table.
 pub fn block_figures() -> Vec<BlockFigure> {
     let with = frames(16, 4096, true);
@@ -128,5 +173,12 @@ pub fn block_figures() -> Vec<BlockFigure> {
     add("em_vxlan_encap", "EM VXLAN encapsulation (+50 bytes; II counts the output beats)", measure(EmVxlanEncap::default(), &with, &[("s_hdr", hdrs), ("s_tun", tuns)], &[]));
     let (hdrs, tuns) = encap_channels(&small);
     add("em_vxlan_encap 64 B", "EM VXLAN encapsulation, 64-byte frames (each leaves as 2 beats)", measure(EmVxlanEncap::default(), &small, &[("s_hdr", hdrs), ("s_tun", tuns)], &[]));
+    let (hdrs, xls) = nat_channels(&with);
+    add("em_nat_path", "EM NAT of RoCEv2 frames: ICRC cut, addresses and checksums rewritten, new ICRC", measure(EmNatPath::default(), &with, &[("s_hdr", hdrs), ("s_xl", xls)], &[]));
+    let (hdrs, xls) = nat_channels(&small);
+    add("em_nat_path 64 B", "EM NAT, 64-byte UDP frames", measure(EmNatPath::default(), &small, &[("s_hdr", hdrs), ("s_xl", xls)], &[]));
+    let hw: Vec<Vec<u32>> = small.iter().map(|f| EmHdrFields::of(&nicgen_model::em::em_parse(f, false, false).unwrap(), 1).to_words()).collect();
+    add("em_classify", "EM classification and policy: tenant map, ACL (16 rules at once), QoS (headers, one per frame)", measure_hdr(EmClassify::default(), &hw, &[]));
+    add("em_lookup", "EM address lookups: remote (64K) and local hash tables, VF and VNI tables (headers)", measure_hdr(EmLookup::default(), &hw, &[("s_act", EmActFields::default().to_words())]));
     out
 }
