@@ -60,6 +60,8 @@ crate::record!(
         index: u16 = 16,
         d0: u128 = 128,
         d1: u128 = 96,
+        /// In the EM: bit 0 the block (0 classifier, 1 lookups), bit 1 the side (0 host, 1 wire).
+        dest: u8 = 2,
     }
 );
 
@@ -148,7 +150,11 @@ impl From<&AclRule> for AclRuleBitsFields {
 
 impl EmTblWrFields {
     fn with(table: u8, index: u16, bits: u128, hi: u128) -> Self {
-        EmTblWrFields { table, index, d0: bits, d1: hi }
+        EmTblWrFields { table, index, d0: bits, d1: hi, dest: 0 }
+    }
+    /// The same write, sent to `dest` in the EM (bit 0: the lookups; bit 1: the wire side).
+    pub fn to(self, dest: u8) -> Self {
+        EmTblWrFields { dest, ..self }
     }
     /// Words (LSB first) to the write's data.
     fn of_words(table: u8, index: u16, w: &[u32]) -> Self {
@@ -504,7 +510,7 @@ fn core_verilog(z: ClsSizes) -> String {
     v += &format!("    if (tw_table == 2'd3) qmem[tw_index[{}:0]] <= tw_data[{}:0];\n", VF_BITS - 1, qb - 1);
     v += "  end\nend\n";
     let used = (mb + 2).max(tb).max(gb + 4).max(VF_BITS);
-    v += &format!("wire unused_tw = ^tw_data[223:{rb}]{};\n", if used < 16 { format!(" ^ ^tw_index[15:{used}]") } else { String::new() });
+    v += &format!("wire unused_tw = ^tw_data[223:{rb}] ^ ^{}{};\n", twd("dest"), if used < 16 { format!(" ^ ^tw_index[15:{used}]") } else { String::new() });
     // ---- in: the key, its row, the map read
     v += &format!("wire [1:0] kind0 = !from_wire ? 2'd0 : ({} ? 2'd1 : 2'd2);\n", h("vxlan"));
     v += &format!("wire [31:0] val0 = !from_wire ? {{20'd0, {}}} : ({} ? {{8'd0, {}}} : {});\n", h("vf"), h("vxlan"), h("vni"), h("dst"));

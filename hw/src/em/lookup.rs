@@ -332,7 +332,7 @@ fn core_verilog(z: LookSizes) -> String {
     // ---- table writes
     let twd = |f: &str| vfield("tw", EmTblWrFields::slot(f));
     v += &format!("wire [1:0] tw_table = {};\nwire [15:0] tw_index = {};\nwire [127:0] tw_data = {};\n", twd("table"), twd("index"), twd("d0"));
-    v += &format!("wire unused_tw = ^{} ^ ^tw_data[127:{}];\n", twd("d1"), lb);
+    v += &format!("wire unused_tw = ^{} ^ ^{} ^ ^tw_data[127:{}];\n", twd("d1"), twd("dest"), lb);
     v += "always @(posedge clock) if (tw_valid) begin\n";
     v += "  if (tw_table == 2'd0) case (tw_index[1:0])\n";
     for w in 0..MAP_WAYS {

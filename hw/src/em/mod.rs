@@ -2,6 +2,7 @@
 //! forward. Its golden model is `nicgen_model::em`.
 pub mod classify;
 pub mod forward;
+pub mod front;
 pub mod lookup;
 pub mod parse;
 pub mod nat;

@@ -10,6 +10,7 @@ use crate::em::classify::{EmClassify, EM_CLASSIFY_COUNTERS};
 use crate::em::lookup::{EmLookup, EM_LOOKUP_COUNTERS};
 use crate::em::nat::{EmNat, EmNatPath};
 use crate::em::forward::{EmForward, EM_FORWARD_COUNTERS};
+use crate::em::front::{EmDatapath, EM_DATAPATH_COUNTERS};
 use crate::em::vxlan::{EmVxlanDecap, EmVxlanEncap};
 use crate::roce::tx::engine::RoceTx500;
 use crate::roce::engine::{reg, RoceEngine500, ENGINE_COUNTERS};
@@ -154,6 +155,7 @@ pub fn all_tops() -> Vec<Top> {
         make("em_nat", "EM NAT rewrite: source/destination IPv4 address, IPv4 and TCP/UDP checksums updated incrementally (RFC 1624)", EmNat::default(), &[]),
         make("em_nat_path", "EM NAT with RoCEv2: the ICRC cut, addresses rewritten, a new ICRC generated; tagged RoCEv2 frames dropped", EmNatPath::default(), &[("drop_roce_vlan", "VLAN-tagged RoCEv2 frames dropped (their ICRC cannot be regenerated)")]),
         make("em_forward", "EM egress to two wire ports with dual-port failover at frame boundaries", EmForward::default(), &EM_FORWARD_COUNTERS),
+        make("em_datapath", "the DistDPU execution module: host side and wire side (parse, classify, policy, lookups, VXLAN or NAT), dual-port forwarding with failover", EmDatapath::default(), &EM_DATAPATH_COUNTERS),
         make("axis_arb4", "four-input frame arbiter, round robin", AxisArb4::default(), &[]),
         make("bram_64x512", "simple dual-port BRAM, output register", Ram::<64, 9>::new(RamStyle::Block, true), &[]),
         make("uram_72x4k", "simple dual-port URAM, output register", Ram::<72, 12>::new(RamStyle::Ultra, true), &[]),
