@@ -5,6 +5,7 @@ pub mod forward;
 pub mod front;
 pub mod lookup;
 pub mod parse;
+pub mod scenario;
 pub mod nat;
 pub mod vxlan;
 

@@ -1,0 +1,377 @@
+//! The EM scenario (`nicgen sim em`, the EM tests): mixed tenant traffic (TCP, UDP and RoCEv2,
+//! some malformed, some to unknown keys, some denied) through `EmDatapath` under Verilator in
+//! both directions at once. Every output frame is checked against the golden model
+//! (`nicgen_model::em`: parse, `ClsTables::classify`, `LookTables::lookup`, then
+//! `vxlan_encap`, the decapsulated inner frame or `nat_rewrite_icrc`), with its port or VF.
+//!
+//! The world: tenants 1..=4; tenant t owns VFs 2t and 2t+1 (VIP 10.t.0.vf, PIP 192.168.t.vf)
+//! and reaches remotes 10.t.1.k (PIP 172.16.t.k, port k mod 2) for k in 0..6; 10.t.1.6 has no
+//! entry. VF 10 has no tenant. Tenant 3 allows UDP only; tenant 4 denies TCP to port 22 and
+//! allows the rest; tenants 1 and 2 allow everything. Overlay VNIs are 1000 + t.
+use super::classify::{table_writes, EmTblWrFields};
+use super::front::{EmCfgFields, EmDatapath};
+use super::lookup::lookup_writes;
+use anyhow::Result;
+use nicgen_model::em::*;
+use nicgen_model::pcap::{write_pcap, Captured};
+use nicgen_model::roce::{opcode, IpHdr, RoceHeaders};
+use nicgen_sim::axis::*;
+use nicgen_sim::*;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+#[derive(Clone, Debug)]
+pub struct EmOpts {
+    pub mode: EmMode,
+    /// Frames offered per direction.
+    pub frames: usize,
+    pub seed: u64,
+    /// `tvalid` and `tready` percentages of the testbench's streams.
+    pub valid: u32,
+    pub ready: u32,
+    /// Payload bytes per frame: random in 0..=max_payload (RoCEv2 payloads up to 1 KiB).
+    pub max_payload: usize,
+    pub pcap: Option<PathBuf>,
+}
+
+impl Default for EmOpts {
+    fn default() -> Self {
+        EmOpts { mode: EmMode::Overlay, frames: 2000, seed: 1, valid: 100, ready: 100, max_payload: 1400, pcap: None }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct EmReport {
+    pub cycles: u64,
+    /// Host to wire: frames offered, expected out, out (per port), bytes out.
+    pub eg_in: usize,
+    pub eg_want: usize,
+    pub eg_out: [usize; 2],
+    pub eg_bytes: u64,
+    /// Wire to host.
+    pub ig_in: usize,
+    pub ig_want: usize,
+    pub ig_out: usize,
+    pub ig_bytes: u64,
+    /// Drops the model expects, by cause name, both directions.
+    pub drops: Vec<(String, usize)>,
+    /// The hardware's counters.
+    pub counters: Vec<(String, u64)>,
+    /// Frames that did not match (must be empty).
+    pub mismatches: Vec<String>,
+}
+
+impl EmReport {
+    /// Output goodput in Gb/s at 250 MHz, per direction.
+    pub fn gbps(&self) -> (f64, f64) {
+        let g = |b: u64| b as f64 * 8.0 / self.cycles.max(1) as f64 * 0.25;
+        (g(self.eg_bytes), g(self.ig_bytes))
+    }
+}
+
+const CFG: EmCfgFields = EmCfgFields { smac: 0x02_00_00_00_00_aa, dmac: 0x02_00_00_00_00_bb, sip: 0xc0a8_0001, ttl: 64, tos: 0 };
+
+fn vip(t: u16, vf: u16) -> u32 {
+    u32::from_be_bytes([10, t as u8, 0, vf as u8])
+}
+fn pip(t: u16, vf: u16) -> u32 {
+    u32::from_be_bytes([192, 168, t as u8, vf as u8])
+}
+fn rvip(t: u16, k: u32) -> u32 {
+    u32::from_be_bytes([10, t as u8, 1, k as u8])
+}
+fn rpip(t: u16, k: u32) -> u32 {
+    u32::from_be_bytes([172, 16, t as u8, k as u8])
+}
+
+/// The tables of both sides for `mode`.
+pub fn em_tables(mode: EmMode) -> (ClsTables, LookTables, ClsTables, LookTables) {
+    let mut ec = ClsTables::new(10, 4096, 64, 4096);
+    let mut wc = ClsTables::new(10, 4096, 64, 4096);
+    let mut el = LookTables::new(14, 10);
+    let mut wl = LookTables::new(14, 10);
+    let any = AclRule { valid: true, allow: true, term: true, proto_any: true, sp_hi: 65535, dp_hi: 65535, ..Default::default() };
+    for t in 1..=4u16 {
+        for c in [&mut ec, &mut wc] {
+            c.tenants[t as usize] = (true, t);
+            match t {
+                3 => c.acl[3][0] = AclRule { proto_any: false, proto: 17, ..any },
+                4 => {
+                    c.acl[4][0] = AclRule { allow: false, proto_any: false, proto: 6, dp_lo: 22, dp_hi: 22, ..any };
+                    c.acl[4][1] = any;
+                }
+                _ => c.acl[t as usize][0] = any,
+            }
+        }
+        for vf in [2 * t, 2 * t + 1] {
+            ec.insert(KeyKind::Vf, vf as u32, t, false).unwrap();
+            el.vfs[vf as usize] = (vip(t, vf), pip(t, vf));
+            match mode {
+                EmMode::Overlay => {
+                    wl.insert_local(LocalEntry { valid: true, tenant: t, addr: vip(t, vf), vf, vip: vip(t, vf) }).unwrap();
+                }
+                EmMode::Nat => {
+                    wc.insert(KeyKind::Pip, pip(t, vf), t, false).unwrap();
+                    wl.insert_local(LocalEntry { valid: true, tenant: t, addr: pip(t, vf), vf, vip: vip(t, vf) }).unwrap();
+                }
+            }
+        }
+        if mode == EmMode::Overlay {
+            wc.insert(KeyKind::Vni, 1000 + t as u32, t, false).unwrap();
+        }
+        el.vni[t as usize] = 1000 + t as u32;
+        for k in 0..6u32 {
+            el.insert_remote(RemoteEntry { valid: true, pinned: k == 0, kind: 0, tenant: t, addr: rvip(t, k), value: rpip(t, k), port: (k % 2) as u8 }).unwrap();
+            wl.insert_remote(RemoteEntry { valid: true, pinned: k == 0, kind: 1, tenant: t, addr: rpip(t, k), value: rvip(t, k), port: 0 }).unwrap();
+        }
+    }
+    (ec, el, wc, wl)
+}
+
+/// The writes that load all four tables, each to its place.
+pub fn em_writes(t: &(ClsTables, LookTables, ClsTables, LookTables)) -> Vec<EmTblWrFields> {
+    let mut w: Vec<EmTblWrFields> = table_writes(&t.0).into_iter().map(|x| x.to(0)).collect();
+    w.extend(lookup_writes(&t.1).into_iter().map(|x| x.to(1)));
+    w.extend(table_writes(&t.2).into_iter().map(|x| x.to(2)));
+    w.extend(lookup_writes(&t.3).into_iter().map(|x| x.to(3)));
+    w
+}
+
+/// A frame from `src` to `dst`: TCP, UDP or RoCEv2 (`kind` 0, 1, 2), `n` payload bytes.
+fn frame(rng: &mut Rng, kind: u32, src: u32, dst: u32, n: usize) -> Vec<u8> {
+    let mac = [0x02, 0, 0, 0, 0, 7];
+    let b = etherparse::PacketBuilder::ethernet2(mac, [0x02, 0, 0, 0, 0, 8]).ipv4(src.to_be_bytes(), dst.to_be_bytes(), 64);
+    let mut v = vec![];
+    match kind {
+        0 => {
+            let dport = if rng.chance(15) { 22 } else { rng.range(1, 9000) as u16 };
+            b.tcp(rng.range(1024, 65535) as u16, dport, rng.next_u64() as u32, 1000).write(&mut v, &rng.bytes(n)).unwrap();
+        }
+        1 => b.udp(rng.range(1024, 65535) as u16, rng.range(1, 9000) as u16).write(&mut v, &rng.bytes(n)).unwrap(),
+        _ => {
+            let op = [opcode::WRITE_ONLY, opcode::SEND_ONLY, opcode::READ_RESP_ONLY, opcode::ACK][rng.below(4) as usize];
+            let mut h = RoceHeaders::new(IpHdr::V4 { src: src.to_be_bytes(), dst: dst.to_be_bytes(), dscp: 0, ecn: 0, ttl: 64, id: 0 }, op, rng.below(1 << 24) as u32, rng.below(1 << 24) as u32);
+            h.udp_sport = rng.range(49152, 65535) as u16;
+            v = h.build(&rng.bytes(n.min(1024)));
+        }
+    }
+    v
+}
+
+/// Damage a frame so that the parser drops it (a bad IPv4 checksum or a cut header).
+fn damage(rng: &mut Rng, f: &mut Vec<u8>) {
+    if rng.chance(50) {
+        f[24] ^= 0x40;
+    } else {
+        f.truncate(rng.range(20, 40) as usize);
+    }
+}
+
+/// The model's output for a host frame from `vf`: Some((frame, port)) or the drop cause.
+fn egress_model(f: &[u8], vf: u16, t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode) -> Result<(Vec<u8>, u8), String> {
+    let p = em_parse(f, false, false).map_err(|d| d.name().to_string())?;
+    let v = t.0.classify(&p, vf, false, 0);
+    if let Some(d) = v.drop {
+        return Err(d.name().into());
+    }
+    let l = t.1.lookup(&p, vf, v.tenant, false, mode).map_err(|d| d.name().to_string())?;
+    let out = match mode {
+        EmMode::Overlay => {
+            let tun = VxlanTunnel { dmac: CFG.dmac.to_be_bytes()[2..].try_into().unwrap(), smac: CFG.smac.to_be_bytes()[2..].try_into().unwrap(), sip: CFG.sip, dip: l.dip, ttl: CFG.ttl, tos: CFG.tos, vni: l.vni };
+            let o = p.outer;
+            vxlan_encap(f, &tun, vxlan_sport(o.src, o.dst, o.proto, o.sport, o.dport))
+        }
+        EmMode::Nat => nat_rewrite_icrc(f, l.src_rw.then_some(l.src), l.dst_rw.then_some(l.dst)).ok_or("roce_vlan")?,
+    };
+    Ok((out, l.port))
+}
+
+/// The model's output for a wire frame: Some((frame, VF)) or the drop cause.
+fn ingress_model(f: &[u8], t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode) -> Result<(Vec<u8>, u16), String> {
+    let p = em_parse(f, true, false).map_err(|d| d.name().to_string())?;
+    let v = t.2.classify(&p, 0, true, 0);
+    if let Some(d) = v.drop {
+        return Err(d.name().into());
+    }
+    let l = t.3.lookup(&p, 0, v.tenant, true, mode).map_err(|d| d.name().to_string())?;
+    let out = match (mode, p.vni.is_some()) {
+        (EmMode::Overlay, true) => f[p.outer.l3 + 36..].to_vec(),
+        (EmMode::Overlay, false) => f.to_vec(),
+        (EmMode::Nat, _) => nat_rewrite_icrc(f, l.src_rw.then_some(l.src), l.dst_rw.then_some(l.dst)).ok_or("roce_vlan")?,
+    };
+    Ok((out, l.vf))
+}
+
+/// Run the scenario; the report lists every mismatch.
+pub fn run_em(o: &EmOpts) -> Result<EmReport> {
+    let mut rng = Rng::new(o.seed);
+    let mut tabs = em_tables(o.mode);
+    let writes = em_writes(&tabs);
+    // host frames: (frame, vf)
+    let mut host: Vec<(Vec<u8>, u16)> = vec![];
+    for _ in 0..o.frames {
+        let vf = rng.range(2, 11) as u16;
+        let t = (vf / 2).clamp(1, 4);
+        let mut src = vip(t, vf);
+        if o.mode == EmMode::Nat && rng.chance(5) {
+            src ^= 0x100; // not the VF's VIP: spoofed
+        }
+        let dst = rvip(t, rng.below(7) as u32);
+        let n = rng.range(0, o.max_payload as u64) as usize;
+        let kind = rng.below(3) as u32;
+        let mut f = frame(&mut rng, kind, src, dst, n);
+        if rng.chance(4) {
+            damage(&mut rng, &mut f);
+        }
+        host.push((f, vf));
+    }
+    // wire frames, per port
+    let mut wire: [Vec<Vec<u8>>; 2] = [vec![], vec![]];
+    for _ in 0..o.frames {
+        let t = rng.range(1, 5) as u16;
+        let vf = 2 * t + rng.below(2) as u16;
+        let k = rng.below(7) as u32;
+        let n = rng.range(0, o.max_payload as u64) as usize;
+        let mut f = match o.mode {
+            EmMode::Overlay => {
+                let (kind, dst) = (rng.below(3) as u32, if rng.chance(5) { vip(t, 99) } else { vip(t, vf) });
+                let inner = frame(&mut rng, kind, rvip(t, k), dst, n);
+                let vni = if rng.chance(5) { 999 } else { 1000 + t as u32 };
+                let tun = VxlanTunnel { dmac: [2, 0, 0, 0, 0, 0xaa], smac: [2, 0, 0, 0, 0, 0xbb], sip: rpip(t, k), dip: CFG.sip, ttl: 64, tos: 0, vni };
+                vxlan_encap(&inner, &tun, 50000 + k as u16)
+            }
+            EmMode::Nat => {
+                let (kind, dst) = (rng.below(3) as u32, if rng.chance(5) { pip(t, 99) } else { pip(t, vf) });
+                frame(&mut rng, kind, rpip(t, k), dst, n)
+            }
+        };
+        if rng.chance(4) {
+            damage(&mut rng, &mut f);
+        }
+        wire[rng.below(2) as usize].push(f);
+    }
+    // the model's expectations
+    let mut r = EmReport { eg_in: host.len(), ig_in: wire[0].len() + wire[1].len(), ..Default::default() };
+    let mut drops: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut want_port: [VecDeque<Vec<u8>>; 2] = [VecDeque::new(), VecDeque::new()];
+    for (f, vf) in &host {
+        match egress_model(f, *vf, &mut tabs, o.mode) {
+            Ok((out, port)) => want_port[port as usize].push_back(out),
+            Err(c) => *drops.entry(format!("host {c}")).or_default() += 1,
+        }
+    }
+    let mut want_host: [VecDeque<(Vec<u8>, u16)>; 2] = [VecDeque::new(), VecDeque::new()];
+    for (p, frames) in wire.iter().enumerate() {
+        for f in frames {
+            match ingress_model(f, &mut tabs, o.mode) {
+                Ok(x) => want_host[p].push_back(x),
+                Err(c) => *drops.entry(format!("wire {c}")).or_default() += 1,
+            }
+        }
+    }
+    r.eg_want = want_port[0].len() + want_port[1].len();
+    r.ig_want = want_host[0].len() + want_host[1].len();
+    r.drops = drops.into_iter().collect();
+
+    // the hardware
+    let mut sim = verilate(&mut EmDatapath::default());
+    sim.reset(2);
+    let port = |s: &VerilatorSim, n: &str| s.port(n);
+    sim.set_bit(port(&sim, "nat"), o.mode == EmMode::Nat);
+    sim.set(port(&sim, "cfg"), &CFG.to_words());
+    sim.set(port(&sim, "link_up"), &[3]);
+    sim.set_bit(port(&sim, "m_ev_ready"), true);
+    let (tw, twv) = (port(&sim, "s_tw"), port(&sim, "s_tw_valid"));
+    for w in &writes {
+        sim.set(tw, &w.to_words());
+        sim.set_bit(twv, true);
+        sim.eval();
+        sim.tick();
+    }
+    sim.set_bit(twv, false);
+    let mut dh = AxisDriver::new(&sim, "s_axis_host_tx", o.valid, o.seed + 1);
+    for (f, _) in &host {
+        dh.push(AxisFrame::new(f.clone()));
+    }
+    let mut d0 = AxisDriver::new(&sim, "s_axis_p0_rx", o.valid, o.seed + 2);
+    let mut d1 = AxisDriver::new(&sim, "s_axis_p1_rx", o.valid, o.seed + 3);
+    for f in &wire[0] {
+        d0.push(AxisFrame::new(f.clone()));
+    }
+    for f in &wire[1] {
+        d1.push(AxisFrame::new(f.clone()));
+    }
+    let m0 = AxisMonitor::new(&sim, "m_axis_p0_tx", o.ready, o.seed + 4);
+    let m1 = AxisMonitor::new(&sim, "m_axis_p1_tx", o.ready, o.seed + 5);
+    let mh = AxisMonitor::new(&sim, "m_axis_host_rx", o.ready, o.seed + 6);
+    let (hvf, svf) = (port(&sim, "m_host_vf"), port(&sim, "s_host_vf"));
+    let (hv, hr, hl) = (port(&sim, "m_axis_host_rx$tvalid"), port(&sim, "m_axis_host_rx$tready"), port(&sim, "m_axis_host_rx$tlast"));
+    let mut b = StreamBench::new(vec![dh, d0, d1], vec![m0, m1, mh]);
+    let (mut vfs, mut h_in, mut quiet) = (vec![], false, 0);
+    let start = sim.cycle();
+    while quiet < 300 {
+        let k = b.drivers[0].frames as usize;
+        sim.set(svf, &[host.get(k).map_or(0, |h| h.1 as u32)]);
+        let moved = b.step_with(&mut sim, |s| {
+            // the VF beside each host frame's first beat
+            if s.get_bit(hv) && s.get_bit(hr) {
+                if !h_in {
+                    vfs.push(s.get_u64(hvf) as u16);
+                }
+                h_in = !s.get_bit(hl);
+            }
+            false
+        });
+        let busy = b.drivers.iter().any(|d| !d.idle());
+        quiet = if moved || busy { 0 } else { quiet + 1 };
+        if sim.cycle() - start > 50_000_000 {
+            r.mismatches.push("the EM stalled".into());
+            break;
+        }
+    }
+    r.cycles = sim.cycle() - start - quiet as u64;
+    let names = ["eg_parsed", "eg_kept", "eg_dropped", "ig_parsed", "ig_kept", "ig_dropped", "frames_p0", "frames_p1", "failover", "drop_link_down", "drop_roce_vlan"];
+    r.counters = names.iter().map(|n| (n.to_string(), sim.get_u64(sim.port(n)))).collect();
+
+    // compare
+    let mut captured = vec![];
+    for p in 0..2 {
+        let got = &b.monitors[p].frames;
+        r.eg_out[p] = got.len();
+        if got.len() != want_port[p].len() {
+            r.mismatches.push(format!("port {p}: {} frames out, the model expects {}", got.len(), want_port[p].len()));
+        }
+        for (k, (g, w)) in got.iter().zip(&want_port[p]).enumerate() {
+            r.eg_bytes += g.data.len() as u64;
+            if g.data != *w {
+                r.mismatches.push(format!("port {p} frame {k}: differs from the model"));
+            }
+            captured.push(Captured { ts_ns: g.first_cycle * 4, data: g.data.clone() });
+        }
+    }
+    let got = &b.monitors[2].frames;
+    r.ig_out = got.len();
+    if got.len() != r.ig_want {
+        r.mismatches.push(format!("host: {} frames out, the model expects {}", got.len(), r.ig_want));
+    }
+    for (k, (g, vf)) in got.iter().zip(&vfs).enumerate() {
+        r.ig_bytes += g.data.len() as u64;
+        // from port 0 or port 1: each port's frames keep their order
+        let hit = (0..2).find(|p| want_host[*p].front().is_some_and(|(w, _)| *w == g.data));
+        match hit {
+            Some(p) => {
+                let (_, wvf) = want_host[p].pop_front().unwrap();
+                if wvf != *vf {
+                    r.mismatches.push(format!("host frame {k}: VF {vf}, the model says {wvf}"));
+                }
+            }
+            None => r.mismatches.push(format!("host frame {k}: not the next frame of either port")),
+        }
+        captured.push(Captured { ts_ns: g.first_cycle * 4, data: g.data.clone() });
+    }
+    if let Some(path) = &o.pcap {
+        captured.sort_by_key(|c| c.ts_ns);
+        write_pcap(path, &captured)?;
+    }
+    Ok(r)
+}
