@@ -85,6 +85,29 @@ enum SimScenario {
         #[arg(long)]
         trace: Option<PathBuf>,
     },
+    /// The DistDPU execution module: mixed tenant traffic (TCP, UDP, RoCEv2; malformed, unknown,
+    /// denied and spoofed frames among them) both ways through the EM; every output frame is
+    /// checked against the golden model.
+    Em {
+        #[arg(long, value_enum, default_value_t = EmModeArg::Overlay)]
+        mode: EmModeArg,
+        /// Frames offered in each direction.
+        #[arg(long, default_value_t = 4000)]
+        frames: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Largest payload in bytes (RoCEv2 payloads stop at 1 KiB).
+        #[arg(long, default_value_t = 1400)]
+        max_payload: usize,
+        /// `tvalid`/`tready` percentages of the testbench streams.
+        #[arg(long, default_value_t = 100)]
+        valid: u32,
+        #[arg(long, default_value_t = 100)]
+        ready: u32,
+        /// Write every output frame (both ports and the host) here.
+        #[arg(long)]
+        pcap: Option<PathBuf>,
+    },
     /// Two RoCE engines joined by a 100G link model: node A posts RDMA WRITE/READ to node B;
     /// every destination byte is verified.
     Rdma {
@@ -172,6 +195,12 @@ struct FaultArgs {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
+enum EmModeArg {
+    Overlay,
+    Nat,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
 enum RdmaOp {
     Write,
     Read,
@@ -222,6 +251,13 @@ fn main() -> Result<()> {
         }
         Cmd::Bench { quick, smoke, out, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, seed } => {
             cmd::bench::run(&cmd::bench::BenchOpts { quick, smoke, out, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, seed })
+        }
+        Cmd::Sim { scenario: SimScenario::Em { mode, frames, seed, max_payload, valid, ready, pcap } } => {
+            let mode = match mode {
+                EmModeArg::Overlay => nicgen_model::em::EmMode::Overlay,
+                EmModeArg::Nat => nicgen_model::em::EmMode::Nat,
+            };
+            cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap })
         }
         Cmd::Report { top } => cmd::report::run(top.as_deref()),
         Cmd::Pcap { cmd: PcapCmd::Check { file } } => {
