@@ -257,7 +257,7 @@ fn main() -> Result<()> {
                 EmModeArg::Overlay => nicgen_model::em::EmMode::Overlay,
                 EmModeArg::Nat => nicgen_model::em::EmMode::Nat,
             };
-            cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap })
+            cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap, clean_len: None })
         }
         Cmd::Report { top } => cmd::report::run(top.as_deref()),
         Cmd::Pcap { cmd: PcapCmd::Check { file } } => {

@@ -7,7 +7,7 @@ use nicgen_hw::em::scenario::*;
 use nicgen_model::em::EmMode;
 
 fn check(mode: EmMode, valid: u32, ready: u32, seed: u64) -> EmReport {
-    let o = EmOpts { mode, frames: 1200, seed, valid, ready, max_payload: 900, pcap: None };
+    let o = EmOpts { mode, frames: 1200, seed, valid, ready, max_payload: 900, pcap: None, clean_len: None };
     let r = run_em(&o).unwrap();
     assert!(r.mismatches.is_empty(), "{mode:?}: {:#?}", &r.mismatches[..r.mismatches.len().min(10)]);
     let c = |n: &str| r.counters.iter().find(|(k, _)| k == n).unwrap().1 as usize;

@@ -32,11 +32,14 @@ pub struct EmOpts {
     /// Payload bytes per frame: random in 0..=max_payload (RoCEv2 payloads up to 1 KiB).
     pub max_payload: usize,
     pub pcap: Option<PathBuf>,
+    /// Clean traffic for rate measurements: only UDP frames that pass, all `len` bytes long
+    /// (Ethernet without FCS; a wire overlay frame's inner frame is 50 bytes shorter).
+    pub clean_len: Option<usize>,
 }
 
 impl Default for EmOpts {
     fn default() -> Self {
-        EmOpts { mode: EmMode::Overlay, frames: 2000, seed: 1, valid: 100, ready: 100, max_payload: 1400, pcap: None }
+        EmOpts { mode: EmMode::Overlay, frames: 2000, seed: 1, valid: 100, ready: 100, max_payload: 1400, pcap: None, clean_len: None }
     }
 }
 
@@ -59,6 +62,9 @@ pub struct EmReport {
     pub counters: Vec<(String, u64)>,
     /// Frames that did not match (must be empty).
     pub mismatches: Vec<String>,
+    /// Cycles from the first frame out to the last, per direction.
+    pub eg_span: u64,
+    pub ig_span: u64,
 }
 
 impl EmReport {
@@ -209,18 +215,19 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     let writes = em_writes(&tabs);
     // host frames: (frame, vf)
     let mut host: Vec<(Vec<u8>, u16)> = vec![];
+    let clean = o.clean_len.is_some();
     for _ in 0..o.frames {
-        let vf = rng.range(2, 11) as u16;
+        let vf = rng.range(2, if clean { 10 } else { 11 }) as u16;
         let t = (vf / 2).clamp(1, 4);
         let mut src = vip(t, vf);
-        if o.mode == EmMode::Nat && rng.chance(5) {
+        if o.mode == EmMode::Nat && !clean && rng.chance(5) {
             src ^= 0x100; // not the VF's VIP: spoofed
         }
-        let dst = rvip(t, rng.below(7) as u32);
-        let n = rng.range(0, o.max_payload as u64) as usize;
-        let kind = rng.below(3) as u32;
+        let dst = rvip(t, rng.below(if clean { 6 } else { 7 }) as u32);
+        let n = o.clean_len.map_or_else(|| rng.range(0, o.max_payload as u64) as usize, |l| l - 42);
+        let kind = if clean { 1 } else { rng.below(3) as u32 };
         let mut f = frame(&mut rng, kind, src, dst, n);
-        if rng.chance(4) {
+        if !clean && rng.chance(4) {
             damage(&mut rng, &mut f);
         }
         host.push((f, vf));
@@ -230,22 +237,25 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     for _ in 0..o.frames {
         let t = rng.range(1, 5) as u16;
         let vf = 2 * t + rng.below(2) as u16;
-        let k = rng.below(7) as u32;
-        let n = rng.range(0, o.max_payload as u64) as usize;
+        let k = rng.below(if clean { 6 } else { 7 }) as u32;
+        let odd = |r: &mut Rng| !clean && r.chance(5);
+        let kind_of = |r: &mut Rng| if clean { 1 } else { r.below(3) as u32 };
         let mut f = match o.mode {
             EmMode::Overlay => {
-                let (kind, dst) = (rng.below(3) as u32, if rng.chance(5) { vip(t, 99) } else { vip(t, vf) });
+                let n = o.clean_len.map_or_else(|| rng.range(0, o.max_payload as u64) as usize, |l| l.saturating_sub(42 + VXLAN_OVERHEAD));
+                let (kind, dst) = (kind_of(&mut rng), if odd(&mut rng) { vip(t, 99) } else { vip(t, vf) });
                 let inner = frame(&mut rng, kind, rvip(t, k), dst, n);
-                let vni = if rng.chance(5) { 999 } else { 1000 + t as u32 };
+                let vni = if odd(&mut rng) { 999 } else { 1000 + t as u32 };
                 let tun = VxlanTunnel { dmac: [2, 0, 0, 0, 0, 0xaa], smac: [2, 0, 0, 0, 0, 0xbb], sip: rpip(t, k), dip: CFG.sip, ttl: 64, tos: 0, vni };
                 vxlan_encap(&inner, &tun, 50000 + k as u16)
             }
             EmMode::Nat => {
-                let (kind, dst) = (rng.below(3) as u32, if rng.chance(5) { pip(t, 99) } else { pip(t, vf) });
+                let n = o.clean_len.map_or_else(|| rng.range(0, o.max_payload as u64) as usize, |l| l - 42);
+                let (kind, dst) = (kind_of(&mut rng), if odd(&mut rng) { pip(t, 99) } else { pip(t, vf) });
                 frame(&mut rng, kind, rpip(t, k), dst, n)
             }
         };
-        if rng.chance(4) {
+        if !clean && rng.chance(4) {
             damage(&mut rng, &mut f);
         }
         wire[rng.below(2) as usize].push(f);
@@ -334,6 +344,12 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     r.counters = names.iter().map(|n| (n.to_string(), sim.get_u64(sim.port(n)))).collect();
 
     // compare
+    let span = |fs: &[&SeenFrame]| match (fs.iter().map(|f| f.first_cycle).min(), fs.iter().map(|f| f.last_cycle).max()) {
+        (Some(a), Some(b)) => b - a + 1,
+        _ => 0,
+    };
+    r.eg_span = span(&b.monitors[0].frames.iter().chain(&b.monitors[1].frames).collect::<Vec<_>>());
+    r.ig_span = span(&b.monitors[2].frames.iter().collect::<Vec<_>>());
     let mut captured = vec![];
     for p in 0..2 {
         let got = &b.monitors[p].frames;
