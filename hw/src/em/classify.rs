@@ -651,6 +651,48 @@ impl Logic for ClsCore {
     }
 }
 
+/// A one-deep event register for the OM: an event pushed while one waits unread is lost and
+/// counted in `lost`.
+#[derive(LogicBlock, Default)]
+pub struct EvSlot {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub push: Signal<In, Bit>,
+    pub s_ev: Signal<In, EmEvent>,
+    pub m_ev: Signal<Out, EmEvent>,
+    pub m_ev_valid: Signal<Out, Bit>,
+    pub m_ev_ready: Signal<In, Bit>,
+    pub lost: Signal<Out, Bits<32>>,
+    r: DFF<EmEvent>,
+    v: DFF<Bit>,
+    k: DFF<Bits<32>>,
+}
+
+impl Logic for EvSlot {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, r, v, k);
+        if self.v.q.val() & self.m_ev_ready.val() {
+            self.v.d.next = false;
+        }
+        if self.push.val() {
+            if !self.v.q.val() | self.m_ev_ready.val() {
+                self.r.d.next = self.s_ev.val();
+                self.v.d.next = true;
+            } else {
+                self.k.d.next = self.k.q.val() + 1;
+            }
+        }
+        self.m_ev.next = self.r.q.val();
+        self.m_ev_valid.next = self.v.q.val();
+        self.lost.next = self.k.q.val();
+        if self.reset.val() {
+            self.v.d.next = false;
+            self.k.d.next = 0.into();
+        }
+    }
+}
+
 /// The classifier: the core, an output skid for the header and the verdict, a one-deep event
 /// register (a miss while it is full is lost and counted), and the counters.
 #[derive(LogicBlock)]
@@ -683,14 +725,12 @@ pub struct EmClassify {
     core: ClsCore,
     hskid: ChanSkid<EmHdr>,
     askid: ChanSkid<EmAct>,
-    ev: DFF<EmEvent>,
-    ev_v: DFF<Bit>,
+    ev: EvSlot,
     k_frames: DFF<Bits<32>>,
     k_tenant: DFF<Bits<32>>,
     k_acl: DFF<Bits<32>>,
     k_qos: DFF<Bits<32>>,
     k_mark: DFF<Bits<32>>,
-    k_lost: DFF<Bits<32>>,
     out: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
     c_tenant: Constant<Bits<3>>,
@@ -727,13 +767,11 @@ impl EmClassify {
             hskid: Default::default(),
             askid: Default::default(),
             ev: Default::default(),
-            ev_v: Default::default(),
             k_frames: Default::default(),
             k_tenant: Default::default(),
             k_acl: Default::default(),
             k_qos: Default::default(),
             k_mark: Default::default(),
-            k_lost: Default::default(),
             out: Default::default(),
             unused: Default::default(),
             c_tenant: Constant::new(1.into()),
@@ -752,8 +790,9 @@ impl Default for EmClassify {
 impl Logic for EmClassify {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ev, ev_v, k_frames, k_tenant, k_acl, k_qos, k_mark, k_lost);
-        clock!(self, clock, core, hskid, askid);
+        dff_setup!(self, clock, k_frames, k_tenant, k_acl, k_qos, k_mark);
+        clock!(self, clock, core, hskid, askid, ev);
+        self.ev.reset.next = self.reset.val();
         self.core.reset.next = self.reset.val();
         self.hskid.reset.next = self.reset.val();
         self.askid.reset.next = self.reset.val();
@@ -781,12 +820,6 @@ impl Logic for EmClassify {
             self.k_frames.d.next = self.k_frames.q.val() + 1;
             if self.core.o_act.val().cause == self.c_tenant.val() {
                 self.k_tenant.d.next = self.k_tenant.q.val() + 1;
-                if !self.ev_v.q.val() | self.m_ev_ready.val() {
-                    self.ev.d.next = self.core.o_ev.val();
-                    self.ev_v.d.next = true;
-                } else {
-                    self.k_lost.d.next = self.k_lost.q.val() + 1;
-                }
             }
             if self.core.o_act.val().cause == self.c_acl.val() {
                 self.k_acl.d.next = self.k_acl.q.val() + 1;
@@ -798,26 +831,24 @@ impl Logic for EmClassify {
                 self.k_mark.d.next = self.k_mark.q.val() + 1;
             }
         }
-        if self.ev_v.q.val() & self.m_ev_ready.val() & !(self.out.val() & (self.core.o_act.val().cause == self.c_tenant.val())) {
-            self.ev_v.d.next = false;
-        }
-        self.m_ev.next = self.ev.q.val();
-        self.m_ev_valid.next = self.ev_v.q.val();
+        self.ev.push.next = self.out.val() & (self.core.o_act.val().cause == self.c_tenant.val());
+        self.ev.s_ev.next = self.core.o_ev.val();
+        self.ev.m_ev_ready.next = self.m_ev_ready.val();
+        self.m_ev.next = self.ev.m_ev.val();
+        self.m_ev_valid.next = self.ev.m_ev_valid.val();
         self.frames.next = self.k_frames.q.val();
         self.drop_no_tenant.next = self.k_tenant.q.val();
         self.drop_acl.next = self.k_acl.q.val();
         self.drop_qos.next = self.k_qos.q.val();
         self.marked.next = self.k_mark.q.val();
-        self.ev_lost.next = self.k_lost.q.val();
+        self.ev_lost.next = self.ev.lost.val();
         self.unused.next = self.askid.m_valid.val() | self.askid.s_ready.val();
         if self.reset.val() {
-            self.ev_v.d.next = false;
             self.k_frames.d.next = 0.into();
             self.k_tenant.d.next = 0.into();
             self.k_acl.d.next = 0.into();
             self.k_qos.d.next = 0.into();
             self.k_mark.d.next = 0.into();
-            self.k_lost.d.next = 0.into();
         }
     }
 }

@@ -17,7 +17,7 @@
 //! A miss is dropped (`no_route`, `no_local`) and reported on `m_ev`. Frames the classifier
 //! already dropped pass with their cause. Three stages (read, compare, decide), one frame per
 //! cycle; latency 4 cycles (`LOOKUP_LATENCY`).
-use super::classify::{EmAct, EmActFields, EmEvent, EmEventFields, EmTblWr, EmTblWrFields};
+use super::classify::{EmAct, EmActFields, EmEvent, EmEventFields, EmTblWr, EmTblWrFields, EvSlot};
 use super::{vfield, EmHdr, EmHdrFields};
 use crate::stream::*;
 use nicgen_model::em::{LocalEntry, LookTables, RemoteEntry, MAP_WAYS};
@@ -528,12 +528,10 @@ pub struct EmLookup {
     hskid: ChanSkid<EmHdr>,
     askid: ChanSkid<EmAct>,
     lskid: ChanSkid<EmLook>,
-    ev: DFF<EmEvent>,
-    ev_v: DFF<Bit>,
+    ev: EvSlot,
     k_route: DFF<Bits<32>>,
     k_local: DFF<Bits<32>>,
     k_spoof: DFF<Bits<32>>,
-    k_lost: DFF<Bits<32>>,
     out: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
     c_route: Constant<Bits<3>>,
@@ -572,11 +570,9 @@ impl EmLookup {
             askid: Default::default(),
             lskid: Default::default(),
             ev: Default::default(),
-            ev_v: Default::default(),
             k_route: Default::default(),
             k_local: Default::default(),
             k_spoof: Default::default(),
-            k_lost: Default::default(),
             out: Default::default(),
             unused: Default::default(),
             c_route: Constant::new(4.into()),
@@ -595,8 +591,9 @@ impl Default for EmLookup {
 impl Logic for EmLookup {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ev, ev_v, k_route, k_local, k_spoof, k_lost);
-        clock!(self, clock, core, hskid, askid, lskid);
+        dff_setup!(self, clock, k_route, k_local, k_spoof);
+        clock!(self, clock, core, hskid, askid, lskid, ev);
+        self.ev.reset.next = self.reset.val();
         self.core.reset.next = self.reset.val();
         self.hskid.reset.next = self.reset.val();
         self.askid.reset.next = self.reset.val();
@@ -626,14 +623,6 @@ impl Logic for EmLookup {
         self.m_hdr_valid.next = self.hskid.m_valid.val();
         self.out.next = self.core.o_valid.val() & self.hskid.s_ready.val();
         if self.out.val() {
-            if self.core.o_miss.val() {
-                if !self.ev_v.q.val() | self.m_ev_ready.val() {
-                    self.ev.d.next = self.core.o_ev.val();
-                    self.ev_v.d.next = true;
-                } else {
-                    self.k_lost.d.next = self.k_lost.q.val() + 1;
-                }
-            }
             if self.core.o_act.val().cause == self.c_route.val() {
                 self.k_route.d.next = self.k_route.q.val() + 1;
             }
@@ -644,22 +633,20 @@ impl Logic for EmLookup {
                 self.k_spoof.d.next = self.k_spoof.q.val() + 1;
             }
         }
-        if self.ev_v.q.val() & self.m_ev_ready.val() & !(self.out.val() & self.core.o_miss.val()) {
-            self.ev_v.d.next = false;
-        }
-        self.m_ev.next = self.ev.q.val();
-        self.m_ev_valid.next = self.ev_v.q.val();
+        self.ev.push.next = self.out.val() & self.core.o_miss.val();
+        self.ev.s_ev.next = self.core.o_ev.val();
+        self.ev.m_ev_ready.next = self.m_ev_ready.val();
+        self.m_ev.next = self.ev.m_ev.val();
+        self.m_ev_valid.next = self.ev.m_ev_valid.val();
         self.drop_no_route.next = self.k_route.q.val();
         self.drop_no_local.next = self.k_local.q.val();
         self.drop_spoof.next = self.k_spoof.q.val();
-        self.ev_lost.next = self.k_lost.q.val();
+        self.ev_lost.next = self.ev.lost.val();
         self.unused.next = self.askid.m_valid.val() | self.askid.s_ready.val() | self.lskid.m_valid.val() | self.lskid.s_ready.val();
         if self.reset.val() {
-            self.ev_v.d.next = false;
             self.k_route.d.next = 0.into();
             self.k_local.d.next = 0.into();
             self.k_spoof.d.next = 0.into();
-            self.k_lost.d.next = 0.into();
         }
     }
 }
