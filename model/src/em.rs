@@ -447,14 +447,7 @@ pub const ACL_SLOTS: usize = 16;
 /// The tenant map's row of a key: the 34-bit key `{kind, value}` folded by XOR into `bits` bits
 /// (bit i of the row is the XOR of key bits i, i + bits, i + 2·bits, ...).
 pub fn map_row(kind: KeyKind, value: u32, bits: u32) -> u32 {
-    let key = (kind as u64) << 32 | value as u64;
-    let mut r = 0u64;
-    let mut k = key;
-    while k != 0 {
-        r ^= k & ((1 << bits) - 1);
-        k >>= bits;
-    }
-    r as u32
+    fold_bits((kind as u64) << 32 | value as u64, bits)
 }
 
 /// A frame's classification key.

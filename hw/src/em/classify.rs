@@ -292,7 +292,8 @@ fn key_of(h: &EmHdrFields, wire: bool) -> (u8, u32) {
     }
 }
 
-fn tuple_of(h: &EmHdrFields) -> (u32, u32, u8, u16, u16) {
+/// The (src, dst, proto, sport, dport) the ACL and the lookups use: the inner frame's under VXLAN.
+pub(crate) fn tuple_of(h: &EmHdrFields) -> (u32, u32, u8, u16, u16) {
     if h.vxlan {
         (h.i_src, h.i_dst, h.i_proto, h.i_sport, h.i_dport)
     } else {

@@ -17,7 +17,7 @@
 //! A miss is dropped (`no_route`, `no_local`) and reported on `m_ev`. Frames the classifier
 //! already dropped pass with their cause. Three stages (read, compare, decide), one frame per
 //! cycle; latency 4 cycles (`LOOKUP_LATENCY`).
-use super::classify::{EmAct, EmActFields, EmEvent, EmEventFields, EmTblWr, EmTblWrFields, EvSlot};
+use super::classify::{tuple_of as tuple, EmAct, EmActFields, EmEvent, EmEventFields, EmTblWr, EmTblWrFields, EvSlot};
 use super::{vfield, EmHdr, EmHdrFields};
 use crate::stream::*;
 use nicgen_model::em::{LocalEntry, LookTables, RemoteEntry, MAP_WAYS};
@@ -179,15 +179,6 @@ struct Regs {
     ol: EmLookFields,
     oe: EmEventFields,
     omiss: bool,
-}
-
-/// The tuple's (src, dst, proto, sport, dport): the inner frame's under VXLAN.
-fn tuple(h: &EmHdrFields) -> (u32, u32, u8, u16, u16) {
-    if h.vxlan {
-        (h.i_src, h.i_dst, h.i_proto, h.i_sport, h.i_dport)
-    } else {
-        (h.src, h.dst, h.proto, h.sport, h.dport)
-    }
 }
 
 fn mask(n: usize) -> usize {
