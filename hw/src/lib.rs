@@ -1,4 +1,5 @@
 pub mod axil;
+pub mod board;
 pub mod blockbench;
 #[macro_use]
 pub mod record;

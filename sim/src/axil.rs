@@ -35,7 +35,8 @@ impl AxilMaster {
     }
 
     /// Read the 32-bit word at `addr`: (data, resp).
-    pub fn read<S: CycleSim + ?Sized>(&mut self, sim: &mut S, addr: u16) -> (u32, u8) {
+    pub fn read<S: CycleSim + ?Sized>(&mut self, sim: &mut S, addr: impl Into<u64>) -> (u32, u8) {
+        let addr: u64 = addr.into();
         let (ar, arv, arr, rd, rr, rv, rrdy) = (self.port("araddr"), self.port("arvalid"), self.port("arready"), self.port("rdata"), self.port("rresp"), self.port("rvalid"), self.port("rready"));
         let mut offered = false;
         let mut sent = false;
@@ -43,7 +44,7 @@ impl AxilMaster {
             if !sent && !offered {
                 offered = self.rng.chance(self.pct);
             }
-            sim.set_u64(ar, addr as u64);
+            sim.set_u64(ar, addr);
             sim.set_bit(arv, offered && !sent);
             let ready = sent && self.rng.chance(self.pct);
             sim.set_bit(rrdy, ready);
@@ -64,7 +65,8 @@ impl AxilMaster {
     }
 
     /// Write `data` at `addr` with byte strobes `strb`: the response code.
-    pub fn write<S: CycleSim + ?Sized>(&mut self, sim: &mut S, addr: u16, data: u32, strb: u8) -> u8 {
+    pub fn write<S: CycleSim + ?Sized>(&mut self, sim: &mut S, addr: impl Into<u64>, data: u32, strb: u8) -> u8 {
+        let addr: u64 = addr.into();
         let (aw, awv, awr, wd, ws, wv, wr, br, bv, brdy) = (
             self.port("awaddr"), self.port("awvalid"), self.port("awready"), self.port("wdata"), self.port("wstrb"),
             self.port("wvalid"), self.port("wready"), self.port("bresp"), self.port("bvalid"), self.port("bready"),
@@ -78,7 +80,7 @@ impl AxilMaster {
             if !w_on {
                 w_on = self.rng.chance(self.pct);
             }
-            sim.set_u64(aw, addr as u64);
+            sim.set_u64(aw, addr);
             sim.set_u64(wd, data as u64);
             sim.set_u64(ws, strb as u64);
             sim.set_bit(awv, a_on && !a_done);

@@ -32,6 +32,28 @@ pub struct AxilSlave {
     pub rready: Signal<In, Bit>,
 }
 
+/// An AXI4-Lite slave with 32-bit byte addresses (a PCIe BAR window, e.g. XDMA's `m_axil`).
+#[derive(LogicInterface, Default)]
+pub struct AxilSlave32 {
+    pub awaddr: Signal<In, Bits<32>>,
+    pub awvalid: Signal<In, Bit>,
+    pub awready: Signal<Out, Bit>,
+    pub wdata: Signal<In, Bits<32>>,
+    pub wstrb: Signal<In, Bits<4>>,
+    pub wvalid: Signal<In, Bit>,
+    pub wready: Signal<Out, Bit>,
+    pub bresp: Signal<Out, Bits<2>>,
+    pub bvalid: Signal<Out, Bit>,
+    pub bready: Signal<In, Bit>,
+    pub araddr: Signal<In, Bits<32>>,
+    pub arvalid: Signal<In, Bit>,
+    pub arready: Signal<Out, Bit>,
+    pub rdata: Signal<Out, Bits<32>>,
+    pub rresp: Signal<Out, Bits<2>>,
+    pub rvalid: Signal<Out, Bit>,
+    pub rready: Signal<In, Bit>,
+}
+
 /// The master side, for joining a slave inside a design.
 #[derive(LogicInterface, Default)]
 #[join = "AxilSlave"]
