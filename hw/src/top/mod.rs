@@ -217,3 +217,4 @@ pub fn regmap_header(top: &Top) -> String {
     s += &format!("\n#endif /* NICGEN_{up}_REGMAP_H */\n");
     s
 }
+pub mod au55c;
