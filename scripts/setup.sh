@@ -6,6 +6,8 @@ need_apt=()
 command -v verilator >/dev/null 2>&1 || need_apt+=(verilator)
 command -v yosys     >/dev/null 2>&1 || need_apt+=(yosys)
 command -v iverilog  >/dev/null 2>&1 || need_apt+=(iverilog)
+# the Vivado flow scripts are tested under tclsh with a stub of Vivado's commands
+command -v tclsh     >/dev/null 2>&1 || need_apt+=(tcl)
 command -v tshark    >/dev/null 2>&1 || need_apt+=(tshark)
 command -v editcap   >/dev/null 2>&1 || need_apt+=(wireshark-common)
 command -v g++       >/dev/null 2>&1 || need_apt+=(g++)

@@ -579,7 +579,7 @@ fn au55c_em(em: &Top) -> BoardTop {
         stubs,
         uses: vec!["em_datapath", "cdc_axis_fifo", "cdc_sync_bits", "board_regs"],
         ips: vec!["xdma_em", "cmac_usplus_0", "cmac_usplus_1"],
-        xdc: vec!["fpga.xdc", "clocks.xdc", "pcie.xdc", "qsfp0.xdc", "qsfp1.xdc", "gpio.xdc", "cdc_axis_fifo.xdc", "cdc_sync_bits.xdc"],
+        xdc: vec!["fpga.xdc", "clocks.xdc", "pcie.xdc", "qsfp0.xdc", "qsfp1.xdc", "hbm.xdc", "gpio.xdc", "cdc_axis_fifo.xdc", "cdc_sync_bits.xdc"],
     }
 }
 

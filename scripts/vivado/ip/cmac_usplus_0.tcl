@@ -1,0 +1,24 @@
+# 100G MAC for QSFP28 port 0: CAUI-4 (4 x 25.78125 Gb/s), 161.1328125 MHz reference, RS-FEC,
+# 512-bit AXI4-Stream user interface (gt_txusrclk2, 322.266 MHz), control by ports (no AXI).
+create_ip -name cmac_usplus -vendor xilinx.com -library ip -module_name cmac_usplus_0 -dir $ip_dir
+set_property -dict [list \
+  CONFIG.CMAC_CAUI4_MODE {1} \
+  CONFIG.NUM_LANES {4x25} \
+  CONFIG.GT_REF_CLK_FREQ {161.1328125} \
+  CONFIG.USER_INTERFACE {AXIS} \
+  CONFIG.GT_DRP_CLK {100.00} \
+  CONFIG.ENABLE_AXI_INTERFACE {0} \
+  CONFIG.INCLUDE_RS_FEC {1} \
+  CONFIG.CMAC_CORE_SELECT {CMACE4_X0Y3} \
+  CONFIG.GT_GROUP_SELECT {X0Y24~X0Y27} \
+  CONFIG.LANE1_GT_LOC {X0Y24} \
+  CONFIG.LANE2_GT_LOC {X0Y25} \
+  CONFIG.LANE3_GT_LOC {X0Y26} \
+  CONFIG.LANE4_GT_LOC {X0Y27} \
+  CONFIG.RX_GT_BUFFER {1} \
+  CONFIG.GT_RX_BUFFER_BYPASS {0} \
+  CONFIG.ENABLE_PIPELINE_REG {1} \
+  CONFIG.RX_MAX_PACKET_LEN {9622} \
+  CONFIG.TX_FLOW_CONTROL {0} \
+  CONFIG.RX_FLOW_CONTROL {0} \
+] [get_ips cmac_usplus_0]
