@@ -47,8 +47,17 @@ test: setup check-hdl
 bench: build
 	$(NICGEN) bench --out $(OUT)/bench
 
-bitstream program flash:
-	@echo "The Vivado flow (issue 8) is not written yet: there is nothing to $@." >&2; exit 1
+# The Vivado flow for the Alveo U55C (needs Vivado on PATH; each says what is missing).
+BOARD ?= au55c100g
+BIT   ?= $(OUT)/vivado/$(BOARD).bit
+bitstream: verilog
+	$(NICGEN) build --board $(BOARD) --gen $(GEN) --out $(OUT)/vivado
+
+program: build
+	$(NICGEN) program $(BIT)
+
+flash: build
+	$(NICGEN) flash $(BIT)
 
 clean:
 	rm -rf $(GEN) $(OUT)

@@ -63,6 +63,28 @@ enum Cmd {
         #[arg(long)]
         top: Option<String>,
     },
+    /// Vivado: synthesize, implement and write the bitstream of a U55C board top.
+    Build {
+        /// Board top: au55c100g (RoCE engine) or au55c_em (execution module).
+        #[arg(long, default_value = "au55c100g")]
+        board: String,
+        #[arg(long, default_value = "gen")]
+        gen: PathBuf,
+        #[arg(long, default_value = "out/vivado")]
+        out: PathBuf,
+        #[arg(long, default_value_t = 4)]
+        jobs: usize,
+    },
+    /// Vivado: load a bitstream over JTAG (hw_server at HW_SERVER_URL, default localhost:3121).
+    Program {
+        #[arg(default_value = "out/vivado/au55c100g.bit")]
+        bit: PathBuf,
+    },
+    /// Vivado: write a bitstream to the configuration flash at 0x01002000 (golden image kept).
+    Flash {
+        #[arg(default_value = "out/vivado/au55c100g.bit")]
+        bit: PathBuf,
+    },
     /// PCAP tools.
     Pcap {
         #[command(subcommand)]
@@ -217,6 +239,9 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Verilog { out } => cmd::verilog::run(&out),
+        Cmd::Build { board, gen, out, jobs } => cmd::vivado::build(&gen, &board, &out, jobs),
+        Cmd::Program { bit } => cmd::vivado::program(&bit),
+        Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
         Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, slot_latency, qp_table, b_op, faults: f, campaign, timeout, retry_cnt } } => {

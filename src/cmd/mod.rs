@@ -5,3 +5,4 @@ pub mod report;
 pub mod sim;
 pub mod verilog;
 pub mod plot;
+pub mod vivado;
