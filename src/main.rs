@@ -59,9 +59,9 @@ enum Cmd {
     },
     /// Yosys resources (LUT/FF/BRAM/URAM/DSP) and logic depth per top level.
     Report {
-        /// Only this top level (default: all).
+        /// Only these top levels (repeat the option; default: all).
         #[arg(long)]
-        top: Option<String>,
+        top: Vec<String>,
     },
     /// Vivado: synthesize, implement and write the bitstream of a U55C board top.
     Build {
@@ -284,7 +284,7 @@ fn main() -> Result<()> {
             };
             cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap, clean_len: None })
         }
-        Cmd::Report { top } => cmd::report::run(top.as_deref()),
+        Cmd::Report { top } => cmd::report::run(&top),
         Cmd::Pcap { cmd: PcapCmd::Check { file } } => {
             let bad = cmd::pcap::check(&file)?;
             if bad > 0 {

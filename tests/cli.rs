@@ -119,3 +119,22 @@ fn bench_smoke_writes_table_json_and_plots() {
         }
     }
 }
+
+/// `nicgen report` synthesizes with Yosys and prints the table beside the published figures.
+#[test]
+fn report_prints_resources_beside_balboa() {
+    let out = nicgen().args(["report", "--top", "icrc_gen", "--top", "cdc_sync_bits"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let row = |name: &str| -> Vec<String> { text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} row:\n{text}")).split_whitespace().map(|s| s.to_string()).collect() };
+    let icrc = row("icrc_gen");
+    let luts: u64 = icrc[1].parse().unwrap();
+    let levels: u64 = icrc[6].parse().unwrap();
+    assert!(luts > 500 && levels > 0, "{text}");
+    assert_eq!(row("cdc_sync_bits")[2], "16", "two flops per bit: {text}");
+    assert!(row("total").len() >= 7);
+    assert_eq!(row("BALBOA")[2], "43732", "{text}");
+    assert!(text.contains("Yosys estimates"));
+    let bad = nicgen().args(["report", "--top", "no_such_top"]).output().unwrap();
+    assert!(!bad.status.success());
+}

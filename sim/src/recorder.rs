@@ -105,12 +105,17 @@ impl<S: CycleSim> Recorder<S> {
 /// Compile `tb` with the design under iverilog, run it in `dir`, and return its output. Fails
 /// unless the testbench prints `PASS`.
 pub fn run_iverilog(dir: &Path, tb: &Path, design: &Path) -> Result<String> {
+    run_iverilog_files(dir, tb, &[design], "-g2005")
+}
+
+/// The same with several design files (a netlist and its cell library) and a language flag.
+pub fn run_iverilog_files(dir: &Path, tb: &Path, design: &[&Path], gen: &str) -> Result<String> {
     let exe = dir.join("tb.vvp");
     let out = Command::new("iverilog")
-        .args(["-g2005", "-o"])
+        .args([gen, "-o"])
         .arg(&exe)
         .arg(tb)
-        .arg(design)
+        .args(design)
         .output()
         .context("running iverilog (run scripts/setup.sh)")?;
     if !out.status.success() {

@@ -106,16 +106,36 @@ pub fn synth(name: &str, verilog: &str, top: &str) -> Result<Resources> {
     })
 }
 
-pub fn run(only: Option<&str>) -> Result<()> {
-    println!("{:<16} {:>8} {:>8} {:>7} {:>5} {:>4} {:>6}", "top", "LUT", "FF", "BRAM18", "URAM", "DSP", "levels");
+/// Published figures for comparison (BALBOA, OSDI 2026, Table: base transport; Limago).
+pub const BALBOA_BASE: (u64, u64, f64) = (43_732, 102_988, 101.0);
+pub const LIMAGO: (u64, f64) = (72_974, 78.0);
+
+/// The table for `only` (every top when empty), with a total row and the published figures.
+pub fn run(only: &[String]) -> Result<()> {
+    println!("{:<16} {:>8} {:>8} {:>8} {:>5} {:>4} {:>6}", "top", "LUT", "FF", "RAMB36", "URAM", "DSP", "levels");
+    let mut total = Resources { luts: 0, ffs: 0, bram18: 0, uram: 0, dsp: 0, depth: 0 };
+    let mut n = 0;
     for t in all_tops() {
-        if only.is_some_and(|o| o != t.name) {
+        if !only.is_empty() && !only.iter().any(|o| o == t.name) {
             continue;
         }
         let core = format!("{}_core", t.name);
         let r = synth(t.name, &t.verilog, &core)?;
-        println!("{:<16} {:>8} {:>8} {:>7} {:>5} {:>4} {:>6}", t.name, r.luts, r.ffs, r.bram18, r.uram, r.dsp, r.depth);
+        println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", t.name, r.luts, r.ffs, r.bram18 as f64 / 2.0, r.uram, r.dsp, r.depth);
+        total.luts += r.luts;
+        total.ffs += r.ffs;
+        total.bram18 += r.bram18;
+        total.uram += r.uram;
+        total.dsp += r.dsp;
+        total.depth = total.depth.max(r.depth);
+        n += 1;
     }
-    println!("(Yosys synth_xilinx -family xcup -flatten; LUT includes SRL/LUTRAM; depth = LUT levels on the worst register-to-register path; MUXF and CARRY cells not counted)");
+    if n == 0 {
+        bail!("no top named {:?} (see gen/tops.json)", only);
+    }
+    println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", format!("total ({n})"), total.luts, total.ffs, total.bram18 as f64 / 2.0, total.uram, total.dsp, total.depth);
+    println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", "BALBOA base", BALBOA_BASE.0, BALBOA_BASE.1, BALBOA_BASE.2, "-", "-", "-");
+    println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", "Limago", "-", LIMAGO.0, LIMAGO.1, "-", "-", "-");
+    println!("(ours: Yosys estimates, synth_xilinx -family xcup -flatten, not Vivado; LUT includes SRL/LUTRAM; RAMB36 = RAMB36 + RAMB18/2; levels = LUT levels on the worst register-to-register path, MUXF and CARRY cells not counted; total levels = the deepest. The total sums the tops listed, and tops that contain others count those twice: compare roce_engine alone with BALBOA's base transport. BALBOA and Limago: Vivado, published.)");
     Ok(())
 }
