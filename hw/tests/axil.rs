@@ -53,9 +53,9 @@ fn check_window<S: CycleSim>(sim: &mut S, seed: u64, pct: u32) {
     for addr in [0x20u16, 0x22, 0x100, 0xfffc] {
         assert_eq!(m.read(sim, addr), (0, SLVERR), "read 0x{addr:04x}");
     }
-    assert_eq!(m.write(sim, 0x0, 0xdead_beef, 0xf), SLVERR);
-    assert_eq!(m.write(sim, 0x8, 0, 0x1), SLVERR);
-    assert_eq!(m.read(sim, 0x0), (40, OKAY), "a write changed nothing");
+    assert_eq!(m.write(sim, 0x0u16, 0xdead_beef, 0xf), SLVERR);
+    assert_eq!(m.write(sim, 0x8u16, 0, 0x1), SLVERR);
+    assert_eq!(m.read(sim, 0x0u16), (40, OKAY), "a write changed nothing");
 }
 
 #[test]
