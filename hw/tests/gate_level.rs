@@ -3,7 +3,8 @@
 //! with the RTL: the same input vectors each cycle (recorded by the Recorder, which also writes
 //! them as a self-checking testbench), and every output compared in every cycle. Simulation and
 //! synthesis must agree. (iverilog replays the recorded testbench on the RTL in the harness
-//! tests; on these netlists it takes tens of minutes, Verilator seconds.)
+//! tests; on these netlists it takes about 5 s per cycle, so Verilator runs them, built without
+//! C++ optimization.)
 mod common;
 use common::*;
 use nicgen_hw::crc::icrc::IcrcGen;
@@ -22,8 +23,17 @@ fn tmpdir(name: &str) -> std::path::PathBuf {
 }
 
 /// Synthesize `top.v` (module `top`) in `dir` to `net.v` with Xilinx cells.
+///
+/// - `-nosrl`: Yosys 0.23's SRL inference turns the ICRC core's enabled beat registers
+///   (`core.b` → `core.fix$2.beat`) into SRL16E cells with CE tied to 1, and that netlist
+///   drops a beat under backpressure (cycle 16 of the run below, under iverilog and Verilator
+///   alike). Every `synth_xilinx` step before `map_luts` simulates equal to the RTL, and so
+///   does the whole flow with `-nosrl`. Vivado infers its own shift registers.
+/// - `opt_clean -purge`: drops the alias assignments between internal wire names that
+///   `write_verilog` otherwise emits (some circular, with x bits); Verilator mis-orders them
+///   (UNOPTFLAT) and the ICRC netlist then differed at cycle 27, where iverilog agreed.
 fn synthesize(dir: &Path) -> String {
-    let script = "read_verilog top.v; synth_xilinx -family xcup -flatten -top top; tee -q -o stat.txt stat; write_verilog -noattr net.v";
+    let script = "read_verilog top.v; synth_xilinx -family xcup -flatten -nosrl -top top; opt_clean -purge; tee -q -o stat.txt stat; write_verilog -noattr net.v";
     let out = Command::new("yosys").current_dir(dir).args(["-q", "-p", script]).output().unwrap();
     assert!(out.status.success(), "yosys: {}", String::from_utf8_lossy(&out.stderr));
     std::fs::read_to_string(dir.join("stat.txt")).unwrap()
@@ -46,7 +56,8 @@ fn gate_level<T: Block>(name: &str, make: impl Fn() -> T, drive: impl Fn(&mut Di
     let netlist = std::fs::read_to_string(dir.join("net.v")).unwrap();
     assert!(netlist.contains("LUT6") || netlist.contains("LUT5"), "{name}: the netlist has no LUTs");
     let lib = std::fs::read_to_string(cells()).unwrap();
-    let opts = VerilatorOptions::from_env();
+    let mut opts = VerilatorOptions::from_env();
+    opts.quick = true;
     let ports = top_ports(&uut);
     let run = |net: &str| {
         let gl = VerilatorSim::build(&format!("{net}\n{lib}"), "top", ports.clone(), "clock", &opts).unwrap();
@@ -76,7 +87,6 @@ fn gate_level<T: Block>(name: &str, make: impl Fn() -> T, drive: impl Fn(&mut Di
 /// The ICRC generator: random RoCEv2 frames, every tkeep residue of the last beat, random
 /// valid gaps and ready backpressure.
 #[test]
-#[ignore = "open: the netlist's m_axis_tdata differs from the RTL's at cycle 16 (not yet analysed: possibly a register without reset shown while tvalid is low, which this whole-output comparison does not mask); the run also takes about 7 minutes"]
 fn icrc_generator_netlist_matches_simulation() {
     gate_level("icrc_gen", IcrcGen::default, |rec| {
         let mut rng = Rng::new(21);

@@ -100,7 +100,7 @@ fn parallel_builds_share_the_cache() {
                 let mut uut = AxisStrip::default();
                 uut.connect_all();
                 let v = verilog_named(&uut, "top");
-                let opts = VerilatorOptions { trace: None, cache };
+                let opts = VerilatorOptions { trace: None, cache, quick: false };
                 let mut sim = VerilatorSim::build(&v, "top", top_ports(&uut), "clock", &opts).unwrap();
                 let frames = random_frames(&mut Rng::new(t), &[70, 130], 0);
                 let sl = sim.port("strip_len");

@@ -16,6 +16,9 @@ pub struct VerilatorOptions {
     pub trace: Option<PathBuf>,
     /// Cache folder; default `<workspace>/target/vlcache`.
     pub cache: PathBuf,
+    /// Compile the model without C++ optimization: much faster to build, slower to run. For
+    /// large netlists simulated for a few hundred cycles (the gate-level checks).
+    pub quick: bool,
 }
 
 impl VerilatorOptions {
@@ -24,7 +27,7 @@ impl VerilatorOptions {
     pub fn from_env() -> Self {
         let cache = std::env::var_os("NICGEN_VLCACHE").map(PathBuf::from).unwrap_or_else(default_cache);
         let trace = std::env::var_os("NICGEN_TRACE").map(PathBuf::from);
-        VerilatorOptions { trace, cache }
+        VerilatorOptions { trace, cache, quick: false }
     }
 }
 
@@ -146,9 +149,17 @@ fn verilator_include() -> PathBuf {
 /// cached by a hash of the Verilog, the shim and the options. Builds happen in a private folder
 /// that is renamed into place, so parallel tests that build the same design are safe.
 pub fn build(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, trace: bool, cache: &Path) -> Result<VerilatorBuild> {
+    build_with(verilog, top, ports, clock, trace, cache, false)
+}
+
+/// [`build`], optionally without C++ optimization (`quick`).
+pub fn build_with(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, trace: bool, cache: &Path, quick: bool) -> Result<VerilatorBuild> {
     let shim = gen_shim(top, ports, clock, trace);
     let mut h = DefaultHasher::new();
     (verilog, &shim, trace, "v2").hash(&mut h);
+    if quick {
+        "quick".hash(&mut h);
+    }
     let dir = cache.join(format!("{top}-{:016x}", h.finish()));
     let lib = dir.join("libdut.so");
     if lib.exists() {
@@ -175,6 +186,14 @@ pub fn build(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, trace: b
     .collect();
     if trace {
         args.push("--trace".into());
+    }
+    if quick {
+        for a in args.iter_mut() {
+            if a == "-fPIC -O2" {
+                *a = "-fPIC -O0".into();
+            }
+        }
+        args.extend(["-MAKEFLAGS".into(), "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0".into()]);
     }
     run(Command::new("verilator").current_dir(&tmp).args(&args))?;
     // Verilator 5 `--build` without `--exe` builds only the model archive; add the runtime.
@@ -225,7 +244,7 @@ unsafe impl Send for VerilatorSim {}
 impl VerilatorSim {
     /// Build (or take from the cache) and load a model of `verilog`.
     pub fn build(verilog: &str, top: &str, ports: Vec<PortInfo>, clock: &str, opts: &VerilatorOptions) -> Result<Self> {
-        let b = build(verilog, top, &ports, clock, opts.trace.is_some(), &opts.cache)?;
+        let b = build_with(verilog, top, &ports, clock, opts.trace.is_some(), &opts.cache, opts.quick)?;
         let s = Self::load(b, ports)?;
         if let Some(path) = &opts.trace {
             let c = std::ffi::CString::new(path.to_string_lossy().as_bytes())?;

@@ -156,6 +156,23 @@ fn axi_sigs(data: usize, addr: usize, len: usize) -> Vec<(&'static str, bool, us
     ]
 }
 
+/// AXI4-Lite master-side signals with `addr`-bit addresses.
+fn axil_sigs(addr: usize) -> Vec<(&'static str, bool, usize)> {
+    vec![
+        ("awaddr", true, addr), ("awvalid", true, 1), ("awready", false, 1), ("wdata", true, 32), ("wstrb", true, 4), ("wvalid", true, 1), ("wready", false, 1),
+        ("bresp", false, 2), ("bvalid", false, 1), ("bready", true, 1), ("araddr", true, addr), ("arvalid", true, 1), ("arready", false, 1),
+        ("rdata", false, 32), ("rresp", false, 2), ("rvalid", false, 1), ("rready", true, 1),
+    ]
+}
+
+/// Glue: stream wires `src_*` drive `dst_*` (and `dst_tready` drives `src_tready`).
+fn stream_assign(b: &mut Body, dst: &str, src: &str) {
+    for sig in ["tdata", "tkeep", "tlast", "tuser", "tvalid"] {
+        b.glue(format!("  assign {dst}_{sig} = {src}_{sig};"));
+    }
+    b.glue(format!("  assign {src}_tready = {dst}_tready;"));
+}
+
 /// Pins of an AXI port on `inst` (`prefix` + signal; `upper`: HBM's upper-case names), on the
 /// master side (`master`) or the slave side, each joined to net `<net>_<signal>`.
 fn axi_pins(mut inst: Inst, b: &mut Body, prefix: &str, upper: bool, master: bool, net: &str, sigs: &[(&'static str, bool, usize)]) -> Inst {
@@ -271,11 +288,7 @@ fn platform(b: &mut Body, xdma: &str, bypass: bool) {
         .o("axi_aclk", 1, "core_clk")
         .o("axi_aresetn", 1, "core_rstn")
         .i("usr_irq_req", 1, "1'b0");
-    let lite: Vec<(&str, bool, usize)> = vec![
-        ("awaddr", true, 32), ("awvalid", true, 1), ("awready", false, 1), ("wdata", true, 32), ("wstrb", true, 4), ("wvalid", true, 1), ("wready", false, 1),
-        ("bresp", false, 2), ("bvalid", false, 1), ("bready", true, 1), ("araddr", true, 32), ("arvalid", true, 1), ("arready", false, 1),
-        ("rdata", false, 32), ("rresp", false, 2), ("rvalid", false, 1), ("rready", true, 1),
-    ];
+    let lite = axil_sigs(32);
     x = axi_pins(x, b, "m_axil_", false, true, "bar", &lite);
     // H2C channel 0: host memory → card (the engine's DMA reads); C2H: card → host memory
     x = axis_pins(x, "m_axis_h2c_", "_0", true, "h2c", false);
@@ -304,14 +317,9 @@ fn platform(b: &mut Body, xdma: &str, bypass: bool) {
 /// The board register window on the BAR, with its status words.
 fn regs(b: &mut Body, engine: Option<&str>, status: [&str; 8]) {
     let mut r = Inst::new("board_regs", "u_regs", false).i("clock", 1, "core_clk").i("reset", 1, "core_rst");
-    let lite: Vec<(&str, bool, usize)> = vec![
-        ("awaddr", true, 32), ("awvalid", true, 1), ("awready", false, 1), ("wdata", true, 32), ("wstrb", true, 4), ("wvalid", true, 1), ("wready", false, 1),
-        ("bresp", false, 2), ("bvalid", false, 1), ("bready", true, 1), ("araddr", true, 32), ("arvalid", true, 1), ("arready", false, 1),
-        ("rdata", false, 32), ("rresp", false, 2), ("rvalid", false, 1), ("rready", true, 1),
-    ];
+    let lite = axil_sigs(32);
     r = axi_pins(r, b, "s_axil_", false, false, "bar", &lite);
-    let lite16: Vec<(&str, bool, usize)> = lite.iter().map(|&(n, m, w)| (n, m, if n.ends_with("addr") { 16 } else { w })).collect();
-    r = axi_pins(r, b, "m_axil_", false, true, "ctl", &lite16);
+    r = axi_pins(r, b, "m_axil_", false, true, "ctl", &axil_sigs(16));
     for (i, s) in status.iter().enumerate() {
         r = r.i(&format!("status_{i}"), 32, s);
     }
@@ -452,9 +460,9 @@ fn au55c100g(engine: &Top) -> BoardTop {
     // host DMA through XDMA descriptor bypass: a command is one descriptor
     b.glue("  // DMA reads (H2C) and writes (C2H): DmaCmd = {tag[23:0], len[31:0], addr[63:0]}; lengths are at most one PMTU");
     b.glue("  assign h2c_byp_addr = eng_dma_rd_cmd[63:0];\n  assign h2c_byp_len = eng_dma_rd_cmd[91:64];\n  assign h2c_byp_load = eng_dma_rd_cmd_valid;\n  assign eng_dma_rd_cmd_ready = h2c_byp_ready;");
-    b.glue("  assign eng_s_axis_dma_rd_tdata = h2c_tdata;\n  assign eng_s_axis_dma_rd_tkeep = h2c_tkeep;\n  assign eng_s_axis_dma_rd_tlast = h2c_tlast;\n  assign eng_s_axis_dma_rd_tuser = h2c_tuser;\n  assign eng_s_axis_dma_rd_tvalid = h2c_tvalid;\n  assign h2c_tready = eng_s_axis_dma_rd_tready;");
+    stream_assign(&mut b, "eng_s_axis_dma_rd", "h2c");
     b.glue("  assign c2h_byp_addr = eng_dma_wr_cmd[63:0];\n  assign c2h_byp_len = eng_dma_wr_cmd[91:64];\n  assign c2h_byp_load = eng_dma_wr_cmd_valid;\n  assign eng_dma_wr_cmd_ready = c2h_byp_ready;");
-    b.glue("  assign c2h_tdata = eng_m_axis_dma_wr_tdata;\n  assign c2h_tkeep = eng_m_axis_dma_wr_tkeep;\n  assign c2h_tlast = eng_m_axis_dma_wr_tlast;\n  assign c2h_tuser = eng_m_axis_dma_wr_tuser;\n  assign c2h_tvalid = eng_m_axis_dma_wr_tvalid;\n  assign eng_m_axis_dma_wr_tready = c2h_tready;");
+    stream_assign(&mut b, "c2h", "eng_m_axis_dma_wr");
     // control: the BAR router hands the lower 64 KiB to the engine
     for s in ["awaddr", "awvalid", "wdata", "wstrb", "wvalid", "bready", "araddr", "arvalid", "rready"] {
         b.glue(format!("  assign eng_s_axil_ctrl_{s} = ctl_{s};"));
@@ -556,8 +564,9 @@ fn au55c_em(em: &Top) -> BoardTop {
     b.glue("  assign em_link_up = link_sync[1:0];");
     // host frames: H2C channel 0 is the host's transmit queue (VF 0: XDMA has one function),
     // C2H channel 0 its receive queue; a descriptor per frame, posted by the host driver.
-    b.glue("  assign em_s_axis_host_tx_tdata = h2c_tdata;\n  assign em_s_axis_host_tx_tkeep = h2c_tkeep;\n  assign em_s_axis_host_tx_tlast = h2c_tlast;\n  assign em_s_axis_host_tx_tuser = h2c_tuser;\n  assign em_s_axis_host_tx_tvalid = h2c_tvalid;\n  assign h2c_tready = em_s_axis_host_tx_tready;\n  assign em_s_host_vf = 12'd0;");
-    b.glue("  assign c2h_tdata = em_m_axis_host_rx_tdata;\n  assign c2h_tkeep = em_m_axis_host_rx_tkeep;\n  assign c2h_tlast = em_m_axis_host_rx_tlast;\n  assign c2h_tuser = em_m_axis_host_rx_tuser;\n  assign c2h_tvalid = em_m_axis_host_rx_tvalid;\n  assign em_m_axis_host_rx_tready = c2h_tready;");
+    stream_assign(&mut b, "em_s_axis_host_tx", "h2c");
+    b.glue("  assign em_s_host_vf = 12'd0;");
+    stream_assign(&mut b, "c2h", "em_m_axis_host_rx");
     b.glue("  // Tables, device configuration and miss events belong to the M2M endpoint (issue 7), which\n  // is not built yet: until it is, the tables stay empty and every frame is dropped (no_tenant).\n  // The host window below cannot reach them, by design.");
     b.glue("  assign em_nat = 1'b0;\n  assign em_cfg = 144'd0;\n  assign em_s_tw = 244'd0;\n  assign em_s_tw_valid = 1'b0;\n  assign em_m_ev_ready = 1'b1;");
     regs(&mut b, None, ["BUILD_DATE", "GIT_HASH", "{24'd0, link_sync}", "cmac0_rx_drops", "cmac1_rx_drops", "em_eg_kept", "em_ig_kept", "em_failover"]);
