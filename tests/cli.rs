@@ -120,10 +120,11 @@ fn bench_smoke_writes_table_json_and_plots() {
     }
 }
 
-/// `nicgen report` synthesizes with Yosys and prints the table beside the published figures.
+/// `nicgen report` synthesizes with Yosys and prints the table beside the published figures: the
+/// ICRC engine and a RoCE top (the RX parser, which holds no QP state) in CI.
 #[test]
 fn report_prints_resources_beside_balboa() {
-    let out = nicgen().args(["report", "--top", "icrc_gen", "--top", "cdc_sync_bits"]).output().unwrap();
+    let out = nicgen().args(["report", "--top", "icrc_gen", "--top", "roce_rx_parse", "--top", "cdc_sync_bits"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
     let row = |name: &str| -> Vec<String> { text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} row:\n{text}")).split_whitespace().map(|s| s.to_string()).collect() };
@@ -132,6 +133,8 @@ fn report_prints_resources_beside_balboa() {
     let levels: u64 = icrc[6].parse().unwrap();
     assert!(luts > 500 && levels > 0, "{text}");
     assert_eq!(row("cdc_sync_bits")[2], "16", "two flops per bit: {text}");
+    let parse: u64 = row("roce_rx_parse")[1].parse().unwrap();
+    assert!(parse > 100, "{text}");
     assert!(row("total").len() >= 7);
     assert_eq!(row("BALBOA")[2], "43732", "{text}");
     assert!(text.contains("Yosys estimates"));
