@@ -10,20 +10,8 @@ set bit [file normalize [lindex $argv 0]]
 set mcs [file rootname $bit].mcs
 set flash_part mt25qu01g-spi-x1_x2_x4
 set user_offset 0x01002000
-set url localhost:3121
-if {[info exists ::env(HW_SERVER_URL)] && $::env(HW_SERVER_URL) ne ""} {
-    set url $::env(HW_SERVER_URL)
-}
 write_cfgmem -force -format mcs -size 128 -interface SPIx4 -loadbit "up $user_offset $bit" -file $mcs
-open_hw_manager
-connect_hw_server -url $url
-open_hw_target
-set dev [lindex [get_hw_devices xcu55c*] 0]
-if {$dev eq ""} {
-    puts "flash: no xcu55c device on $url"
-    exit 1
-}
-current_hw_device $dev
+source [file join [file dirname [file normalize [info script]]] hw_device.tcl]
 create_hw_cfgmem -hw_device $dev [lindex [get_cfgmem_parts $flash_part] 0]
 set cfg [get_property PROGRAM.HW_CFGMEM $dev]
 set_property PROGRAM.ADDRESS_RANGE {use_file} $cfg

@@ -6,19 +6,7 @@ if {[llength $argv] < 1} {
     exit 2
 }
 set bit [file normalize [lindex $argv 0]]
-set url localhost:3121
-if {[info exists ::env(HW_SERVER_URL)] && $::env(HW_SERVER_URL) ne ""} {
-    set url $::env(HW_SERVER_URL)
-}
-open_hw_manager
-connect_hw_server -url $url
-open_hw_target
-set dev [lindex [get_hw_devices xcu55c*] 0]
-if {$dev eq ""} {
-    puts "program: no xcu55c device on $url"
-    exit 1
-}
-current_hw_device $dev
+source [file join [file dirname [file normalize [info script]]] hw_device.tcl]
 refresh_hw_device -update_hw_probes false $dev
 set_property PROGRAM.FILE $bit $dev
 program_hw_devices $dev
