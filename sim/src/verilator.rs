@@ -179,7 +179,7 @@ pub fn build_with(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, tra
     let mut args: Vec<String> = [
         "--cc", "top.v", "--top-module", top, "-Mdir", "obj", "--build", "-j", "2", "-O2",
         "--x-assign", "fast", "--x-initial", "fast", "--noassert", "-Wno-fatal", "-Wno-lint",
-        "-Wno-style", "-CFLAGS", "-fPIC -O2",
+        "-Wno-style", "-CFLAGS", if quick { "-fPIC -O0" } else { "-fPIC -O2" },
     ]
     .iter()
     .map(|s| s.to_string())
@@ -188,11 +188,6 @@ pub fn build_with(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, tra
         args.push("--trace".into());
     }
     if quick {
-        for a in args.iter_mut() {
-            if a == "-fPIC -O2" {
-                *a = "-fPIC -O0".into();
-            }
-        }
         args.extend(["-MAKEFLAGS".into(), "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0".into()]);
     }
     run(Command::new("verilator").current_dir(&tmp).args(&args))?;

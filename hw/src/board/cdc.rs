@@ -52,12 +52,12 @@ impl Logic for CdcAxisFifo {
     }
 }
 
-/// Gray-code helper functions for a Custom body.
-fn gray_functions(w: usize) -> String {
+/// Gray-code helper functions `b2g<suffix>` and `g2b<suffix>` of `w` bits for a Custom body.
+fn gray_functions(w: usize, suffix: &str) -> String {
     let m = w - 1;
     format!(
-        "function [{m}:0] b2g;\n  input [{m}:0] b;\n  b2g = b ^ (b >> 1);\nendfunction\n\
-         function [{m}:0] g2b;\n  input [{m}:0] g;\n  integer k;\n  begin\n    g2b[{m}] = g[{m}];\n    for (k = {m} - 1; k >= 0; k = k - 1) g2b[k] = g2b[k + 1] ^ g[k];\n  end\nendfunction\n"
+        "function [{m}:0] b2g{suffix};\n  input [{m}:0] b;\n  b2g{suffix} = b ^ (b >> 1);\nendfunction\n\
+         function [{m}:0] g2b{suffix};\n  input [{m}:0] g;\n  integer k;\n  begin\n    g2b{suffix}[{m}] = g[{m}];\n    for (k = {m} - 1; k >= 0; k = k - 1) g2b{suffix}[k] = g2b{suffix}[k + 1] ^ g[k];\n  end\nendfunction\n"
     )
 }
 
@@ -67,8 +67,8 @@ fn cdc_fifo_verilog(a: usize) -> String {
     let mut v = String::new();
     v += &format!("// {depth}-beat asynchronous frame FIFO; entries {{tuser, tlast, tkeep, tdata}}\n");
     v += &format!("(* ram_style = \"block\" *) reg [{}:0] mem [0:{}];\n", w - 1, depth - 1);
-    v += &gray_functions(a + 1);
-    v += &gray_functions(32).replace("b2g", "b2g32").replace("g2b", "g2b32");
+    v += &gray_functions(a + 1, "");
+    v += &gray_functions(32, "32");
     // write side
     v += &format!("reg [{a}:0] rp, rp_g;\n");
     v += &format!("reg [{a}:0] wp, wcommit, wcommit_g;\nreg [31:0] drops_s, drops_g;\nreg dropping;\n");
