@@ -5,6 +5,7 @@ pub mod blockbench;
 pub mod record;
 pub mod crc;
 pub mod em;
+pub mod m2m;
 pub mod roce;
 pub mod scenario;
 pub mod service;
