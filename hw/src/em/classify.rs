@@ -47,6 +47,8 @@ crate::record!(
         rule: u8 = 4,
         /// The cycle (low 32 bits) at which the frame passed the policer.
         ts: u32 = 32,
+        /// The table bank the frame reads throughout (the classifier's and the lookups').
+        bank: bool = 1,
     }
 );
 
@@ -210,6 +212,8 @@ fn mask(n: usize) -> u128 {
 #[derive(Clone, Default)]
 struct Stage {
     v: bool,
+    /// The table bank this header reads.
+    b: bool,
     h: EmHdrFields,
 }
 
@@ -284,6 +288,11 @@ struct Regs {
     oe: EmEventFields,
 }
 
+/// The offset of bank `b` in a two-bank table of `bits` address bits.
+fn bk(b: bool, bits: usize) -> usize {
+    (b as usize) << bits
+}
+
 fn key_of(h: &EmHdrFields, wire: bool) -> (u8, u32) {
     match (wire, h.vxlan) {
         (false, _) => (0, h.vf as u32),
@@ -308,11 +317,12 @@ fn rule_matches(r: &AclRuleBitsFields, t: &(u32, u32, u8, u16, u16)) -> bool {
 
 impl CoreState {
     fn new(z: ClsSizes) -> Self {
+        // two banks of each table (the TAT RAM is state, not a table: one bank)
         let m = Mems {
-            map: vec![[0; MAP_WAYS]; 1 << z.map_bits],
-            ten: vec![0; 1 << z.ten_bits],
-            acl: vec![[AclRuleBitsFields::default(); ACL_SLOTS]; 1 << z.group_bits],
-            qcfg: vec![QosCfgBitsFields::default(); 1 << VF_BITS],
+            map: vec![[0; MAP_WAYS]; 2 << z.map_bits],
+            ten: vec![0; 2 << z.ten_bits],
+            acl: vec![[AclRuleBitsFields::default(); ACL_SLOTS]; 2 << z.group_bits],
+            qcfg: vec![QosCfgBitsFields::default(); 2 << VF_BITS],
             tat: vec![0; 1 << VF_BITS],
         };
         CoreState { m, r: Regs::default() }
@@ -320,7 +330,7 @@ impl CoreState {
 
     /// One clock edge: `hdr`/`hv` the input, `tw` a table write.
     #[allow(clippy::too_many_arguments)]
-    fn edge(&mut self, z: ClsSizes, reset: bool, hdr: EmHdrFields, hv: bool, wire: bool, adv: bool, tw: Option<EmTblWrFields>) {
+    fn edge(&mut self, z: ClsSizes, reset: bool, hdr: EmHdrFields, hv: bool, (bank, wbank): (bool, bool), wire: bool, adv: bool, tw: Option<EmTblWrFields>) {
         let s = &self.r.clone();
         let mem = &self.m;
         let mut tat_w = None;
@@ -342,7 +352,7 @@ impl CoreState {
             let cause = if !s.ok7 { 1 } else if !s.allow7 { 2 } else if policed && !conform && !s.mark7 { 3 } else { 0 };
             r.ov = s.s7.v;
             r.oh = s.s7.h;
-            r.oa = EmActFields { tenant: s.ten7, cause, marked: policed && !conform && s.mark7, rule_hit: s.hit7 && s.ok7, rule: if s.ok7 { s.rule7 } else { 0 }, ts: s.t7 as u32 };
+            r.oa = EmActFields { tenant: s.ten7, cause, marked: policed && !conform && s.mark7, rule_hit: s.hit7 && s.ok7, rule: if s.ok7 { s.rule7 } else { 0 }, ts: s.t7 as u32, bank: s.s7.b };
             let (kind, value) = key_of(&s.s7.h, wire);
             r.oe = EmEventFields { kind, value, src: s.tup7.0, dst: s.tup7.1, proto: s.tup7.2, sport: s.tup7.3, dport: s.tup7.4, tenant: s.ten7 };
             // stage 6 -> 7
@@ -375,7 +385,7 @@ impl CoreState {
             r.allow6 = hit && s.a5 >> rule & 1 == 1;
             r.hit6 = hit;
             r.rule6 = rule;
-            r.q_rd = mem.qcfg[s.s5.h.vf as usize];
+            r.q_rd = mem.qcfg[bk(s.s5.b, VF_BITS) | s.s5.h.vf as usize];
             // stage 4 -> 5: match
             let (mut m, mut t, mut a) = (0u16, 0u16, 0u16);
             for (i, r) in s.r_rd.iter().enumerate() {
@@ -395,12 +405,12 @@ impl CoreState {
             r.ok4 = s.hit3 && s.t_rd >> 15 & 1 == 1;
             r.ten4 = s.ten3;
             r.tup4 = tuple_of(&s.s3.h);
-            r.r_rd = mem.acl[group];
+            r.r_rd = mem.acl[bk(s.s3.b, z.group_bits) | group];
             // stage 2 -> 3: the tenant read
             r.s3 = s.s2.clone();
             r.hit3 = s.hit2;
             r.ten3 = s.ten2;
-            r.t_rd = mem.ten[s.ten2 as usize & mask(z.ten_bits) as usize];
+            r.t_rd = mem.ten[bk(s.s2.b, z.ten_bits) | s.ten2 as usize & mask(z.ten_bits) as usize];
             // stage 1 -> 2: compare the ways
             let e: Vec<MapEntryBitsFields> = s.m_rd.iter().map(|w| MapEntryBitsFields::from_words(&crate::record::words_put(48, [(0, 48, *w)].into_iter()))).collect();
             let hitw = |w: usize| e[w].valid && e[w].kind == s.kind1 && e[w].value == s.val1;
@@ -411,10 +421,10 @@ impl CoreState {
             // in -> stage 1: the key and the map read
             let (kind, value) = key_of(&hdr, wire);
             let row = nicgen_model::em::map_row(nicgen_model::em::KeyKind::from(kind), value, z.map_bits as u32) as usize;
-            r.s1 = Stage { v: hv, h: hdr };
+            r.s1 = Stage { v: hv, b: bank, h: hdr };
             r.kind1 = kind;
             r.val1 = value;
-            r.m_rd = mem.map[row];
+            r.m_rd = mem.map[bk(bank, z.map_bits) | row];
         }
         r.now = s.now.wrapping_add(1);
         if let Some((vf, t)) = tat_w {
@@ -424,10 +434,10 @@ impl CoreState {
             let d = w.data_words();
             let i = w.index as usize;
             match w.table {
-                0 => self.m.map[(i >> 2) & mask(z.map_bits) as usize][i & 3] = crate::record::words_get(&d, 0, 48),
-                1 => self.m.ten[i & mask(z.ten_bits) as usize] = crate::record::words_get(&d, 0, TENANT_BITS) as u32,
-                2 => self.m.acl[(i >> 4) & mask(z.group_bits) as usize][i & 15] = AclRuleBitsFields::from_words(&d),
-                _ => self.m.qcfg[i & mask(VF_BITS) as usize] = QosCfgBitsFields::from_words(&d),
+                0 => self.m.map[bk(wbank, z.map_bits) | (i >> 2) & mask(z.map_bits) as usize][i & 3] = crate::record::words_get(&d, 0, 48),
+                1 => self.m.ten[bk(wbank, z.ten_bits) | i & mask(z.ten_bits) as usize] = crate::record::words_get(&d, 0, TENANT_BITS) as u32,
+                2 => self.m.acl[bk(wbank, z.group_bits) | (i >> 4) & mask(z.group_bits) as usize][i & 15] = AclRuleBitsFields::from_words(&d),
+                _ => self.m.qcfg[bk(wbank, VF_BITS) | i & mask(VF_BITS) as usize] = QosCfgBitsFields::from_words(&d),
             }
         }
         if reset {
@@ -457,14 +467,15 @@ fn core_verilog(z: ClsSizes) -> String {
     let mut v = String::new();
     let mem = |v: &mut String, name: &str, w: usize, depth_bits: usize| *v += &super::mem_verilog(name, w, depth_bits, "block");
     v += "integer i;\n";
+    // two banks of each table: the top address bit is the bank
     for w in 0..MAP_WAYS {
-        mem(&mut v, &format!("map{w}"), eb, mb);
+        mem(&mut v, &format!("map{w}"), eb, mb + 1);
     }
-    mem(&mut v, "tmem", TENANT_BITS, tb);
+    mem(&mut v, "tmem", TENANT_BITS, tb + 1);
     for s in 0..ACL_SLOTS {
-        mem(&mut v, &format!("acl{s}"), rb, gb);
+        mem(&mut v, &format!("acl{s}"), rb, gb + 1);
     }
-    mem(&mut v, "qmem", qb, VF_BITS);
+    mem(&mut v, "qmem", qb, VF_BITS + 1);
     mem(&mut v, "tatm", TAT_BITS, VF_BITS);
     // every register starts at zero
     let mut regs: Vec<(String, usize)> = vec![];
@@ -474,6 +485,7 @@ fn core_verilog(z: ClsSizes) -> String {
     };
     for s in 1..=7 {
         reg(&mut v, &format!("v{s}"), 1);
+        reg(&mut v, &format!("b{s}"), 1);
         reg(&mut v, &format!("h{s}"), hb);
     }
     for (n, w) in [("kind1", 2), ("val1", 32), ("hit2", 1), ("ten2", 12), ("hit3", 1), ("ten3", 12), ("t_rd", TENANT_BITS), ("ok4", 1), ("ten4", 12), ("tup4", 104), ("ok5", 1), ("ten5", 12), ("m5", 16), ("t5", 16), ("a5", 16)] {
@@ -499,16 +511,16 @@ fn core_verilog(z: ClsSizes) -> String {
     v += "always @(posedge clock) begin\n  if (tw_valid) begin\n";
     v += "    if (tw_table == 2'd0) case (tw_index[1:0])\n";
     for w in 0..MAP_WAYS {
-        v += &format!("      2'd{w}: map{w}[tw_index[{}:2]] <= tw_data[{}:0];\n", mb + 1, eb - 1);
+        v += &format!("      2'd{w}: map{w}[{{wbank, tw_index[{}:2]}}] <= tw_data[{}:0];\n", mb + 1, eb - 1);
     }
     v += "    endcase\n";
-    v += &format!("    if (tw_table == 2'd1) tmem[tw_index[{}:0]] <= tw_data[{}:0];\n", tb - 1, TENANT_BITS - 1);
+    v += &format!("    if (tw_table == 2'd1) tmem[{{wbank, tw_index[{}:0]}}] <= tw_data[{}:0];\n", tb - 1, TENANT_BITS - 1);
     v += "    if (tw_table == 2'd2) case (tw_index[3:0])\n";
     for s in 0..ACL_SLOTS {
-        v += &format!("      4'd{s}: acl{s}[tw_index[{}:4]] <= tw_data[{}:0];\n", gb + 3, rb - 1);
+        v += &format!("      4'd{s}: acl{s}[{{wbank, tw_index[{}:4]}}] <= tw_data[{}:0];\n", gb + 3, rb - 1);
     }
     v += "    endcase\n";
-    v += &format!("    if (tw_table == 2'd3) qmem[tw_index[{}:0]] <= tw_data[{}:0];\n", VF_BITS - 1, qb - 1);
+    v += &format!("    if (tw_table == 2'd3) qmem[{{wbank, tw_index[{}:0]}}] <= tw_data[{}:0];\n", VF_BITS - 1, qb - 1);
     v += "  end\nend\n";
     let used = (mb + 2).max(tb).max(gb + 4).max(VF_BITS);
     v += &format!("wire unused_tw = ^tw_data[223:{rb}] ^ ^{}{};\n", twd("dest"), if used < 16 { format!(" ^ ^tw_index[15:{used}]") } else { String::new() });
@@ -560,28 +572,28 @@ fn core_verilog(z: ClsSizes) -> String {
     v += &format!("wire [{n}:0] now7 = {{t7, {f}'d0}};\nwire [{n}:0] base7 = (tat_cur > now7) ? tat_cur : now7;\nwire [{n}:0] new_tat = base7 + {{32'd0, inc7}};\n", n = TAT_BITS - 1, f = QOS_FRAC);
     v += "wire [2:0] cause7 = !ok7 ? 3'd1 : !allow7 ? 3'd2 : (policed & !conform & !mark7) ? 3'd3 : 3'd0;\n";
     v += "wire marked7 = policed & !conform & mark7;\n";
-    v += &format!("wire [{}:0] act7 = {{t7[31:0], ok7 ? rule7 : 4'd0, hit7 & ok7, marked7, cause7, ten7}};\n", EmActFields::BITS - 1);
+    v += &format!("wire [{}:0] act7 = {{b7, t7[31:0], ok7 ? rule7 : 4'd0, hit7 & ok7, marked7, cause7, ten7}};\n", EmActFields::BITS - 1);
     v += &format!("wire [{}:0] ev7 = {{ten7, tup7[15:0], tup7[31:16], tup7[39:32], tup7[71:40], tup7[103:72], !from_wire ? {{20'd0, {vf}}} : ({vx} ? {{8'd0, {vni}}} : {dst}), !from_wire ? 3'd0 : ({vx} ? 3'd1 : 3'd2)}};\n",
         EmEventFields::BITS - 1, vf = hs("h7", "vf"), vx = hs("h7", "vxlan"), vni = hs("h7", "vni"), dst = hs("h7", "dst"));
     // ---- the pipeline
     v += "always @(posedge clock) begin\n  now <= now + 64'd1;\n  if (adv) begin\n";
     v += &format!("    if (v7 & policed & conform) begin\n      tatm[{vf}] <= new_tat;\n      bp_vf <= {vf};\n      bp_tat <= new_tat;\n      bpv <= 1'b1;\n    end\n", vf = hs("h7", "vf"));
     v += "    o_valid <= v7;\n    o_hdr <= h7;\n    o_act <= act7;\n    o_ev <= ev7;\n";
-    v += "    v7 <= v6;\n    h7 <= h6;\n    ok7 <= ok6;\n    ten7 <= ten6;\n    allow7 <= allow6;\n    hit7 <= hit6;\n    rule7 <= rule6;\n";
+    v += "    v7 <= v6;\n    b7 <= b6;\n    h7 <= h6;\n    ok7 <= ok6;\n    ten7 <= ten6;\n    allow7 <= allow6;\n    hit7 <= hit6;\n    rule7 <= rule6;\n";
     v += &format!("    en7 <= {};\n    mark7 <= {};\n    inc7 <= {{32'd0, {}}} * {{16'd0, {}}};\n", q("q_rd", "enable"), q("q_rd", "mark"), hs("h6", "len"), q("q_rd", "t"));
     v += &format!("    lim7 <= {{now, {}'d0}} + {{32'd0, {}}};\n    t7 <= now;\n    tat_rd <= tatm[{}];\n    tup7 <= tup6;\n", QOS_FRAC, q("q_rd", "tau"), hs("h6", "vf"));
-    v += "    v6 <= v5;\n    h6 <= h5;\n    ok6 <= ok5;\n    ten6 <= ten5;\n    allow6 <= allow5;\n    hit6 <= hit5;\n    rule6 <= rule5;\n";
-    v += &format!("    q_rd <= qmem[{}];\n", hs("h5", "vf"));
-    v += "    v5 <= v4;\n    h5 <= h4;\n    ok5 <= ok4;\n    ten5 <= ten4;\n    m5 <= m4;\n    t5 <= t4;\n    a5 <= a4;\n";
-    v += "    v4 <= v3;\n    h4 <= h3;\n    ok4 <= hit3 & t_rd[15];\n    ten4 <= ten3;\n    tup4 <= tup3;\n";
+    v += "    v6 <= v5;\n    b6 <= b5;\n    h6 <= h5;\n    ok6 <= ok5;\n    ten6 <= ten5;\n    allow6 <= allow5;\n    hit6 <= hit5;\n    rule6 <= rule5;\n";
+    v += &format!("    q_rd <= qmem[{{b5, {}}}];\n", hs("h5", "vf"));
+    v += "    v5 <= v4;\n    b5 <= b4;\n    h5 <= h4;\n    ok5 <= ok4;\n    ten5 <= ten4;\n    m5 <= m4;\n    t5 <= t4;\n    a5 <= a4;\n";
+    v += "    v4 <= v3;\n    b4 <= b3;\n    h4 <= h3;\n    ok4 <= hit3 & t_rd[15];\n    ten4 <= ten3;\n    tup4 <= tup3;\n";
     for s in 0..ACL_SLOTS {
-        v += &format!("    r_rd{s} <= acl{s}[group3];\n");
+        v += &format!("    r_rd{s} <= acl{s}[{{b3, group3}}];\n");
     }
-    v += &format!("    v3 <= v2;\n    h3 <= h2;\n    hit3 <= hit2;\n    ten3 <= ten2;\n    t_rd <= tmem[ten2[{}:0]];\n", tb - 1);
-    v += "    v2 <= v1;\n    h2 <= h1;\n    hit2 <= hit1;\n    ten2 <= ten1;\n";
-    v += "    v1 <= hdr_valid;\n    h1 <= hdr;\n    kind1 <= kind0;\n    val1 <= val0;\n";
+    v += &format!("    v3 <= v2;\n    b3 <= b2;\n    h3 <= h2;\n    hit3 <= hit2;\n    ten3 <= ten2;\n    t_rd <= tmem[{{b2, ten2[{}:0]}}];\n", tb - 1);
+    v += "    v2 <= v1;\n    b2 <= b1;\n    h2 <= h1;\n    hit2 <= hit1;\n    ten2 <= ten1;\n";
+    v += "    v1 <= hdr_valid;\n    b1 <= bank;\n    h1 <= hdr;\n    kind1 <= kind0;\n    val1 <= val0;\n";
     for w in 0..MAP_WAYS {
-        v += &format!("    m_rd{w} <= map{w}[row];\n");
+        v += &format!("    m_rd{w} <= map{w}[{{bank, row}}];\n");
     }
     v += "  end\n  if (reset) begin\n    v1 <= 1'b0;\n    v2 <= 1'b0;\n    v3 <= 1'b0;\n    v4 <= 1'b0;\n    v5 <= 1'b0;\n    v6 <= 1'b0;\n    v7 <= 1'b0;\n    o_valid <= 1'b0;\n    bpv <= 1'b0;\n  end\nend\n";
     // bits of the pipelined headers no stage reads
@@ -597,6 +609,9 @@ pub struct ClsCore {
     pub from_wire: Signal<In, Bit>,
     pub hdr: Signal<In, EmHdr>,
     pub hdr_valid: Signal<In, Bit>,
+    /// The bank new headers read; the bank table writes go to.
+    pub bank: Signal<In, Bit>,
+    pub wbank: Signal<In, Bit>,
     pub adv: Signal<In, Bit>,
     pub tw: Signal<In, EmTblWr>,
     pub tw_valid: Signal<In, Bit>,
@@ -616,6 +631,8 @@ impl ClsCore {
             from_wire: Default::default(),
             hdr: Default::default(),
             hdr_valid: Default::default(),
+            bank: Default::default(),
+            wbank: Default::default(),
             adv: Default::default(),
             tw: Default::default(),
             tw_valid: Default::default(),
@@ -634,7 +651,7 @@ impl Logic for ClsCore {
         if self.clock.pos_edge() {
             let tw = self.tw_valid.val().then(|| EmTblWrFields::from_struct(&self.tw.val()));
             let hdr = EmHdrFields::from_struct(&self.hdr.val());
-            self._s.edge(self._z, self.reset.val(), hdr, self.hdr_valid.val(), self.from_wire.val(), self.adv.val(), tw);
+            self._s.edge(self._z, self.reset.val(), hdr, self.hdr_valid.val(), (self.bank.val(), self.wbank.val()), self.from_wire.val(), self.adv.val(), tw);
         }
         self.o_valid.next = self._s.r.ov;
         self.o_hdr.next = self._s.r.oh.to_struct();
@@ -705,6 +722,10 @@ pub struct EmClassify {
     pub s_hdr: Signal<In, EmHdr>,
     pub s_hdr_valid: Signal<In, Bit>,
     pub s_hdr_ready: Signal<Out, Bit>,
+    /// The table bank new headers read (carried in `m_act.bank`), and the bank table writes go
+    /// to. Both 0: one bank, writes visible at once.
+    pub bank: Signal<In, Bit>,
+    pub wbank: Signal<In, Bit>,
     /// Table writes, one per cycle, always taken.
     pub s_tw: Signal<In, EmTblWr>,
     pub s_tw_valid: Signal<In, Bit>,
@@ -748,6 +769,8 @@ impl EmClassify {
             s_hdr: Default::default(),
             s_hdr_valid: Default::default(),
             s_hdr_ready: Default::default(),
+            bank: Default::default(),
+            wbank: Default::default(),
             s_tw: Default::default(),
             s_tw_valid: Default::default(),
             s_tw_ready: Default::default(),
@@ -800,6 +823,8 @@ impl Logic for EmClassify {
         self.core.from_wire.next = self.from_wire.val();
         self.core.hdr.next = self.s_hdr.val();
         self.core.hdr_valid.next = self.s_hdr_valid.val();
+        self.core.bank.next = self.bank.val();
+        self.core.wbank.next = self.wbank.val();
         self.core.tw.next = self.s_tw.val();
         self.core.tw_valid.next = self.s_tw_valid.val();
         // the pipeline advances when the skids have room (both hold the same items)
@@ -864,7 +889,7 @@ pub const EM_CLASSIFY_COUNTERS: [(&str, &str); 6] = [
     ("ev_lost", "miss events lost because the event output was full"),
 ];
 
-nicgen_sim::impl_ports!(EmClassify, clock = clock, [clock, reset, from_wire, s_hdr, s_hdr_valid, s_hdr_ready,
+nicgen_sim::impl_ports!(EmClassify, clock = clock, [clock, reset, from_wire, s_hdr, s_hdr_valid, s_hdr_ready, bank, wbank,
     s_tw, s_tw_valid, s_tw_ready, m_hdr, m_hdr_valid, m_hdr_ready, m_act, m_ev, m_ev_valid, m_ev_ready,
     frames, drop_no_tenant, drop_acl, drop_qos, marked, ev_lost]);
 

@@ -26,8 +26,15 @@ pub struct EmFront {
     pub s_vf: Signal<In, Bits<12>>,
     pub s_axis: Axis512Sink,
     /// Table writes for this side: `dest` bit 0 picks the classifier (0) or the lookups (1).
+    /// They go to the bank that is not `bank`.
     pub s_tw: Signal<In, EmTblWr>,
     pub s_tw_valid: Signal<In, Bit>,
+    /// The live table bank: new headers read it throughout the classifier and the lookups.
+    pub bank: Signal<In, Bit>,
+    /// One cycle, as `bank` flips: from the next cycle `busy` holds while headers that read the
+    /// old bank are still before the gate.
+    pub swap: Signal<In, Bit>,
+    pub busy: Signal<Out, Bit>,
     pub m_axis: Axis512Source,
     pub m_hdr: Signal<Out, EmHdr>,
     pub m_hdr_valid: Signal<Out, Bit>,
@@ -51,6 +58,10 @@ pub struct EmFront {
     cur_drop: DFF<Bit>,
     k_kept: DFF<Bits<32>>,
     k_drop: DFF<Bits<32>>,
+    n_fly: DFF<Bits<8>>,
+    old_left: DFF<Bits<8>>,
+    fly_next: Signal<Local, Bits<8>>,
+    enter: Signal<Local, Bit>,
     vv: Signal<Local, Bit>,
     drop: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
@@ -72,6 +83,9 @@ impl Default for EmFront {
             s_axis: Default::default(),
             s_tw: Default::default(),
             s_tw_valid: Default::default(),
+            bank: Default::default(),
+            swap: Default::default(),
+            busy: Default::default(),
             m_axis: Default::default(),
             m_hdr: Default::default(),
             m_hdr_valid: Default::default(),
@@ -94,6 +108,10 @@ impl Default for EmFront {
             cur_drop: Default::default(),
             k_kept: Default::default(),
             k_drop: Default::default(),
+            n_fly: Default::default(),
+            old_left: Default::default(),
+            fly_next: Default::default(),
+            enter: Default::default(),
             vv: Default::default(),
             drop: Default::default(),
             room: Default::default(),
@@ -109,7 +127,7 @@ impl Default for EmFront {
 impl Logic for EmFront {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, cur_drop, k_kept, k_drop);
+        dff_setup!(self, clock, in_frame, cur_drop, k_kept, k_drop, n_fly, old_left);
         clock!(self, clock, parse, fifo, cls, lk, oskid, hskid, lskid);
         self.parse.reset.next = self.reset.val();
         self.fifo.reset.next = self.reset.val();
@@ -133,7 +151,10 @@ impl Logic for EmFront {
         self.lk.s_act.next = self.cls.m_act.val();
         self.lk.s_hdr_valid.next = self.cls.m_hdr_valid.val();
         self.cls.m_hdr_ready.next = self.lk.s_hdr_ready.val();
-        // table writes
+        // table writes to the shadow bank; headers read the live one
+        self.cls.bank.next = self.bank.val();
+        self.cls.wbank.next = !self.bank.val();
+        self.lk.wbank.next = !self.bank.val();
         self.cls.s_tw.next = self.s_tw.val();
         self.lk.s_tw.next = self.s_tw.val();
         self.dest.next = self.s_tw.val().dest;
@@ -180,6 +201,24 @@ impl Logic for EmFront {
                 self.k_kept.d.next = self.k_kept.q.val() + 1;
             }
         }
+        // headers between the classifier's input and the gate (they read the tables); after a
+        // swap, those still in flight read the old bank
+        self.enter.next = self.parse.m_hdr_valid.val() & self.cls.s_hdr_ready.val();
+        self.fly_next.next = self.n_fly.q.val();
+        if self.enter.val() & !self.start.val() {
+            self.fly_next.next = self.n_fly.q.val() + 1;
+        }
+        if self.start.val() & !self.enter.val() {
+            self.fly_next.next = self.n_fly.q.val() - 1;
+        }
+        self.n_fly.d.next = self.fly_next.val();
+        if self.start.val() & self.old_left.q.val().any() {
+            self.old_left.d.next = self.old_left.q.val() - 1;
+        }
+        if self.swap.val() {
+            self.old_left.d.next = self.fly_next.val();
+        }
+        self.busy.next = self.old_left.q.val().any();
         Axis512Source::link(&mut self.m_axis, &mut self.oskid.m_axis);
         self.m_hdr.next = self.hskid.m_data.val();
         self.m_look.next = self.lskid.m_data.val();
@@ -200,6 +239,8 @@ impl Logic for EmFront {
             self.in_frame.d.next = false;
             self.k_kept.d.next = 0.into();
             self.k_drop.d.next = 0.into();
+            self.n_fly.d.next = 0.into();
+            self.old_left.d.next = 0.into();
         }
     }
 }
@@ -264,6 +305,12 @@ impl Logic for LookConv {
 /// the frame's VF on `m_host_vf` (with its first beat). One table-write port serves both sides
 /// (`dest`), and one event output carries both sides' misses (the host side's first). Set
 /// `nat` and `cfg` while no traffic flows.
+///
+/// Every table has two banks. Table writes go to the shadow bank; `swap` (one cycle) makes it
+/// live for every header that enters after it, and each frame reads one bank throughout, so a
+/// batch of writes becomes visible to all frames at once and no frame sees part of it. `busy`
+/// stays high while frames that read the old bank are still before their gates; the writer
+/// then repeats the batch into the new shadow (the M2M endpoint does this).
 #[derive(LogicBlock)]
 pub struct EmDatapath {
     pub clock: Signal<In, Clock>,
@@ -282,6 +329,8 @@ pub struct EmDatapath {
     pub s_tw: Signal<In, EmTblWr>,
     pub s_tw_valid: Signal<In, Bit>,
     pub s_tw_ready: Signal<Out, Bit>,
+    pub swap: Signal<In, Bit>,
+    pub busy: Signal<Out, Bit>,
     pub m_ev: Signal<Out, EmEvent>,
     pub m_ev_valid: Signal<Out, Bit>,
     pub m_ev_ready: Signal<In, Bit>,
@@ -305,6 +354,7 @@ pub struct EmDatapath {
     fwd: super::forward::EmForward,
     port_q: AxisFifo<1, 1, 4, 6>,
     fwd_in: DFF<Bit>,
+    live: DFF<Bit>,
     arb: AxisArb4,
     decap: super::vxlan::EmVxlanDecap,
     inat: super::nat::EmNatPath,
@@ -340,6 +390,9 @@ impl Default for EmDatapath {
             s_tw: Default::default(),
             s_tw_valid: Default::default(),
             s_tw_ready: Default::default(),
+            swap: Default::default(),
+            busy: Default::default(),
+            live: Default::default(),
             m_ev: Default::default(),
             m_ev_valid: Default::default(),
             m_ev_ready: Default::default(),
@@ -384,7 +437,7 @@ impl Default for EmDatapath {
 impl Logic for EmDatapath {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fwd_in, host_in);
+        dff_setup!(self, clock, fwd_in, host_in, live);
         clock!(self, clock, eg, ig, encap, enat, fwd, port_q, arb, decap, inat, vf_q);
         self.eg.reset.next = self.reset.val();
         self.ig.reset.next = self.reset.val();
@@ -408,6 +461,12 @@ impl Logic for EmDatapath {
         self.eg.s_tw_valid.next = self.s_tw_valid.val() & !self.dest.val().get_bit(1);
         self.ig.s_tw_valid.next = self.s_tw_valid.val() & self.dest.val().get_bit(1);
         self.s_tw_ready.next = true;
+        self.live.d.next = self.live.q.val() ^ self.swap.val();
+        self.eg.bank.next = self.live.q.val();
+        self.ig.bank.next = self.live.q.val();
+        self.eg.swap.next = self.swap.val();
+        self.ig.swap.next = self.swap.val();
+        self.busy.next = self.eg.busy.val() | self.ig.busy.val();
         self.m_ev.next = self.ig.m_ev.val();
         if self.eg.m_ev_valid.val() {
             self.m_ev.next = self.eg.m_ev.val();
@@ -565,6 +624,7 @@ impl Logic for EmDatapath {
         if self.reset.val() {
             self.fwd_in.d.next = false;
             self.host_in.d.next = false;
+            self.live.d.next = false;
         }
     }
 }
@@ -592,5 +652,5 @@ nicgen_sim::impl_ports!(EmDatapath, clock = clock, [clock, reset, nat, cfg, link
     s_axis_p0_rx.tdata, s_axis_p0_rx.tkeep, s_axis_p0_rx.tlast, s_axis_p0_rx.tuser, s_axis_p0_rx.tvalid, s_axis_p0_rx.tready,
     s_axis_p1_rx.tdata, s_axis_p1_rx.tkeep, s_axis_p1_rx.tlast, s_axis_p1_rx.tuser, s_axis_p1_rx.tvalid, s_axis_p1_rx.tready,
     m_axis_host_rx.tdata, m_axis_host_rx.tkeep, m_axis_host_rx.tlast, m_axis_host_rx.tuser, m_axis_host_rx.tvalid, m_axis_host_rx.tready,
-    m_host_vf, s_tw, s_tw_valid, s_tw_ready, m_ev, m_ev_valid, m_ev_ready,
+    m_host_vf, s_tw, s_tw_valid, s_tw_ready, swap, busy, m_ev, m_ev_valid, m_ev_ready,
     eg_parsed, eg_kept, eg_dropped, ig_parsed, ig_kept, ig_dropped, frames_p0, frames_p1, failover, drop_link_down, drop_roce_vlan]);

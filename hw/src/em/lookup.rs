@@ -254,10 +254,11 @@ impl Regs {
             self.v1 = hv;
             self.h1 = hdr;
             self.a1 = act;
-            self.r_rd = m.remote[rrow];
-            self.l_rd = m.local[lrow];
-            self.vf_rd = m.vfs[hdr.vf as usize & 0xfff];
-            self.vni_rd = m.vni[act.tenant as usize & 0xfff];
+            let b = act.bank as usize;
+            self.r_rd = m.remote[b << z.remote_bits | rrow];
+            self.l_rd = m.local[b << z.local_bits | lrow];
+            self.vf_rd = m.vfs[b << 12 | hdr.vf as usize & 0xfff];
+            self.vni_rd = m.vni[b << 12 | act.tenant as usize & 0xfff];
         }
         if reset {
             self.v1 = false;
@@ -269,21 +270,23 @@ impl Regs {
 
 impl Mems {
     fn new(z: LookSizes) -> Self {
+        // two banks of each table
         Mems {
-            remote: vec![[RemoteBitsFields::default(); MAP_WAYS]; 1 << z.remote_bits],
-            local: vec![[LocalBitsFields::default(); MAP_WAYS]; 1 << z.local_bits],
-            vfs: vec![(0, 0); 4096],
-            vni: vec![0; 4096],
+            remote: vec![[RemoteBitsFields::default(); MAP_WAYS]; 2 << z.remote_bits],
+            local: vec![[LocalBitsFields::default(); MAP_WAYS]; 2 << z.local_bits],
+            vfs: vec![(0, 0); 8192],
+            vni: vec![0; 8192],
         }
     }
-    fn write(&mut self, z: LookSizes, w: &EmTblWrFields) {
+    fn write(&mut self, z: LookSizes, w: &EmTblWrFields, wbank: bool) {
         let i = w.index as usize;
+        let b = wbank as usize;
         let d = crate::record::words_put(128, [(0, 128, w.d0)].into_iter());
         match w.table {
-            table::REMOTE => self.remote[(i >> 2) & mask(z.remote_bits)][i & 3] = RemoteBitsFields::from_words(&d),
-            table::LOCAL => self.local[(i >> 2) & mask(z.local_bits)][i & 3] = LocalBitsFields::from_words(&d),
-            table::VF => self.vfs[i & 0xfff] = (d[0], d[1]),
-            _ => self.vni[i & 0xfff] = d[0] & 0xff_ffff,
+            table::REMOTE => self.remote[b << z.remote_bits | (i >> 2) & mask(z.remote_bits)][i & 3] = RemoteBitsFields::from_words(&d),
+            table::LOCAL => self.local[b << z.local_bits | (i >> 2) & mask(z.local_bits)][i & 3] = LocalBitsFields::from_words(&d),
+            table::VF => self.vfs[b << 12 | i & 0xfff] = (d[0], d[1]),
+            _ => self.vni[b << 12 | i & 0xfff] = d[0] & 0xff_ffff,
         }
     }
 }
@@ -299,11 +302,12 @@ fn core_verilog(z: LookSizes) -> String {
     let (hb, ab) = (EmHdrFields::BITS, EmActFields::BITS);
     let mut v = String::new();
     for w in 0..MAP_WAYS {
-        v += &super::mem_verilog(&format!("rmem{w}"), rb, z.remote_bits, "ultra");
-        v += &super::mem_verilog(&format!("lmem{w}"), lb, z.local_bits, "block");
+        v += &super::mem_verilog(&format!("rmem{w}"), rb, z.remote_bits + 1, "ultra");
+        v += &super::mem_verilog(&format!("lmem{w}"), lb, z.local_bits + 1, "block");
     }
-    v += &super::mem_verilog("vfm", 64, 12, "block");
-    v += &super::mem_verilog("vnim", 24, 12, "block");
+    // two banks of each table: the top address bit is the bank
+    v += &super::mem_verilog("vfm", 64, 13, "block");
+    v += &super::mem_verilog("vnim", 24, 13, "block");
     let mut regs: Vec<(String, usize)> = vec![("v1".into(), 1), ("h1".into(), hb), ("a1".into(), ab), ("vf_rd".into(), 64), ("vni_rd".into(), 24)];
     for w in 0..MAP_WAYS {
         regs.push((format!("r_rd{w}"), rb));
@@ -327,13 +331,13 @@ fn core_verilog(z: LookSizes) -> String {
     v += "always @(posedge clock) if (tw_valid) begin\n";
     v += "  if (tw_table == 2'd0) case (tw_index[1:0])\n";
     for w in 0..MAP_WAYS {
-        v += &format!("    2'd{w}: rmem{w}[tw_index[{}:2]] <= tw_data[{}:0];\n", z.remote_bits + 1, rb - 1);
+        v += &format!("    2'd{w}: rmem{w}[{{wbank, tw_index[{}:2]}}] <= tw_data[{}:0];\n", z.remote_bits + 1, rb - 1);
     }
     v += "  endcase\n  if (tw_table == 2'd1) case (tw_index[1:0])\n";
     for w in 0..MAP_WAYS {
-        v += &format!("    2'd{w}: lmem{w}[tw_index[{}:2]] <= tw_data[{}:0];\n", z.local_bits + 1, lb - 1);
+        v += &format!("    2'd{w}: lmem{w}[{{wbank, tw_index[{}:2]}}] <= tw_data[{}:0];\n", z.local_bits + 1, lb - 1);
     }
-    v += "  endcase\n  if (tw_table == 2'd2) vfm[tw_index[11:0]] <= tw_data[63:0];\n  if (tw_table == 2'd3) vnim[tw_index[11:0]] <= tw_data[23:0];\nend\n";
+    v += "  endcase\n  if (tw_table == 2'd2) vfm[{wbank, tw_index[11:0]}] <= tw_data[63:0];\n  if (tw_table == 2'd3) vnim[{wbank, tw_index[11:0]}] <= tw_data[23:0];\nend\n";
     let used = (z.remote_bits + 2).max(z.local_bits + 2).max(12);
     if used < 16 {
         v += &format!("wire unused_ti = ^tw_index[15:{used}];\n");
@@ -344,7 +348,7 @@ fn core_verilog(z: LookSizes) -> String {
     v += &tup("h1");
     v += &tup("h2");
     // ---- in: keys and reads
-    v += &format!("wire [11:0] ten0 = {};\n", act("act", "tenant"));
+    v += &format!("wire [11:0] ten0 = {};\nwire bank0 = {};\n", act("act", "tenant"), act("act", "bank"));
     v += "wire [31:0] raddr0 = from_wire ? hdr_src : hdr_dst;\n";
     v += &format!("wire [44:0] rkey = {{from_wire, ten0, raddr0}};\nwire [43:0] lkey = {{ten0, hdr_dst}};\nwire [{}:0] rrow;\nwire [{}:0] lrow;\n", z.remote_bits - 1, z.local_bits - 1);
     v += &super::fold_xor_verilog("rrow", "rkey", 45, z.remote_bits);
@@ -399,9 +403,9 @@ fn core_verilog(z: LookSizes) -> String {
     v += "always @(posedge clock) begin\n  if (adv) begin\n";
     v += "    o_valid <= v2;\n    o_hdr <= h2;\n    o_act <= act2;\n    o_look <= look2;\n    o_ev <= ev2;\n    o_miss <= miss2 & v2;\n";
     v += "    v2 <= v1;\n    h2 <= h1;\n    a2 <= a1;\n    rhit2 <= rh0 | rh1 | rh2 | rh3;\n    rval2 <= rval1;\n    rport2 <= rport1;\n    lhit2 <= lh0 | lh1 | lh2 | lh3;\n    lvf2 <= lvf1;\n    lvip2 <= lvip1;\n    vf2 <= vf_rd;\n    vni2 <= vni_rd;\n";
-    v += &format!("    v1 <= hdr_valid;\n    h1 <= hdr;\n    a1 <= act;\n    vf_rd <= vfm[{}];\n    vni_rd <= vnim[ten0];\n", hs("hdr", "vf"));
+    v += &format!("    v1 <= hdr_valid;\n    h1 <= hdr;\n    a1 <= act;\n    vf_rd <= vfm[{{bank0, {}}}];\n    vni_rd <= vnim[{{bank0, ten0}}];\n", hs("hdr", "vf"));
     for w in 0..MAP_WAYS {
-        v += &format!("    r_rd{w} <= rmem{w}[rrow];\n    l_rd{w} <= lmem{w}[lrow];\n");
+        v += &format!("    r_rd{w} <= rmem{w}[{{bank0, rrow}}];\n    l_rd{w} <= lmem{w}[{{bank0, lrow}}];\n");
     }
     v += "  end\n  if (reset) begin\n    v1 <= 1'b0;\n    v2 <= 1'b0;\n    o_valid <= 1'b0;\n    o_miss <= 1'b0;\n  end\nend\n";
     v
@@ -420,6 +424,8 @@ pub struct LookCore {
     pub adv: Signal<In, Bit>,
     pub tw: Signal<In, EmTblWr>,
     pub tw_valid: Signal<In, Bit>,
+    /// The bank table writes go to (reads use the bank in `act`).
+    pub wbank: Signal<In, Bit>,
     pub o_valid: Signal<Out, Bit>,
     pub o_hdr: Signal<Out, EmHdr>,
     pub o_act: Signal<Out, EmAct>,
@@ -444,6 +450,7 @@ impl LookCore {
             adv: Default::default(),
             tw: Default::default(),
             tw_valid: Default::default(),
+            wbank: Default::default(),
             o_valid: Default::default(),
             o_hdr: Default::default(),
             o_act: Default::default(),
@@ -463,7 +470,7 @@ impl Logic for LookCore {
             let (hdr, act) = (EmHdrFields::from_struct(&self.hdr.val()), EmActFields::from_struct(&self.act.val()));
             self._r.edge(&self._m, self._z, self.from_wire.val(), self.nat.val(), hdr, act, self.hdr_valid.val(), self.adv.val(), self.reset.val());
             if self.tw_valid.val() {
-                self._m.write(self._z, &EmTblWrFields::from_struct(&self.tw.val()));
+                self._m.write(self._z, &EmTblWrFields::from_struct(&self.tw.val()), self.wbank.val());
             }
         }
         self.o_valid.next = self._r.ov;
@@ -500,6 +507,8 @@ pub struct EmLookup {
     pub s_hdr_valid: Signal<In, Bit>,
     pub s_hdr_ready: Signal<Out, Bit>,
     pub s_act: Signal<In, EmAct>,
+    /// The bank table writes go to (each frame reads the bank in its `s_act.bank`).
+    pub wbank: Signal<In, Bit>,
     pub s_tw: Signal<In, EmTblWr>,
     pub s_tw_valid: Signal<In, Bit>,
     pub s_tw_ready: Signal<Out, Bit>,
@@ -541,6 +550,7 @@ impl EmLookup {
             s_hdr_valid: Default::default(),
             s_hdr_ready: Default::default(),
             s_act: Default::default(),
+            wbank: Default::default(),
             s_tw: Default::default(),
             s_tw_valid: Default::default(),
             s_tw_ready: Default::default(),
@@ -596,6 +606,7 @@ impl Logic for EmLookup {
         self.core.hdr_valid.next = self.s_hdr_valid.val();
         self.core.tw.next = self.s_tw.val();
         self.core.tw_valid.next = self.s_tw_valid.val();
+        self.core.wbank.next = self.wbank.val();
         self.s_tw_ready.next = true;
         self.core.adv.next = self.hskid.s_ready.val();
         self.s_hdr_ready.next = self.hskid.s_ready.val();
@@ -650,6 +661,6 @@ pub const EM_LOOKUP_COUNTERS: [(&str, &str); 4] = [
     ("ev_lost", "miss events lost because the event output was full"),
 ];
 
-nicgen_sim::impl_ports!(EmLookup, clock = clock, [clock, reset, from_wire, nat, s_hdr, s_hdr_valid, s_hdr_ready, s_act,
+nicgen_sim::impl_ports!(EmLookup, clock = clock, [clock, reset, from_wire, nat, s_hdr, s_hdr_valid, s_hdr_ready, s_act, wbank,
     s_tw, s_tw_valid, s_tw_ready, m_hdr, m_hdr_valid, m_hdr_ready, m_act, m_look, m_ev, m_ev_valid, m_ev_ready,
     drop_no_route, drop_no_local, drop_spoof, ev_lost]);

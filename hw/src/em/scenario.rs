@@ -291,14 +291,7 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     sim.set(port(&sim, "cfg"), &CFG.to_words());
     sim.set(port(&sim, "link_up"), &[3]);
     sim.set_bit(port(&sim, "m_ev_ready"), true);
-    let (tw, twv) = (port(&sim, "s_tw"), port(&sim, "s_tw_valid"));
-    for w in &writes {
-        sim.set(tw, &w.to_words());
-        sim.set_bit(twv, true);
-        sim.eval();
-        sim.tick();
-    }
-    sim.set_bit(twv, false);
+    load_tables(&mut sim, &writes);
     let mut dh = AxisDriver::new(&sim, "s_axis_host_tx", o.valid, o.seed + 1);
     for (f, _) in &host {
         dh.push(AxisFrame::new(f.clone()));
@@ -390,4 +383,30 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
         write_pcap(path, &captured)?;
     }
     Ok(r)
+}
+
+/// Load table writes into an idle `EmDatapath` the way the M2M endpoint applies a batch: into
+/// the shadow bank, swap, wait until no frame reads the old bank, and again into the new shadow.
+pub fn load_tables<S: CycleSim>(sim: &mut S, writes: &[EmTblWrFields]) {
+    let (tw, twv, swap, busy) = (sim.port("s_tw"), sim.port("s_tw_valid"), sim.port("swap"), sim.port("busy"));
+    for pass in 0..2 {
+        for w in writes {
+            sim.set(tw, &w.to_words());
+            sim.set_bit(twv, true);
+            sim.eval();
+            sim.tick();
+        }
+        sim.set_bit(twv, false);
+        if pass == 0 {
+            sim.set_bit(swap, true);
+            sim.eval();
+            sim.tick();
+            sim.set_bit(swap, false);
+            sim.eval();
+            sim.tick();
+            while sim.get_bit(busy) {
+                sim.tick();
+            }
+        }
+    }
 }
