@@ -232,12 +232,10 @@ fn m2m_endpoint_matches_golden_model() {
         let mut ep = Endpoint::new(id);
         let mut rng = Rng::new(seed * 77);
         let dp: [u32; 16] = std::array::from_fn(|i| 0x0d00_0000 + i as u32 * 7);
-        let mut words = vec![];
-        for x in dp {
-            words.push(x);
+        for (i, x) in dp.iter().enumerate() {
+            let p = bench.sim.port(&format!("dp_ctr${i}"));
+            bench.sim.set_u64(p, *x as u64);
         }
-        let dpp = bench.sim.port("dp_ctr");
-        bench.sim.set(dpp, &words);
         ep.dp = dp;
         let mut outs = vec![];
         let mut ret_sent = vec![];

@@ -50,7 +50,7 @@ pub const HOST_REG_SCRATCH: u32 = 0x00C;
 /// Message buffer words (address bits).
 pub const MBUF_BITS: usize = 9;
 
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct M2mEndpoint {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -73,11 +73,36 @@ pub struct M2mEndpoint {
     /// The profile and CC policy bodies as received (byte 0 in bits 7:0).
     pub profile: Signal<Out, Bits<256>>,
     pub cc: Signal<Out, Bits<256>>,
-    /// The datapath's counters, telemetry 16..32 (counter i in bits 32i+31:32i).
-    pub dp_ctr: Signal<In, Bits<512>>,
+    /// The datapath's counters, telemetry 16..32.
+    pub dp_ctr: [Signal<In, Bits<32>>; 16],
     /// The host's view of the device (the window's `STATUS`).
     pub dev_status: Signal<In, Bits<32>>,
     pub s_axil_host: AxilSlave32,
+}
+
+impl Default for M2mEndpoint {
+    fn default() -> Self {
+        M2mEndpoint {
+            clock: Default::default(),
+            reset: Default::default(),
+            em_id: Default::default(),
+            s_axis_up: Default::default(),
+            m_axis_down: Default::default(),
+            m_axis_reply: Default::default(),
+            s_axis_ret: Default::default(),
+            m_tw: Default::default(),
+            m_tw_valid: Default::default(),
+            m_swap: Default::default(),
+            s_busy: Default::default(),
+            cfg: Default::default(),
+            nat: Default::default(),
+            profile: Default::default(),
+            cc: Default::default(),
+            dp_ctr: std::array::from_fn(|_| Default::default()),
+            dev_status: Default::default(),
+            s_axil_host: Default::default(),
+        }
+    }
 }
 
 impl Logic for M2mEndpoint {
@@ -211,7 +236,7 @@ fn endpoint_verilog() -> String {
         v += &format!("    5'd{i}: cval = {name};\n");
     }
     for i in 16..32 {
-        v += &format!("    5'd{i}: cval = dp_ctr[{}:{}];\n", 32 * (i - 16) + 31, 32 * (i - 16));
+        v += &format!("    5'd{i}: cval = dp_ctr${};\n", i - 16);
     }
     v += "    default: cval = 32'd0;\n  endcase\nend\n";
     // ---- the state machine

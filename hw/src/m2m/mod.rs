@@ -2,6 +2,7 @@
 //! from the orchestration module (OM) or an upstream EM; the codec and the golden behaviour are
 //! `nicgen_model::m2m`.
 pub mod endpoint;
+pub mod node;
 
 use crate::stream::{AxisSink, AxisSource};
 

@@ -18,6 +18,7 @@ use crate::roce::ctrl::STAGE_FIELDS;
 use crate::service::slot::{PayloadSlot11, TapJoin8};
 use crate::stream::*;
 use crate::m2m::endpoint::M2mEndpoint;
+use crate::m2m::node::EmNode;
 use crate::board::cdc::{CdcAxisFifo, CdcSyncBits};
 use crate::board::regs::BoardRegs;
 use nicgen_sim::{top_ports, verilog_named, Dir, PortInfo};
@@ -160,6 +161,7 @@ pub fn all_tops() -> Vec<Top> {
         make("em_forward", "EM egress to two wire ports with dual-port failover at frame boundaries", EmForward::default(), &EM_FORWARD_COUNTERS),
         make("em_datapath", "the DistDPU execution module: host side and wire side (parse, classify, policy, lookups, VXLAN or NAT), dual-port forwarding with failover", EmDatapath::default(), &EM_DATAPATH_COUNTERS),
         make("m2m_endpoint", "M2M management endpoint: epoch-checked typed messages, relay to downstream EMs, atomic table batches (shadow bank, swap), telemetry, host window of device registers only", M2mEndpoint::default(), &[]),
+        make("em_node", "one EM: the datapath with its M2M endpoint as the only writer of its tables (atomic batches over two banks), profile and telemetry", EmNode::default(), &[]),
         make("cdc_axis_fifo", "clock-domain crossing: asynchronous 512-bit frame FIFO, 128 beats (MAC clock <-> core clock), whole frames only, drops counted", CdcAxisFifo::default(), &[("drops", "frames dropped on the write side (no room, or longer than the FIFO)")]),
         make("cdc_sync_bits", "clock-domain crossing: 8 two-flop level synchronizers", CdcSyncBits::default(), &[]),
         make("board_regs", "board register window: AXI4-Lite router (engine below 64 KiB), identity, build stamp, status, host SQ/CQ staging and doorbell", BoardRegs::default(), &[]),
