@@ -5,3 +5,4 @@ pub mod image;
 pub mod policy;
 pub mod om;
 pub mod rail;
+pub mod server;

@@ -36,6 +36,8 @@ pub struct EmNode {
     pub m_ev: Signal<Out, EmEvent>,
     pub m_ev_valid: Signal<Out, Bit>,
     pub m_ev_ready: Signal<In, Bit>,
+    /// One cycle: a table batch became visible to the datapath (the bank swap).
+    pub swapped: Signal<Out, Bit>,
     pub ep: M2mEndpoint,
     pub dp: EmDatapath,
     unused: Signal<Local, Bit>,
@@ -58,6 +60,7 @@ impl Logic for EmNode {
         self.dp.s_tw.next = self.ep.m_tw.val();
         self.dp.s_tw_valid.next = self.ep.m_tw_valid.val();
         self.dp.swap.next = self.ep.m_swap.val();
+        self.swapped.next = self.ep.m_swap.val();
         self.ep.s_busy.next = self.dp.busy.val();
         self.dp.cfg.next = self.ep.cfg.val();
         self.dp.nat.next = self.ep.nat.val();
