@@ -25,6 +25,11 @@ enum Cmd {
         #[arg(long, default_value = "gen")]
         dir: PathBuf,
     },
+    /// The orchestration module (OM) software.
+    Om {
+        #[command(subcommand)]
+        cmd: OmCmd,
+    },
     /// Run a simulation under Verilator and verify it.
     Sim {
         #[command(subcommand)]
@@ -130,6 +135,27 @@ enum SimScenario {
         #[arg(long)]
         pcap: Option<PathBuf>,
     },
+    /// The server: the OM software drives EM0's M2M endpoint, EM1..EMn sit behind its relay, every
+    /// EM carries traffic; control latencies, the OM crash and restart, a faulty EM isolated.
+    Server {
+        /// EMs behind EM0 (DistDPU's servers have 0, 4 or 8).
+        #[arg(long, default_value_t = 4)]
+        ems: usize,
+        /// One PCIe crossing in cycles (250 MHz).
+        #[arg(long, default_value_t = 200)]
+        hop: u64,
+        /// Make this EM faulty (its id strap wrong: it never answers).
+        #[arg(long)]
+        faulty: Option<u8>,
+        /// Skip the OM crash and restart.
+        #[arg(long)]
+        no_crash: bool,
+        /// Host frames per EM.
+        #[arg(long, default_value_t = 300)]
+        frames: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Two RoCE engines joined by a 100G link model: node A posts RDMA WRITE/READ to node B;
     /// every destination byte is verified.
     Rdma {
@@ -230,6 +256,17 @@ enum RdmaOp {
 }
 
 #[derive(Subcommand)]
+enum OmCmd {
+    /// Compile a tenant policy (TOML) into per-EM device profiles and table batches: prints a
+    /// summary per EM, and with --out the M2M messages (hex, one per line) with rising epochs.
+    Compile {
+        policy: PathBuf,
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
 enum PcapCmd {
     /// Verify every RoCEv2 frame's ICRC twice: golden model and the Verilog checker.
     Check { file: PathBuf },
@@ -285,6 +322,15 @@ fn main() -> Result<()> {
             cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap, clean_len: None })
         }
         Cmd::Report { top } => cmd::report::run(&top),
+        Cmd::Om { cmd: OmCmd::Compile { policy, out } } => cmd::om::compile(&policy, out.as_deref()),
+        Cmd::Sim { scenario: SimScenario::Server { ems, hop, faulty, no_crash, frames, seed } } => {
+            let store = std::env::temp_dir().join(format!("nicgen-om-{}.json", std::process::id()));
+            let o = nicgen_om::server::ServerOpts { ems, hop, faulty, crash: !no_crash, frames, store: store.clone(), seed };
+            let r = nicgen_om::server::run_server(&o)?;
+            r.print(&o);
+            std::fs::remove_file(&store).ok();
+            Ok(())
+        }
         Cmd::Pcap { cmd: PcapCmd::Check { file } } => {
             let bad = cmd::pcap::check(&file)?;
             if bad > 0 {

@@ -6,3 +6,4 @@ pub mod sim;
 pub mod verilog;
 pub mod plot;
 pub mod vivado;
+pub mod om;

@@ -1,0 +1,36 @@
+//! `nicgen om`: the orchestration module's tools.
+use anyhow::{Context, Result};
+use nicgen_model::m2m::{Msg, MAX_ENTRIES};
+use nicgen_om::image::TableImage;
+use nicgen_om::policy::compile as compile_policy;
+use std::path::Path;
+
+/// Compile `policy`; print a summary per EM; with `out`, write the M2M messages that bring
+/// empty EMs to the policy (profile, then table batches of at most 64 entries), epochs rising
+/// from 1, as hex lines.
+pub fn compile(policy: &Path, out: Option<&Path>) -> Result<()> {
+    let text = std::fs::read_to_string(policy).with_context(|| format!("reading {}", policy.display()))?;
+    let c = compile_policy(&policy.display().to_string(), &text)?;
+    println!("{}: {:?} mode, {} EMs, {} on-demand RDMA peers", policy.display(), c.mode, c.ems.len(), c.on_demand.len());
+    println!("| EM | VFs | tenants | table entries | batches |");
+    println!("|---:|---:|---:|---:|---:|");
+    let mut lines = vec![];
+    let mut epoch = 0u64;
+    for (id, plan) in &c.ems {
+        let batch = TableImage::default().diff(&plan.image());
+        let chunks: Vec<_> = batch.chunks(MAX_ENTRIES).collect();
+        println!("| {id} | {} | {} | {} | {} |", plan.profile.vf_count, plan.profile.tenant_quota, batch.len(), chunks.len());
+        epoch += 1;
+        lines.push(Msg::profile(*id, epoch, epoch as u32, plan.profile).encode());
+        for ch in chunks {
+            epoch += 1;
+            lines.push(Msg::tables(*id, epoch, epoch as u32, ch.to_vec()).encode());
+        }
+    }
+    if let Some(out) = out {
+        let hex: Vec<String> = lines.iter().map(|m| m.iter().map(|b| format!("{b:02x}")).collect()).collect();
+        std::fs::write(out, hex.join("\n") + "\n").with_context(|| format!("writing {}", out.display()))?;
+        println!("{} messages (epochs 1..={epoch}) written to {}", lines.len(), out.display());
+    }
+    Ok(())
+}
