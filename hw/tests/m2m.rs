@@ -31,6 +31,18 @@ struct Bench {
     busy_max: u64,
     rng: Rng,
     p: [usize; 5],
+    /// Miss events offered on `s_ev`, and those taken.
+    ev_q: std::collections::VecDeque<nicgen_hw::em::classify::EmEventFields>,
+    ev_taken: Vec<nicgen_hw::em::classify::EmEventFields>,
+    evp: [usize; 3],
+    id: u8,
+    /// The datapath's two banks as the endpoint sees them: writes to the shadow, swap, reads
+    /// of the live bank answered two cycles later.
+    banks: [std::collections::BTreeMap<(u8, u8, u16), (u128, u128)>; 2],
+    live: usize,
+    rb_pending: std::collections::VecDeque<(u64, (u128, u128))>,
+    rbp: [usize; 4],
+    pub reads: usize,
 }
 
 impl Bench {
@@ -45,7 +57,9 @@ impl Bench {
         let reply = AxisMonitor::new(&sim, "m_axis_reply", ready, seed ^ 7);
         let p = [sim.port("m_tw"), sim.port("m_tw_valid"), sim.port("m_swap"), sim.port("s_busy"), emp];
         AxilMaster::new(&sim, "s_axil_host", 100, 1).idle(&mut sim);
-        Bench { sim, b: StreamBench::new(vec![up, ret], vec![down, reply]), ev: vec![], released: vec![], busy_left: 0, busy_max: 40, rng: Rng::new(seed ^ 11), p }
+        let evp = [sim.port("s_ev"), sim.port("s_ev_valid"), sim.port("s_ev_ready")];
+        let rbp = [sim.port("m_rb"), sim.port("m_rb_valid"), sim.port("s_rb"), sim.port("s_rb_valid")];
+        Bench { sim, b: StreamBench::new(vec![up, ret], vec![down, reply]), ev: vec![], released: vec![], busy_left: 0, busy_max: 40, rng: Rng::new(seed ^ 11), p, ev_q: Default::default(), ev_taken: vec![], evp, id, banks: Default::default(), live: 0, rb_pending: Default::default(), rbp, reads: 0 }
     }
     fn send(&mut self, msg: &[u8]) {
         self.b.drivers[0].push(AxisFrame::new(msg.to_vec()));
@@ -55,7 +69,28 @@ impl Bench {
         let [tw, twv, swap, busy, _] = self.p;
         let mut ev = None;
         let mut sw = false;
+        let [evd, evv, evr] = self.evp;
+        let offer = self.ev_q.front().copied();
+        if let Some(e) = offer {
+            self.sim.set(evd, &e.to_words());
+        }
+        self.sim.set_bit(evv, offer.is_some());
+        let mut ev_took = false;
+        // the datapath's read-back answer, two cycles after the request
+        let [rbq, rbqv, rbd, rbdv] = self.rbp;
+        let now = self.sim.cycle();
+        let ans = self.rb_pending.front().filter(|(at, _)| *at == now).map(|x| x.1);
+        if let Some((d0, d1)) = ans {
+            self.rb_pending.pop_front();
+            self.sim.set(rbd, &EmTblWrFields { d0, d1, ..Default::default() }.to_words());
+        }
+        self.sim.set_bit(rbdv, ans.is_some());
+        let mut rb_req = None;
         let moved = self.b.step_with(&mut self.sim, |sim| {
+            ev_took = sim.get_bit(evr);
+            if sim.get_bit(rbqv) {
+                rb_req = Some(EmTblWrFields::from_words(&sim.get_words(rbq)));
+            }
             if sim.get_bit(twv) {
                 ev = Some(TblEv::Write(EmTblWrFields::from_words(&sim.get_words(tw))));
             }
@@ -63,11 +98,25 @@ impl Bench {
             sim.get_bit(twv) | sw
         });
         let c = self.sim.cycle();
+        if ev_took {
+            assert!(offer.is_some(), "s_ev_ready without s_ev_valid");
+            self.ev_taken.push(self.ev_q.pop_front().unwrap());
+        }
+        if let Some(r) = rb_req {
+            let d = self.banks[self.live].get(&(r.dest, r.table, r.index)).copied().unwrap_or_default();
+            self.rb_pending.push_back((c + 1, d));
+            self.reads += 1;
+        }
         if let Some(e) = ev {
+            if let TblEv::Write(w) = &e {
+                let k = (w.dest, w.table, w.index);
+                self.banks[1 - self.live].insert(k, (w.d0, w.d1));
+            }
             self.ev.push((c, e));
         }
         // the EM: frames that read the old bank stay in flight a while after each swap
         if sw {
+            self.live = 1 - self.live;
             self.ev.push((c, TblEv::Swap));
             self.busy_left = self.rng.range(0, self.busy_max + 1);
         }
@@ -87,13 +136,17 @@ impl Bench {
         let mut quiet = 0;
         let start = self.sim.cycle();
         while quiet < 200 {
-            let busy = self.step() || self.b.drivers.iter().any(|d| !d.idle());
+            let busy = self.step() || self.b.drivers.iter().any(|d| !d.idle()) || !self.ev_q.is_empty();
             quiet = if busy { 0 } else { quiet + 1 };
             assert!(self.sim.cycle() - start < 2_000_000, "the endpoint wedged");
         }
     }
+    /// Replies and acks (event messages left out).
     fn replies(&self) -> Vec<Vec<u8>> {
-        self.b.monitors[1].frames.iter().map(|f| f.data.clone()).collect()
+        self.b.monitors[1].frames.iter().map(|f| f.data.clone()).filter(|d| d[1] != MsgType::Event as u8).collect()
+    }
+    fn events(&self) -> Vec<Vec<u8>> {
+        self.b.monitors[1].frames.iter().map(|f| f.data.clone()).filter(|d| d[1] == MsgType::Event as u8).collect()
     }
     fn relayed(&self) -> Vec<Vec<u8>> {
         self.b.monitors[0].frames.iter().map(|f| f.data.clone()).collect()
@@ -142,9 +195,25 @@ fn random_message(rng: &mut Rng, ep: &Endpoint, seq: u32) -> Vec<u8> {
             let n = if rng.chance(10) { MAX_ENTRIES } else { rng.range(1, 9) as usize };
             Msg::tables(target, pick_epoch(rng, ep.stored[2]), seq, (0..n).map(|_| random_entry(rng)).collect())
         }
-        _ => {
+        3 => {
             let start = rng.range(0, 32) as u16;
             Msg::tele_read(target, seq, start, rng.range(1, 33 - start as u64) as u16)
+        }
+        _ => {
+            // read back entries written before, and some never written
+            let known: Vec<(u8, u8, u16)> = ep.tables.keys().copied().collect();
+            let hi = if rng.chance(10) { MAX_ENTRIES as u64 } else { 6 };
+            let n = rng.range(1, hi) as usize;
+            let mut keys = vec![];
+            for _ in 0..n {
+                let k = if !known.is_empty() && rng.chance(70) {
+                    known[rng.below(known.len() as u64) as usize]
+                } else {
+                    (rng.range(0, 3) as u8, rng.range(0, 3) as u8, rng.next_u64() as u16)
+                };
+                keys.push(k);
+            }
+            Msg::table_read(target, seq, keys)
         }
     };
     let mut b = good.encode();
@@ -191,6 +260,15 @@ fn check_against_model(bench: &Bench, outs: &[Outcome], ret_sent: &[Vec<u8>]) {
         assert_eq!(g, e, "reply {i}: {:?} vs {:?}", Header::decode(g), Header::decode(e));
     }
     assert_eq!(ret, ret_sent, "downstream replies pass through whole and in order");
+    // miss events leave as numbered event messages, in order
+    let id = bench.id;
+    let want: Vec<Vec<u8>> = bench
+        .ev_taken
+        .iter()
+        .enumerate()
+        .map(|(k, e)| EventMsg { kind: e.kind, tenant: e.tenant, value: e.value, src: e.src, dst: e.dst, proto: e.proto, sport: e.sport, dport: e.dport }.message(id, k as u32))
+        .collect();
+    assert_eq!(bench.events(), want, "event messages");
     let got: Vec<TblEv> = bench.ev.iter().map(|(_, e)| e.clone()).collect();
     assert_eq!(got.len(), expected_events(outs).len());
     assert_eq!(got, expected_events(outs), "table writes and swaps");
@@ -244,6 +322,11 @@ fn m2m_endpoint_matches_golden_model() {
         for i in 0..600u32 {
             let m = random_message(&mut rng, &ep, i);
             residues.insert((m.len() - 1) % 8 + 1);
+            if i % 7 == 3 {
+                // a table miss from the datapath
+                let e = nicgen_hw::em::classify::EmEventFields { kind: rng.range(0, 4) as u8, value: rng.next_u64() as u32, src: rng.next_u64() as u32, dst: rng.next_u64() as u32, proto: rng.next_u64() as u8, sport: rng.next_u64() as u16, dport: rng.next_u64() as u16, tenant: rng.range(0, 4095) as u16 };
+                bench.ev_q.push_back(e);
+            }
             if i % 5 == 0 {
                 // a downstream EM's reply on the return path
                 let r = Header { version: VERSION, ty: MsgType::Ack as u8, target_em: 200 + (i % 50) as u8, class: 3, length: 32, seq: i, ..Default::default() }.encode().to_vec();
@@ -261,6 +344,7 @@ fn m2m_endpoint_matches_golden_model() {
         assert_eq!(causes.len(), M2mDrop::ALL.len(), "every drop cause exercised: {causes:?}");
         assert_eq!(residues.len(), 8, "every tkeep residue");
         check_against_model(&bench, &outs, &ret_sent);
+        assert_eq!(bench.ev_taken.len(), 600 / 7 + 1, "every event taken");
         let (got, exp) = tele_all(&mut bench, &mut ep, 9999);
         assert_eq!(got, exp, "telemetry counters");
         // the profile's outputs
@@ -270,8 +354,9 @@ fn m2m_endpoint_matches_golden_model() {
         let nat = bench.sim.port("nat");
         assert_eq!(bench.sim.get_bit(nat), ep.profile.nat);
         let (ap, st, eq) = (ep.ctr[Ctr::Applied as usize], ep.ctr[Ctr::Stale as usize], ep.ctr[Ctr::Equal as usize]);
-        eprintln!("seed {seed}: {} messages: {ap} applied, {eq} equal, {st} stale, {} relayed, {} dropped; {} table writes", ep.ctr[0], ep.ctr[Ctr::Relayed as usize], M2mDrop::ALL.iter().map(|d| ep.ctr[Ctr::of_drop(*d) as usize]).sum::<u64>(), ep.ctr[Ctr::TableWrites as usize]);
+        eprintln!("seed {seed}: {} messages: {ap} applied, {eq} equal, {st} stale, {} relayed, {} dropped; {} table writes, {} entries read back", ep.ctr[0], ep.ctr[Ctr::Relayed as usize], M2mDrop::ALL.iter().map(|d| ep.ctr[Ctr::of_drop(*d) as usize]).sum::<u64>(), ep.ctr[Ctr::TableWrites as usize], bench.reads);
         assert!(ap > 50 && st > 10 && eq > 5);
+        assert!(bench.reads > 100, "table entries read back: {}", bench.reads);
     }
 }
 

@@ -8,9 +8,9 @@
 //! | bytes | field | meaning |
 //! |---|---|---|
 //! | 0 | `version` | 1 |
-//! | 1 | `type` | 1 push (apply an object), 2 read (telemetry), 3 reply (telemetry values), 4 ack |
+//! | 1 | `type` | 1 push (apply an object), 2 read (telemetry or table entries), 3 reply (the values read), 4 ack, 5 event (EM → OM) |
 //! | 2 | `target_em` | the EM the message is for; in a reply or ack, the EM that sends it |
-//! | 3 | `class` | 1 device profile, 2 CC policy, 3 table batch, 4 telemetry |
+//! | 3 | `class` | 1 device profile, 2 CC policy, 3 table batch, 4 telemetry, 5 event |
 //! | 4–5 | `length` | bytes of the whole message, header included |
 //! | 6–7 | `status` | acks: 0 applied, 1 equal epoch (nothing changed), 2 stale (rejected) |
 //! | 8–15 | `epoch` | the object's epoch, compared per class with 64-bit serial arithmetic |
@@ -20,7 +20,9 @@
 //!
 //! Bodies: a device profile and a CC policy are 32 bytes ([`Profile`], [`CcPolicy`]); a table
 //! batch is `count` entries of 40 bytes ([`TableEntry`]); a telemetry read is 8 bytes (`start`
-//! u16, `count` u16, 4 reserved) and its reply carries `count` counters of 8 bytes each.
+//! u16, `count` u16, 4 reserved) and its reply carries `count` counters of 8 bytes each; a table
+//! read names `count` entries of 8 bytes (1 dest, 2 table, 4–5 index) and its reply carries them
+//! as 40-byte entries (op 1) with what the live bank holds.
 //!
 //! Epochs: per object class (profile, CC, tables), an epoch older than the stored one is
 //! rejected and the ack reports the stored epoch (as gNMI does); an equal one is accepted and
@@ -48,6 +50,54 @@ pub enum MsgType {
     Read = 2,
     Reply = 3,
     Ack = 4,
+    /// A table miss, EM → OM (never accepted by an EM).
+    Event = 5,
+}
+
+/// The class byte of an event message (events are not an object class an EM stores).
+pub const CLASS_EVENT: u8 = 5;
+pub const EVENT_BYTES: usize = 24;
+
+/// A miss event from an EM's datapath (`EmEvent`), as the event message carries it: bytes 0
+/// kind, 2–3 tenant, 4–7 the key's value, 8–11 source, 12–15 destination, 16 protocol, 18–19
+/// source port, 20–21 destination port. `seq` in the header counts the EM's events (a gap is a
+/// lost event).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EventMsg {
+    pub kind: u8,
+    pub tenant: u16,
+    pub value: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub proto: u8,
+    pub sport: u16,
+    pub dport: u16,
+}
+
+impl EventMsg {
+    pub fn encode(&self) -> [u8; EVENT_BYTES] {
+        let mut b = [0u8; EVENT_BYTES];
+        b[0] = self.kind;
+        b[2..4].copy_from_slice(&self.tenant.to_be_bytes());
+        b[4..8].copy_from_slice(&self.value.to_be_bytes());
+        b[8..12].copy_from_slice(&self.src.to_be_bytes());
+        b[12..16].copy_from_slice(&self.dst.to_be_bytes());
+        b[16] = self.proto;
+        b[18..20].copy_from_slice(&self.sport.to_be_bytes());
+        b[20..22].copy_from_slice(&self.dport.to_be_bytes());
+        b
+    }
+    pub fn decode(b: &[u8]) -> EventMsg {
+        let u = |o: usize, n: usize| b[o..o + n].iter().fold(0u64, |a, x| a << 8 | *x as u64);
+        EventMsg { kind: b[0], tenant: u(2, 2) as u16, value: u(4, 4) as u32, src: u(8, 4) as u32, dst: u(12, 4) as u32, proto: b[16], sport: u(18, 2) as u16, dport: u(20, 2) as u16 }
+    }
+    /// The event message EM `em` sends as its `seq`-th event.
+    pub fn message(&self, em: u8, seq: u32) -> Vec<u8> {
+        let h = Header { version: VERSION, ty: MsgType::Event as u8, target_em: em, class: CLASS_EVENT, length: (HDR_BYTES + EVENT_BYTES) as u16, seq, count: 1, ..Default::default() };
+        let mut v = h.encode().to_vec();
+        v.extend(self.encode());
+        v
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -364,8 +414,13 @@ pub enum Body {
     TeleRead { start: u16, count: u16 },
     /// A telemetry reply's counter values.
     TeleReply(Vec<u64>),
+    /// A table read: (dest, table, index) of each entry.
+    TableRead(Vec<(u8, u8, u16)>),
+    /// A table read's reply.
+    TableReply(Vec<TableEntry>),
     /// An ack has no body.
     Ack,
+    Event(EventMsg),
 }
 
 /// A whole message.
@@ -382,6 +437,8 @@ impl Msg {
             Body::Tables(e) => e.len() as u32,
             Body::TeleRead { count, .. } => *count as u32,
             Body::TeleReply(v) => v.len() as u32,
+            Body::TableRead(v) => v.len() as u32,
+            Body::TableReply(v) => v.len() as u32,
             _ => 0,
         };
         m.hdr.length = m.body_bytes().len() as u16 + HDR_BYTES as u16;
@@ -399,6 +456,10 @@ impl Msg {
     pub fn tele_read(em: u8, seq: u32, start: u16, count: u16) -> Msg {
         Msg::new(MsgType::Read, em, Class::Telemetry, 0, seq, Body::TeleRead { start, count })
     }
+    /// Read table entries `(dest, table, index)` (at most 64) from an EM's live bank.
+    pub fn table_read(em: u8, seq: u32, keys: Vec<(u8, u8, u16)>) -> Msg {
+        Msg::new(MsgType::Read, em, Class::Tables, 0, seq, Body::TableRead(keys))
+    }
     fn body_bytes(&self) -> Vec<u8> {
         match &self.body {
             Body::Profile(p) => p.encode().to_vec(),
@@ -411,7 +472,10 @@ impl Msg {
                 b
             }
             Body::TeleReply(v) => v.iter().flat_map(|x| x.to_be_bytes()).collect(),
+            Body::TableRead(v) => v.iter().flat_map(|&(d, t, i)| [0, d & 3, t & 3, 0, (i >> 8) as u8, i as u8, 0, 0]).collect(),
+            Body::TableReply(v) => v.iter().flat_map(|e| e.encode()).collect(),
             Body::Ack => vec![],
+            Body::Event(e) => e.encode().to_vec(),
         }
     }
     pub fn encode(&self) -> Vec<u8> {
@@ -443,12 +507,14 @@ impl Msg {
         };
         let class = match (ty, Class::from_code(h.class)) {
             (MsgType::Push, Some(c)) if c != Class::Telemetry => c,
-            (MsgType::Read, Some(Class::Telemetry)) => Class::Telemetry,
+            (MsgType::Read, Some(c)) if c == Class::Telemetry || c == Class::Tables => c,
             _ => return Err(M2mDrop::UnknownClass),
         };
+        let n = h.count.min(MAX_ENTRIES as u32 + 1) as usize;
         let need = match class {
             Class::Profile | Class::Cc => HDR_BYTES + BODY_BYTES,
-            Class::Tables => HDR_BYTES + ENTRY_BYTES * h.count.min(MAX_ENTRIES as u32 + 1) as usize,
+            Class::Tables if ty == MsgType::Read => HDR_BYTES + 8 * n,
+            Class::Tables => HDR_BYTES + ENTRY_BYTES * n,
             Class::Telemetry => HDR_BYTES + TELE_READ_BYTES,
         };
         if len != need {
@@ -458,6 +524,12 @@ impl Msg {
         let body = match class {
             Class::Profile => Body::Profile(Profile::decode(body)),
             Class::Cc => Body::Cc(CcPolicy::decode(body)),
+            Class::Tables if ty == MsgType::Read => {
+                if n == 0 {
+                    return Err(M2mDrop::BadEntry);
+                }
+                Body::TableRead(body.chunks(8).map(|c| (c[1] & 3, c[2] & 3, u16::from_be_bytes([c[4], c[5]]))).collect())
+            }
             Class::Tables => {
                 let e: Vec<TableEntry> = body.chunks(ENTRY_BYTES).map(TableEntry::decode).collect();
                 if e.is_empty() || e.iter().any(|x| !x.valid()) {
@@ -486,6 +558,8 @@ impl Msg {
         }
         let body = match h.ty {
             4 => Body::Ack,
+            5 if b.len() == HDR_BYTES + EVENT_BYTES => Body::Event(EventMsg::decode(&b[HDR_BYTES..])),
+            3 if h.class == Class::Tables as u8 => Body::TableReply(b[HDR_BYTES..].chunks(ENTRY_BYTES).map(TableEntry::decode).collect()),
             3 => Body::TeleReply(b[HDR_BYTES..].chunks(8).map(|c| c.iter().fold(0u64, |a, x| a << 8 | *x as u64)).collect()),
             _ => return None,
         };
@@ -514,6 +588,9 @@ pub struct Endpoint {
     pub ctr: [u64; 16],
     /// The datapath's counters (telemetry 16..32), as the test sets them.
     pub dp: [u32; 16],
+    /// What the EM's tables hold: (dest, table, index) → data, as written (a table read answers
+    /// with it; the hardware keeps only each table's width).
+    pub tables: std::collections::BTreeMap<(u8, u8, u16), (u128, u128)>,
 }
 
 impl Endpoint {
@@ -560,6 +637,18 @@ impl Endpoint {
         }
         self.ctr[Ctr::Replies as usize] += 1;
         let class = Class::from_code(m.hdr.class).unwrap();
+        if let Body::TableRead(keys) = &m.body {
+            self.ctr[Ctr::TeleReads as usize] += 1;
+            let body: Vec<u8> = keys
+                .iter()
+                .flat_map(|&(dest, table, index)| {
+                    let (d0, d1) = self.tables.get(&(dest, table, index)).copied().unwrap_or_default();
+                    TableEntry::write(dest, table, index, d0, d1).encode()
+                })
+                .collect();
+            let reply = self.reply(MsgType::Reply, m.hdr.class, &m.hdr, Status::Applied, self.stored[Class::Tables.slot().unwrap()], body);
+            return Outcome::Reply { reply, writes: vec![] };
+        }
         let Some(slot) = class.slot() else {
             let Body::TeleRead { start, count } = m.body else { unreachable!() };
             self.ctr[Ctr::TeleReads as usize] += 1;
@@ -585,6 +674,10 @@ impl Endpoint {
                     Body::Cc(c) => self.cc = c,
                     Body::Tables(e) => {
                         self.ctr[Ctr::TableWrites as usize] += e.len() as u64;
+                        for x in &e {
+                            let d = x.effective();
+                            self.tables.insert((x.dest, x.table, x.index), d);
+                        }
                         w = e;
                     }
                     _ => unreachable!(),

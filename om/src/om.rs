@@ -15,7 +15,6 @@
 use crate::image::TableImage;
 use crate::policy::{on_demand_image, Compiled};
 use anyhow::{Context, Result};
-use nicgen_hw::em::classify::EmEventFields;
 use nicgen_hw::em::lookup::lookup_writes;
 use nicgen_model::em::LookTables;
 use nicgen_model::m2m::*;
@@ -177,10 +176,10 @@ impl Om {
         }
         self.save()
     }
-    /// The slow path: a miss event from `em`. A TCP miss toward an on-demand RDMA remote
+    /// The slow path: a miss event message from `em`. A TCP miss toward an on-demand RDMA remote
     /// installs that connection's entries (pinned) into the policy and returns true; the caller
     /// then syncs `em` before the connection's first RDMA data packet.
-    pub fn on_miss(&mut self, em: u8, ev: &EmEventFields) -> bool {
+    pub fn on_miss(&mut self, em: u8, ev: &EventMsg) -> bool {
         // kind 3: no remote entry for (tenant, value) on the host side
         if ev.kind != 3 || ev.proto != 6 {
             return false;

@@ -17,7 +17,6 @@
 use crate::om::Om;
 use crate::policy::compile;
 use anyhow::{bail, ensure, Result};
-use nicgen_hw::em::classify::EmEventFields;
 use nicgen_hw::m2m::node::EmNode;
 use nicgen_model::em::{ipv4_udp_frame, RemoteEntry};
 use nicgen_model::m2m::*;
@@ -77,7 +76,6 @@ struct EmSim {
     sim: VerilatorSim,
     b: StreamBench,
     swapped: usize,
-    ev: (usize, usize),
     /// Cycle the last message's last beat went in.
     accepted: Option<u64>,
     sent_frames: usize,
@@ -102,7 +100,8 @@ struct Server {
     seen_down: Vec<usize>,
     seen_reply: Vec<usize>,
     visible: Vec<(u8, usize, u64)>,
-    events: Vec<(u8, EmEventFields)>,
+    /// Event messages that reached the OM: (EM, event number, event).
+    events: Vec<(u8, u32, EventMsg)>,
 }
 
 fn policy_text(n: usize) -> String {
@@ -133,16 +132,13 @@ impl Server {
             sim.set_u64(p, id as u64);
             let p = sim.port("link_up");
             sim.set_u64(p, 3);
-            let p = sim.port("m_ev_ready");
-            sim.set_bit(p, true);
             let p = sim.port("s_host_vf");
             sim.set_u64(p, 2);
             let seed = o.seed * 100 + k as u64 * 10;
             let drivers = vec![AxisDriver::new(&sim, "s_axis_up", 100, seed), AxisDriver::new(&sim, "s_axis_ret", 100, seed + 1), AxisDriver::new(&sim, "s_axis_host_tx", 50, seed + 2)];
             let monitors = vec![AxisMonitor::new(&sim, "m_axis_down", 100, seed + 3), AxisMonitor::new(&sim, "m_axis_reply", 100, seed + 4), AxisMonitor::new(&sim, "m_axis_p0_tx", 100, seed + 5), AxisMonitor::new(&sim, "m_axis_p1_tx", 100, seed + 6)];
             let swapped = sim.port("swapped");
-            let ev = (sim.port("m_ev"), sim.port("m_ev_valid"));
-            ems.push(EmSim { id: k as u8, sim, b: StreamBench::new(drivers, monitors), swapped, ev, accepted: None, sent_frames: 0 });
+            ems.push(EmSim { id: k as u8, sim, b: StreamBench::new(drivers, monitors), swapped, accepted: None, sent_frames: 0 });
         }
         let n = ems.len();
         Server { ems, hop: o.hop, wires: VecDeque::new(), om_in: VecDeque::new(), cycle: 0, seen_down: vec![0; n], seen_reply: vec![0; n], visible: vec![], events: vec![] }
@@ -155,21 +151,21 @@ impl Server {
             }
             let (_, to, m, is_reply) = self.wires.pop_front().unwrap();
             match (to, is_reply) {
-                (None, _) => self.om_in.push_back(m),
+                // the OM: events to the slow path, the rest to the waiting transaction
+                (None, _) => match Msg::decode_reply(&m) {
+                    Some(Msg { hdr, body: Body::Event(e) }) => self.events.push((hdr.target_em, hdr.seq, e)),
+                    _ => self.om_in.push_back(m),
+                },
                 (Some(k), false) => self.ems[k].b.drivers[UP].push(AxisFrame::new(m)),
                 (Some(k), true) => self.ems[k].b.drivers[RET].push(AxisFrame::new(m)),
             }
         }
         for e in self.ems.iter_mut() {
             let before = e.b.drivers[UP].frames;
-            let (sw, (evp, evv)) = (e.swapped, e.ev);
+            let sw = e.swapped;
             let mut swap = false;
-            let mut ev = None;
             e.b.step_with(&mut e.sim, |s| {
                 swap = s.get_bit(sw);
-                if s.get_bit(evv) {
-                    ev = Some(EmEventFields::from_words(&s.get_words(evp)));
-                }
                 false
             });
             if e.b.drivers[UP].frames != before {
@@ -179,9 +175,6 @@ impl Server {
                 if let Some(a) = e.accepted {
                     self.visible.push((e.id, self.visible.len(), self.cycle - a));
                 }
-            }
-            if let Some(x) = ev {
-                self.events.push((e.id, x));
             }
         }
         // new frames on the M2M streams go onto the fabric
@@ -304,7 +297,7 @@ pub fn run_server(o: &ServerOpts) -> Result<ServerReport> {
         let mut installed = false;
         while !installed && s.cycle - t0 < 50_000 {
             s.step();
-            for (em, ev) in std::mem::take(&mut s.events) {
+            for (em, _, ev) in std::mem::take(&mut s.events) {
                 installed |= om.on_miss(em, &ev);
             }
         }

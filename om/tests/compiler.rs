@@ -1,7 +1,7 @@
 //! The OM's policy compiler: golden outputs for the example policies, the compiled tables'
 //! behaviour on frames (through the EM's golden model), and errors that name file, line and
 //! field.
-use nicgen_hw::em::classify::EmEventFields;
+use nicgen_model::m2m::EventMsg as EmEventFields;
 use nicgen_model::em::*;
 use nicgen_om::om::Om;
 use nicgen_om::policy::{compile, dump, Compiled, PolicyError};

@@ -9,6 +9,9 @@ pub fn waivers() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("hw").join("lint").join("waivers.vlt")
 }
 
+/// Tops that only join other tops: Verilator only.
+const COMPOSED: [&str; 1] = ["em_node"];
+
 /// One top's lint: (verilator -Wall lines, warning count, passed, the yosys verdict).
 fn lint_top(dir: &Path, name: &str) -> Result<(String, usize, bool, String)> {
     let d = dir.join(name);
@@ -21,6 +24,12 @@ fn lint_top(dir: &Path, name: &str) -> Result<(String, usize, bool, String)> {
         .context("running verilator (run scripts/setup.sh)")?;
     let text = String::from_utf8_lossy(&out.stderr).to_string();
     let warnings = text.lines().filter(|l| l.starts_with("%Warning") || l.starts_with("%Error")).count();
+    // em_node is em_datapath and m2m_endpoint joined by wires; both are validated as tops of
+    // their own, and a Yosys read of the pair takes minutes
+    if COMPOSED.contains(&name) {
+        let ok = out.status.success() && warnings == 0;
+        return Ok((text, warnings, ok, "skipped (its parts are tops)".into()));
+    }
     let core = std::fs::read_to_string(d.join(format!("{name}_core.v")))?;
     let yosys = rust_hdl::prelude::yosys_validate(&format!("nicgen_{name}"), &core.replace(&format!("{name}_core"), "top"));
     let ok = out.status.success() && warnings == 0 && yosys.is_ok();

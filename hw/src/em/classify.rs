@@ -286,6 +286,11 @@ struct Regs {
     oh: EmHdrFields,
     oa: EmActFields,
     oe: EmEventFields,
+    // table read-back
+    rb_v1: bool,
+    rb_val1: (u128, u128),
+    rb_v2: bool,
+    rb_q: (u128, u128),
 }
 
 /// The offset of bank `b` in a two-bank table of `bits` address bits.
@@ -330,7 +335,30 @@ impl CoreState {
 
     /// One clock edge: `hdr`/`hv` the input, `tw` a table write.
     #[allow(clippy::too_many_arguments)]
-    fn edge(&mut self, z: ClsSizes, reset: bool, hdr: EmHdrFields, hv: bool, (bank, wbank): (bool, bool), wire: bool, adv: bool, tw: Option<EmTblWrFields>) {
+    /// The live bank's entry `index` of `table`, as the read-back port answers it.
+    fn read_back(&self, z: ClsSizes, bank: bool, table: u8, index: u16) -> (u128, u128) {
+        let i = index as usize;
+        let m = &self.m;
+        let w = match table & 3 {
+            0 => crate::record::words_put(48, [(0, 48, m.map[bk(bank, z.map_bits) | (i >> 2) & mask(z.map_bits) as usize][i & 3])].into_iter()),
+            1 => vec![m.ten[bk(bank, z.ten_bits) | i & mask(z.ten_bits) as usize]],
+            2 => m.acl[bk(bank, z.group_bits) | (i >> 4) & mask(z.group_bits) as usize][i & 15].to_words(),
+            _ => m.qcfg[bk(bank, VF_BITS) | i & mask(VF_BITS) as usize].to_words(),
+        };
+        let n = w.len() * 32;
+        (crate::record::words_get(&w, 0, n.min(128)), if n > 128 { crate::record::words_get(&w, 128, n - 128) } else { 0 })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn edge(&mut self, z: ClsSizes, reset: bool, hdr: EmHdrFields, hv: bool, (bank, wbank): (bool, bool), wire: bool, adv: bool, tw: Option<EmTblWrFields>, rb: Option<EmTblWrFields>) {
+        // read-back: port A reads when no write is in the same cycle
+        let rb_now = rb.filter(|_| tw.is_none()).map(|r| self.read_back(z, bank, r.table, r.index));
+        if self.r.rb_v1 {
+            self.r.rb_q = self.r.rb_val1;
+        }
+        self.r.rb_v2 = self.r.rb_v1;
+        self.r.rb_v1 = rb_now.is_some();
+        self.r.rb_val1 = rb_now.unwrap_or_default();
         let s = &self.r.clone();
         let mem = &self.m;
         let mut tat_w = None;
@@ -447,11 +475,28 @@ impl CoreState {
             }
             r.ov = false;
             r.bpv = false;
+            r.rb_v1 = false;
+            r.rb_v2 = false;
         }
     }
 }
 
 // ------------------------------------------------------------------ the core's Verilog
+
+/// The classifier's table memories (management port view).
+fn cls_mems(z: ClsSizes) -> Vec<super::TableMem> {
+    use super::TableMem as M;
+    let mut v = vec![];
+    for w in 0..MAP_WAYS {
+        v.push(M { name: format!("map{w}"), width: MapEntryBitsFields::BITS, abits: z.map_bits, table: 0, shift: 2, sub: Some((2, w)) });
+    }
+    v.push(M { name: "tmem".into(), width: TENANT_BITS, abits: z.ten_bits, table: 1, shift: 0, sub: None });
+    for s in 0..ACL_SLOTS {
+        v.push(M { name: format!("acl{s}"), width: AclRuleBitsFields::BITS, abits: z.group_bits, table: 2, shift: 4, sub: Some((4, s)) });
+    }
+    v.push(M { name: "qmem".into(), width: QosCfgBitsFields::BITS, abits: VF_BITS, table: 3, shift: 0, sub: None });
+    v
+}
 
 fn core_verilog(z: ClsSizes) -> String {
     let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
@@ -505,25 +550,12 @@ fn core_verilog(z: ClsSizes) -> String {
         v += &format!("  {n} = {w}'d0;\n");
     }
     v += &format!("  o_valid = 1'b0;\n  o_hdr = {hb}'d0;\n  o_act = {}'d0;\n  o_ev = {}'d0;\nend\n", EmActFields::BITS, EmEventFields::BITS);
-    // ---- table writes
+    // ---- table writes and read-back (port A of each memory)
     let twd = |f: &str| vfield("tw", EmTblWrFields::slot(f));
-    v += &format!("wire [1:0] tw_table = {};\nwire [15:0] tw_index = {};\nwire [223:0] tw_data = {{{}, {}}};\n", twd("table"), twd("index"), twd("d1"), twd("d0"));
-    v += "always @(posedge clock) begin\n  if (tw_valid) begin\n";
-    v += "    if (tw_table == 2'd0) case (tw_index[1:0])\n";
-    for w in 0..MAP_WAYS {
-        v += &format!("      2'd{w}: map{w}[{{wbank, tw_index[{}:2]}}] <= tw_data[{}:0];\n", mb + 1, eb - 1);
-    }
-    v += "    endcase\n";
-    v += &format!("    if (tw_table == 2'd1) tmem[{{wbank, tw_index[{}:0]}}] <= tw_data[{}:0];\n", tb - 1, TENANT_BITS - 1);
-    v += "    if (tw_table == 2'd2) case (tw_index[3:0])\n";
-    for s in 0..ACL_SLOTS {
-        v += &format!("      4'd{s}: acl{s}[{{wbank, tw_index[{}:4]}}] <= tw_data[{}:0];\n", gb + 3, rb - 1);
-    }
-    v += "    endcase\n";
-    v += &format!("    if (tw_table == 2'd3) qmem[{{wbank, tw_index[{}:0]}}] <= tw_data[{}:0];\n", VF_BITS - 1, qb - 1);
-    v += "  end\nend\n";
+    v += &format!("wire [223:0] tw_data = {{{}, {}}};\n", twd("d1"), twd("d0"));
+    v += &super::table_port_verilog(&cls_mems(z), "tw_data", 224, "bank", "wbank");
     let used = (mb + 2).max(tb).max(gb + 4).max(VF_BITS);
-    v += &format!("wire unused_tw = ^tw_data[223:{rb}] ^ ^{}{};\n", twd("dest"), if used < 16 { format!(" ^ ^tw_index[15:{used}]") } else { String::new() });
+    v += &format!("wire unused_tw = ^tw_data[223:{rb}] ^ ^{}{};\n", twd("dest"), if used < 16 { format!(" ^ ^{}[15:{used}]", twd("index")) } else { String::new() });
     // ---- in: the key, its row, the map read
     v += &format!("wire [1:0] kind0 = !from_wire ? 2'd0 : ({} ? 2'd1 : 2'd2);\n", h("vxlan"));
     v += &format!("wire [31:0] val0 = !from_wire ? {{20'd0, {}}} : ({} ? {{8'd0, {}}} : {});\n", h("vf"), h("vxlan"), h("vni"), h("dst"));
@@ -615,6 +647,12 @@ pub struct ClsCore {
     pub adv: Signal<In, Bit>,
     pub tw: Signal<In, EmTblWr>,
     pub tw_valid: Signal<In, Bit>,
+    /// Table read-back (live bank): `table` and `index` of `rb`; `{d1, d0}` of `rb_data` two
+    /// cycles later with `rb_dvalid`. Not in a cycle with a table write.
+    pub rb: Signal<In, EmTblWr>,
+    pub rb_valid: Signal<In, Bit>,
+    pub rb_data: Signal<Out, EmTblWr>,
+    pub rb_dvalid: Signal<Out, Bit>,
     pub o_valid: Signal<Out, Bit>,
     pub o_hdr: Signal<Out, EmHdr>,
     pub o_act: Signal<Out, EmAct>,
@@ -636,6 +674,10 @@ impl ClsCore {
             adv: Default::default(),
             tw: Default::default(),
             tw_valid: Default::default(),
+            rb: Default::default(),
+            rb_valid: Default::default(),
+            rb_data: Default::default(),
+            rb_dvalid: Default::default(),
             o_valid: Default::default(),
             o_hdr: Default::default(),
             o_act: Default::default(),
@@ -651,14 +693,19 @@ impl Logic for ClsCore {
         if self.clock.pos_edge() {
             let tw = self.tw_valid.val().then(|| EmTblWrFields::from_struct(&self.tw.val()));
             let hdr = EmHdrFields::from_struct(&self.hdr.val());
-            self._s.edge(self._z, self.reset.val(), hdr, self.hdr_valid.val(), (self.bank.val(), self.wbank.val()), self.from_wire.val(), self.adv.val(), tw);
+            let rb = self.rb_valid.val().then(|| EmTblWrFields::from_struct(&self.rb.val()));
+            self._s.edge(self._z, self.reset.val(), hdr, self.hdr_valid.val(), (self.bank.val(), self.wbank.val()), self.from_wire.val(), self.adv.val(), tw, rb);
         }
         self.o_valid.next = self._s.r.ov;
         self.o_hdr.next = self._s.r.oh.to_struct();
         self.o_act.next = self._s.r.oa.to_struct();
         self.o_ev.next = self._s.r.oe.to_struct();
+        self.rb_data.next = EmTblWrFields { d0: self._s.r.rb_q.0, d1: self._s.r.rb_q.1, ..Default::default() }.to_struct();
+        self.rb_dvalid.next = self._s.r.rb_v2;
     }
     fn connect(&mut self) {
+        self.rb_data.connect();
+        self.rb_dvalid.connect();
         self.o_valid.connect();
         self.o_hdr.connect();
         self.o_act.connect();
@@ -730,6 +777,12 @@ pub struct EmClassify {
     pub s_tw: Signal<In, EmTblWr>,
     pub s_tw_valid: Signal<In, Bit>,
     pub s_tw_ready: Signal<Out, Bit>,
+    /// Table read-back of the `bank` bank (never in a cycle with a write): the entry two cycles
+    /// later on `m_rb` (`{d1, d0}`).
+    pub s_rb: Signal<In, EmTblWr>,
+    pub s_rb_valid: Signal<In, Bit>,
+    pub m_rb: Signal<Out, EmTblWr>,
+    pub m_rb_valid: Signal<Out, Bit>,
     /// The header and its verdict, one channel (`m_act` moves with `m_hdr`).
     pub m_hdr: Signal<Out, EmHdr>,
     pub m_hdr_valid: Signal<Out, Bit>,
@@ -774,6 +827,10 @@ impl EmClassify {
             s_tw: Default::default(),
             s_tw_valid: Default::default(),
             s_tw_ready: Default::default(),
+            s_rb: Default::default(),
+            s_rb_valid: Default::default(),
+            m_rb: Default::default(),
+            m_rb_valid: Default::default(),
             m_hdr: Default::default(),
             m_hdr_valid: Default::default(),
             m_hdr_ready: Default::default(),
@@ -827,6 +884,10 @@ impl Logic for EmClassify {
         self.core.wbank.next = self.wbank.val();
         self.core.tw.next = self.s_tw.val();
         self.core.tw_valid.next = self.s_tw_valid.val();
+        self.core.rb.next = self.s_rb.val();
+        self.core.rb_valid.next = self.s_rb_valid.val();
+        self.m_rb.next = self.core.rb_data.val();
+        self.m_rb_valid.next = self.core.rb_dvalid.val();
         // the pipeline advances when the skids have room (both hold the same items)
         self.core.adv.next = self.hskid.s_ready.val();
         self.s_hdr_ready.next = self.hskid.s_ready.val();
@@ -890,7 +951,7 @@ pub const EM_CLASSIFY_COUNTERS: [(&str, &str); 6] = [
 ];
 
 nicgen_sim::impl_ports!(EmClassify, clock = clock, [clock, reset, from_wire, s_hdr, s_hdr_valid, s_hdr_ready, bank, wbank,
-    s_tw, s_tw_valid, s_tw_ready, m_hdr, m_hdr_valid, m_hdr_ready, m_act, m_ev, m_ev_valid, m_ev_ready,
+    s_tw, s_tw_valid, s_tw_ready, s_rb, s_rb_valid, m_rb, m_rb_valid, m_hdr, m_hdr_valid, m_hdr_ready, m_act, m_ev, m_ev_valid, m_ev_ready,
     frames, drop_no_tenant, drop_acl, drop_qos, marked, ev_lost]);
 
 /// The table writes that load the model's tables into the hardware (every valid map entry,

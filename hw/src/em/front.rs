@@ -35,6 +35,11 @@ pub struct EmFront {
     /// old bank are still before the gate.
     pub swap: Signal<In, Bit>,
     pub busy: Signal<Out, Bit>,
+    /// Table read-back of the live bank (`dest` bit 0 picks the block), answered two cycles later.
+    pub s_rb: Signal<In, EmTblWr>,
+    pub s_rb_valid: Signal<In, Bit>,
+    pub m_rb: Signal<Out, EmTblWr>,
+    pub m_rb_valid: Signal<Out, Bit>,
     pub m_axis: Axis512Source,
     pub m_hdr: Signal<Out, EmHdr>,
     pub m_hdr_valid: Signal<Out, Bit>,
@@ -69,6 +74,7 @@ pub struct EmFront {
     take: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
     dest: Signal<Local, Bits<2>>,
+    rdest: Signal<Local, Bits<2>>,
     c0: Constant<Bits<3>>,
 }
 
@@ -86,6 +92,10 @@ impl Default for EmFront {
             bank: Default::default(),
             swap: Default::default(),
             busy: Default::default(),
+            s_rb: Default::default(),
+            s_rb_valid: Default::default(),
+            m_rb: Default::default(),
+            m_rb_valid: Default::default(),
             m_axis: Default::default(),
             m_hdr: Default::default(),
             m_hdr_valid: Default::default(),
@@ -119,6 +129,7 @@ impl Default for EmFront {
             take: Default::default(),
             unused: Default::default(),
             dest: Default::default(),
+            rdest: Default::default(),
             c0: Constant::new(0.into()),
         }
     }
@@ -155,6 +166,17 @@ impl Logic for EmFront {
         self.cls.bank.next = self.bank.val();
         self.cls.wbank.next = !self.bank.val();
         self.lk.wbank.next = !self.bank.val();
+        self.lk.bank.next = self.bank.val();
+        self.cls.s_rb.next = self.s_rb.val();
+        self.lk.s_rb.next = self.s_rb.val();
+        self.rdest.next = self.s_rb.val().dest;
+        self.cls.s_rb_valid.next = self.s_rb_valid.val() & !self.rdest.val().get_bit(0);
+        self.lk.s_rb_valid.next = self.s_rb_valid.val() & self.rdest.val().get_bit(0);
+        self.m_rb.next = self.lk.m_rb.val();
+        if self.cls.m_rb_valid.val() {
+            self.m_rb.next = self.cls.m_rb.val();
+        }
+        self.m_rb_valid.next = self.cls.m_rb_valid.val() | self.lk.m_rb_valid.val();
         self.cls.s_tw.next = self.s_tw.val();
         self.lk.s_tw.next = self.s_tw.val();
         self.dest.next = self.s_tw.val().dest;
@@ -230,7 +252,7 @@ impl Logic for EmFront {
         self.dropped.next = self.k_drop.q.val();
         // the blocks' own counters stay inside (the M2M telemetry read will reach them)
         // dest bit 1 (the side) was used by the parent
-        self.unused.next = self.lskid.m_valid.val() | self.dest.val().get_bit(1) | (self.lk.m_act.val() != self.lk.m_act.val()) | self.fifo.level.val().any() | self.fifo.drop_bad.val().any() | self.fifo.drop_overflow.val().any() | self.cls.s_tw_ready.val() | self.lk.s_tw_ready.val()
+        self.unused.next = self.lskid.m_valid.val() | self.dest.val().get_bit(1) | self.rdest.val().get_bit(1) | (self.lk.m_act.val() != self.lk.m_act.val()) | self.fifo.level.val().any() | self.fifo.drop_bad.val().any() | self.fifo.drop_overflow.val().any() | self.cls.s_tw_ready.val() | self.lk.s_tw_ready.val()
             | self.parse.drop_bad_frame.val().any() | self.parse.drop_truncated.val().any() | self.parse.drop_not_ipv4.val().any() | self.parse.drop_malformed.val().any()
             | self.parse.drop_ip_options.val().any() | self.parse.drop_bad_ip_checksum.val().any() | self.parse.drop_fragment.val().any() | self.parse.drop_bad_vxlan.val().any()
             | self.cls.frames.val().any() | self.cls.drop_no_tenant.val().any() | self.cls.drop_acl.val().any() | self.cls.drop_qos.val().any() | self.cls.marked.val().any() | self.cls.ev_lost.val().any()
@@ -331,6 +353,11 @@ pub struct EmDatapath {
     pub s_tw_ready: Signal<Out, Bit>,
     pub swap: Signal<In, Bit>,
     pub busy: Signal<Out, Bit>,
+    /// Table read-back of the live bank (`dest` as for writes), answered two cycles later.
+    pub s_rb: Signal<In, EmTblWr>,
+    pub s_rb_valid: Signal<In, Bit>,
+    pub m_rb: Signal<Out, EmTblWr>,
+    pub m_rb_valid: Signal<Out, Bit>,
     pub m_ev: Signal<Out, EmEvent>,
     pub m_ev_valid: Signal<Out, Bit>,
     pub m_ev_ready: Signal<In, Bit>,
@@ -355,6 +382,7 @@ pub struct EmDatapath {
     port_q: AxisFifo<1, 1, 4, 6>,
     fwd_in: DFF<Bit>,
     live: DFF<Bit>,
+    rdest: Signal<Local, Bits<2>>,
     arb: AxisArb4,
     decap: super::vxlan::EmVxlanDecap,
     inat: super::nat::EmNatPath,
@@ -392,6 +420,11 @@ impl Default for EmDatapath {
             s_tw_ready: Default::default(),
             swap: Default::default(),
             busy: Default::default(),
+            s_rb: Default::default(),
+            s_rb_valid: Default::default(),
+            m_rb: Default::default(),
+            m_rb_valid: Default::default(),
+            rdest: Default::default(),
             live: Default::default(),
             m_ev: Default::default(),
             m_ev_valid: Default::default(),
@@ -467,6 +500,16 @@ impl Logic for EmDatapath {
         self.eg.swap.next = self.swap.val();
         self.ig.swap.next = self.swap.val();
         self.busy.next = self.eg.busy.val() | self.ig.busy.val();
+        self.eg.s_rb.next = self.s_rb.val();
+        self.ig.s_rb.next = self.s_rb.val();
+        self.rdest.next = self.s_rb.val().dest;
+        self.eg.s_rb_valid.next = self.s_rb_valid.val() & !self.rdest.val().get_bit(1);
+        self.ig.s_rb_valid.next = self.s_rb_valid.val() & self.rdest.val().get_bit(1);
+        self.m_rb.next = self.ig.m_rb.val();
+        if self.eg.m_rb_valid.val() {
+            self.m_rb.next = self.eg.m_rb.val();
+        }
+        self.m_rb_valid.next = self.eg.m_rb_valid.val() | self.ig.m_rb_valid.val();
         self.m_ev.next = self.ig.m_ev.val();
         if self.eg.m_ev_valid.val() {
             self.m_ev.next = self.eg.m_ev.val();
@@ -617,7 +660,7 @@ impl Logic for EmDatapath {
         self.drop_link_down.next = self.fwd.drop_link_down.val();
         self.drop_roce_vlan.next = self.enat.drop_roce_vlan.val() + self.inat.drop_roce_vlan.val();
         // dest bit 0 (the block) is for the fronts
-        self.unused.next = self.decap.m_hdr_valid.val() | self.dest.val().get_bit(0) | (self.decap.m_hdr.val() != self.decap.m_hdr.val()) | (self.iconv.tun.val() != self.iconv.tun.val()) | self.arb.grant.val().any() | self.port_q.level.val().any() | self.port_q.drop_bad.val().any()
+        self.unused.next = self.decap.m_hdr_valid.val() | self.dest.val().get_bit(0) | self.rdest.val().get_bit(0) | (self.decap.m_hdr.val() != self.decap.m_hdr.val()) | (self.iconv.tun.val() != self.iconv.tun.val()) | self.arb.grant.val().any() | self.port_q.level.val().any() | self.port_q.drop_bad.val().any()
             | self.port_q.drop_overflow.val().any() | self.port_q.m_axis.tkeep.val().any() | self.port_q.m_axis.tlast.val() | self.port_q.m_axis.tuser.val()
             | self.vf_q.level.val().any() | self.vf_q.drop_bad.val().any() | self.vf_q.drop_overflow.val().any() | self.vf_q.m_axis.tkeep.val().any() | self.vf_q.m_axis.tlast.val() | self.vf_q.m_axis.tuser.val()
             | self.arb.s2_axis.tready.val() | self.arb.s3_axis.tready.val() | self.encap.s_tun_ready.val() | self.enat.s_xl_ready.val() | self.inat.s_xl_ready.val();
@@ -652,5 +695,5 @@ nicgen_sim::impl_ports!(EmDatapath, clock = clock, [clock, reset, nat, cfg, link
     s_axis_p0_rx.tdata, s_axis_p0_rx.tkeep, s_axis_p0_rx.tlast, s_axis_p0_rx.tuser, s_axis_p0_rx.tvalid, s_axis_p0_rx.tready,
     s_axis_p1_rx.tdata, s_axis_p1_rx.tkeep, s_axis_p1_rx.tlast, s_axis_p1_rx.tuser, s_axis_p1_rx.tvalid, s_axis_p1_rx.tready,
     m_axis_host_rx.tdata, m_axis_host_rx.tkeep, m_axis_host_rx.tlast, m_axis_host_rx.tuser, m_axis_host_rx.tvalid, m_axis_host_rx.tready,
-    m_host_vf, s_tw, s_tw_valid, s_tw_ready, swap, busy, m_ev, m_ev_valid, m_ev_ready,
+    m_host_vf, s_tw, s_tw_valid, s_tw_ready, swap, busy, s_rb, s_rb_valid, m_rb, m_rb_valid, m_ev, m_ev_valid, m_ev_ready,
     eg_parsed, eg_kept, eg_dropped, ig_parsed, ig_kept, ig_dropped, frames_p0, frames_p1, failover, drop_link_down, drop_roce_vlan]);

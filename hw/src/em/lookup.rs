@@ -278,6 +278,20 @@ impl Mems {
             vni: vec![0; 8192],
         }
     }
+    /// Entry `index` of `table` in bank `bank`, as the read-back port answers it.
+    fn read_back(&self, z: LookSizes, bank: bool, table: u8, index: u16) -> u128 {
+        let (i, b) = (index as usize, bank as usize);
+        let w = match table & 3 {
+            table::REMOTE => self.remote[b << z.remote_bits | (i >> 2) & mask(z.remote_bits)][i & 3].to_words(),
+            table::LOCAL => self.local[b << z.local_bits | (i >> 2) & mask(z.local_bits)][i & 3].to_words(),
+            table::VF => {
+                let (a, c) = self.vfs[b << 12 | i & 0xfff];
+                vec![a, c]
+            }
+            _ => vec![self.vni[b << 12 | i & 0xfff]],
+        };
+        crate::record::words_get(&w, 0, (w.len() * 32).min(128))
+    }
     fn write(&mut self, z: LookSizes, w: &EmTblWrFields, wbank: bool) {
         let i = w.index as usize;
         let b = wbank as usize;
@@ -292,6 +306,19 @@ impl Mems {
 }
 
 // ------------------------------------------------------------------ the core's Verilog
+
+/// The lookup's table memories (management port view).
+fn look_mems(z: LookSizes) -> Vec<super::TableMem> {
+    use super::TableMem as M;
+    let mut v = vec![];
+    for w in 0..MAP_WAYS {
+        v.push(M { name: format!("rmem{w}"), width: RemoteBitsFields::BITS, abits: z.remote_bits, table: table::REMOTE, shift: 2, sub: Some((2, w)) });
+        v.push(M { name: format!("lmem{w}"), width: LocalBitsFields::BITS, abits: z.local_bits, table: table::LOCAL, shift: 2, sub: Some((2, w)) });
+    }
+    v.push(M { name: "vfm".into(), width: 64, abits: 12, table: table::VF, shift: 0, sub: None });
+    v.push(M { name: "vnim".into(), width: 24, abits: 12, table: table::VNI, shift: 0, sub: None });
+    v
+}
 
 fn core_verilog(z: LookSizes) -> String {
     let hs = |p: &str, f: &str| vfield(p, EmHdrFields::slot(f));
@@ -324,23 +351,14 @@ fn core_verilog(z: LookSizes) -> String {
         v += &format!("  {n} = {w}'d0;\n");
     }
     v += &format!("  o_valid = 1'b0;\n  o_hdr = {hb}'d0;\n  o_act = {ab}'d0;\n  o_look = {}'d0;\n  o_ev = {}'d0;\n  o_miss = 1'b0;\nend\n", EmLookFields::BITS, EmEventFields::BITS);
-    // ---- table writes
+    // ---- table writes and read-back (port A of each memory)
     let twd = |f: &str| vfield("tw", EmTblWrFields::slot(f));
-    v += &format!("wire [1:0] tw_table = {};\nwire [15:0] tw_index = {};\nwire [127:0] tw_data = {};\n", twd("table"), twd("index"), twd("d0"));
+    v += &format!("wire [127:0] tw_data = {};\n", twd("d0"));
     v += &format!("wire unused_tw = ^{} ^ ^{} ^ ^tw_data[127:{}];\n", twd("d1"), twd("dest"), lb);
-    v += "always @(posedge clock) if (tw_valid) begin\n";
-    v += "  if (tw_table == 2'd0) case (tw_index[1:0])\n";
-    for w in 0..MAP_WAYS {
-        v += &format!("    2'd{w}: rmem{w}[{{wbank, tw_index[{}:2]}}] <= tw_data[{}:0];\n", z.remote_bits + 1, rb - 1);
-    }
-    v += "  endcase\n  if (tw_table == 2'd1) case (tw_index[1:0])\n";
-    for w in 0..MAP_WAYS {
-        v += &format!("    2'd{w}: lmem{w}[{{wbank, tw_index[{}:2]}}] <= tw_data[{}:0];\n", z.local_bits + 1, lb - 1);
-    }
-    v += "  endcase\n  if (tw_table == 2'd2) vfm[{wbank, tw_index[11:0]}] <= tw_data[63:0];\n  if (tw_table == 2'd3) vnim[{wbank, tw_index[11:0]}] <= tw_data[23:0];\nend\n";
+    v += &super::table_port_verilog(&look_mems(z), "tw_data", 128, "bank", "wbank");
     let used = (z.remote_bits + 2).max(z.local_bits + 2).max(12);
     if used < 16 {
-        v += &format!("wire unused_ti = ^tw_index[15:{used}];\n");
+        v += &format!("wire unused_ti = ^{}[15:{used}];\n", twd("index"));
     }
     // ---- the tuple (inner under VXLAN): src, dst
     let tup = |p: &str| format!("wire [31:0] {p}_src = {vx} ? {} : {};\nwire [31:0] {p}_dst = {vx} ? {} : {};\n", hs(p, "i_src"), hs(p, "src"), hs(p, "i_dst"), hs(p, "dst"), vx = hs(p, "vxlan"));
@@ -426,6 +444,13 @@ pub struct LookCore {
     pub tw_valid: Signal<In, Bit>,
     /// The bank table writes go to (reads use the bank in `act`).
     pub wbank: Signal<In, Bit>,
+    /// Table read-back of bank `bank` (never in a cycle with a write): `{d1, d0}` of `rb_data`
+    /// two cycles later with `rb_dvalid`.
+    pub bank: Signal<In, Bit>,
+    pub rb: Signal<In, EmTblWr>,
+    pub rb_valid: Signal<In, Bit>,
+    pub rb_data: Signal<Out, EmTblWr>,
+    pub rb_dvalid: Signal<Out, Bit>,
     pub o_valid: Signal<Out, Bit>,
     pub o_hdr: Signal<Out, EmHdr>,
     pub o_act: Signal<Out, EmAct>,
@@ -435,6 +460,8 @@ pub struct LookCore {
     _z: LookSizes,
     _m: Box<Mems>,
     _r: Box<Regs>,
+    /// Read-back registers: stage 1 valid and value, stage 2 valid and value.
+    _rb: (bool, u128, bool, u128),
 }
 
 impl LookCore {
@@ -451,6 +478,11 @@ impl LookCore {
             tw: Default::default(),
             tw_valid: Default::default(),
             wbank: Default::default(),
+            bank: Default::default(),
+            rb: Default::default(),
+            rb_valid: Default::default(),
+            rb_data: Default::default(),
+            rb_dvalid: Default::default(),
             o_valid: Default::default(),
             o_hdr: Default::default(),
             o_act: Default::default(),
@@ -460,6 +492,7 @@ impl LookCore {
             _z: z,
             _m: Box::new(Mems::new(z)),
             _r: Box::default(),
+            _rb: (false, 0, false, 0),
         }
     }
 }
@@ -468,6 +501,10 @@ impl Logic for LookCore {
     fn update(&mut self) {
         if self.clock.pos_edge() {
             let (hdr, act) = (EmHdrFields::from_struct(&self.hdr.val()), EmActFields::from_struct(&self.act.val()));
+            let rb = (self.rb_valid.val() && !self.tw_valid.val()).then(|| EmTblWrFields::from_struct(&self.rb.val()));
+            let (v1, val1, _, q) = self._rb;
+            let now = rb.map(|r| self._m.read_back(self._z, self.bank.val(), r.table, r.index));
+            self._rb = (now.is_some() && !self.reset.val(), now.unwrap_or_default(), v1 && !self.reset.val(), if v1 { val1 } else { q });
             self._r.edge(&self._m, self._z, self.from_wire.val(), self.nat.val(), hdr, act, self.hdr_valid.val(), self.adv.val(), self.reset.val());
             if self.tw_valid.val() {
                 self._m.write(self._z, &EmTblWrFields::from_struct(&self.tw.val()), self.wbank.val());
@@ -479,8 +516,12 @@ impl Logic for LookCore {
         self.o_look.next = self._r.ol.to_struct();
         self.o_ev.next = self._r.oe.to_struct();
         self.o_miss.next = self._r.omiss && self._r.ov;
+        self.rb_data.next = EmTblWrFields { d0: self._rb.3, ..Default::default() }.to_struct();
+        self.rb_dvalid.next = self._rb.2;
     }
     fn connect(&mut self) {
+        self.rb_data.connect();
+        self.rb_dvalid.connect();
         self.o_valid.connect();
         self.o_hdr.connect();
         self.o_act.connect();
@@ -509,6 +550,13 @@ pub struct EmLookup {
     pub s_act: Signal<In, EmAct>,
     /// The bank table writes go to (each frame reads the bank in its `s_act.bank`).
     pub wbank: Signal<In, Bit>,
+    /// Table read-back of bank `bank` (never in a cycle with a write): the entry two cycles
+    /// later on `m_rb` (`d0`).
+    pub bank: Signal<In, Bit>,
+    pub s_rb: Signal<In, EmTblWr>,
+    pub s_rb_valid: Signal<In, Bit>,
+    pub m_rb: Signal<Out, EmTblWr>,
+    pub m_rb_valid: Signal<Out, Bit>,
     pub s_tw: Signal<In, EmTblWr>,
     pub s_tw_valid: Signal<In, Bit>,
     pub s_tw_ready: Signal<Out, Bit>,
@@ -551,6 +599,11 @@ impl EmLookup {
             s_hdr_ready: Default::default(),
             s_act: Default::default(),
             wbank: Default::default(),
+            bank: Default::default(),
+            s_rb: Default::default(),
+            s_rb_valid: Default::default(),
+            m_rb: Default::default(),
+            m_rb_valid: Default::default(),
             s_tw: Default::default(),
             s_tw_valid: Default::default(),
             s_tw_ready: Default::default(),
@@ -607,6 +660,11 @@ impl Logic for EmLookup {
         self.core.tw.next = self.s_tw.val();
         self.core.tw_valid.next = self.s_tw_valid.val();
         self.core.wbank.next = self.wbank.val();
+        self.core.bank.next = self.bank.val();
+        self.core.rb.next = self.s_rb.val();
+        self.core.rb_valid.next = self.s_rb_valid.val();
+        self.m_rb.next = self.core.rb_data.val();
+        self.m_rb_valid.next = self.core.rb_dvalid.val();
         self.s_tw_ready.next = true;
         self.core.adv.next = self.hskid.s_ready.val();
         self.s_hdr_ready.next = self.hskid.s_ready.val();
@@ -661,6 +719,6 @@ pub const EM_LOOKUP_COUNTERS: [(&str, &str); 4] = [
     ("ev_lost", "miss events lost because the event output was full"),
 ];
 
-nicgen_sim::impl_ports!(EmLookup, clock = clock, [clock, reset, from_wire, nat, s_hdr, s_hdr_valid, s_hdr_ready, s_act, wbank,
+nicgen_sim::impl_ports!(EmLookup, clock = clock, [clock, reset, from_wire, nat, s_hdr, s_hdr_valid, s_hdr_ready, s_act, wbank, bank, s_rb, s_rb_valid, m_rb, m_rb_valid,
     s_tw, s_tw_valid, s_tw_ready, m_hdr, m_hdr_valid, m_hdr_ready, m_act, m_look, m_ev, m_ev_valid, m_ev_ready,
     drop_no_route, drop_no_local, drop_spoof, ev_lost]);

@@ -138,3 +138,49 @@ pub(crate) fn mem_verilog(name: &str, w: usize, a: usize, style: &str) -> String
     }
     v
 }
+
+/// A table memory behind the management port: `name[{bank, index[shift + abits - 1 : shift]}]`,
+/// `width` bits, table number `table`; `sub` = (low index bits, value) picks one of several
+/// memories of a table (a way or an ACL slot).
+pub(crate) struct TableMem {
+    pub name: String,
+    pub width: usize,
+    pub abits: usize,
+    pub table: u8,
+    pub shift: usize,
+    pub sub: Option<(usize, usize)>,
+}
+
+/// The management port of a core's tables (Verilog): each memory's port A is shared by table
+/// writes (`tw`, into bank `wbank`) and read-back (`rb`, from bank `rbank`; the writer never
+/// issues both in one cycle), so a memory keeps two ports (port B: the pipeline's read). A read
+/// answers two cycles later on `rb_data` (an `EmTblWr`: `{d1, d0}` the entry) with `rb_dvalid`.
+/// `data` names the write data vector (`dw` bits).
+pub(crate) fn table_port_verilog(mems: &[TableMem], data: &str, dw: usize, rbank: &str, wbank: &str) -> String {
+    use classify::EmTblWrFields as T;
+    let tw = |f: &str| vfield("tw", T::slot(f));
+    let rb = |f: &str| vfield("rb", T::slot(f));
+    let mut v = String::new();
+    v += &format!("wire [1:0] rb_table = {};\nwire [15:0] rb_index = {};\nwire unused_rb = ^{} ^ ^{} ^ ^{};\n", rb("table"), rb("index"), rb("d0"), rb("d1"), rb("dest"));
+    for m in mems {
+        let a = m.abits;
+        let (hi, lo) = (m.shift + a - 1, m.shift);
+        let sel = |ix: &str| m.sub.map_or(String::new(), |(b, s)| format!(" && {ix}[{}:0] == {b}'d{s}", b - 1));
+        v += &format!("wire [{a}:0] pa_{n} = tw_valid ? {{{wbank}, {ti}[{hi}:{lo}]}} : {{{rbank}, rb_index[{hi}:{lo}]}};\n", n = m.name, ti = tw("index"));
+        v += &format!("wire we_{n} = tw_valid && {tt} == 2'd{t}{s};\n", n = m.name, tt = tw("table"), t = m.table, s = sel(&tw("index")));
+        v += &format!("reg [{}:0] qa_{};\n", m.width - 1, m.name);
+        v += &format!("always @(posedge clock) begin\n  if (we_{n}) {n}[pa_{n}] <= {data}[{w}:0];\n  qa_{n} <= {n}[pa_{n}];\nend\n", n = m.name, w = m.width - 1);
+    }
+    let _ = dw;
+    v += "reg rb_v1, rb_v2;\nreg [1:0] rb_t1;\nreg [15:0] rb_i1;\nreg [223:0] rb_q;\n";
+    v += "initial begin\n  rb_v1 = 1'b0;\n  rb_v2 = 1'b0;\n  rb_t1 = 2'd0;\n  rb_i1 = 16'd0;\n  rb_q = 224'd0;\nend\n";
+    v += "always @(posedge clock) begin\n  rb_v1 <= rb_valid & !tw_valid;\n  rb_t1 <= rb_table;\n  rb_i1 <= rb_index;\n  rb_v2 <= rb_v1;\n  if (rb_v1) begin\n    rb_q <= 224'd0;\n";
+    for m in mems {
+        let s = m.sub.map_or(String::new(), |(b, s)| format!(" && rb_i1[{}:0] == {b}'d{s}", b - 1));
+        let pad = if m.width < 224 { format!("{}'d0, ", 224 - m.width) } else { String::new() };
+        v += &format!("    if (rb_t1 == 2'd{}{s}) rb_q <= {{{pad}qa_{}}};\n", m.table, m.name);
+    }
+    v += "  end\n  if (reset) begin\n    rb_v1 <= 1'b0;\n    rb_v2 <= 1'b0;\n  end\nend\n";
+    v += &format!("always @(*) begin\n  rb_data = {}'d0;\n  {} = rb_q[127:0];\n  {} = rb_q[223:128];\n  rb_dvalid = rb_v2;\nend\n", T::BITS, vfield("rb_data", T::slot("d0")), vfield("rb_data", T::slot("d1")));
+    v
+}

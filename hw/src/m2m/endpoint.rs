@@ -8,7 +8,8 @@
 //!                                                   ├─ profile, CC ─► registers (cfg, nat, profile, cc)
 //!                                                   ├─ table batch ─► m_tw (shadow bank) ─► m_swap ─► wait !s_busy ─► m_tw again
 //!                                                   └─ telemetry read ─► counters
-//! acks and replies ─┬─► m_axis_reply
+//! s_ev (table misses) ─► event messages ─┐
+//! acks and replies ──────────────────────┴─┬─► m_axis_reply
 //! s_axis_ret ───────┘   (downstream EMs' replies, merged a message at a time)
 //! s_axil_host ─► ID, em_id, status, scratch; every other access SLVERR and counted
 //! ```
@@ -28,6 +29,9 @@
 //!   one every cycle), then `m_swap` makes it live at once. When no frame still reads the old
 //!   bank (`s_busy` low), the batch is written again into the new shadow, so both banks agree and
 //!   the next batch starts from the live tables. The stored epoch advances at the swap.
+//! - **Events.** A table miss from the datapath (`s_ev`) leaves as an event message (type 5) on
+//!   `m_axis_reply`, numbered by `seq`, when no message is being received; it waits otherwise
+//!   (the datapath's one-deep event register counts what it cannot hand on).
 //! - **Relay.** A message for another EM leaves on `m_axis_down` byte for byte, epoch included.
 //!   Replies from downstream EMs (`s_axis_ret`) merge into `m_axis_reply` between whole messages.
 //! - **Host window** (`s_axil_host`, the tenant-reachable BAR). It decodes four device registers
@@ -35,7 +39,7 @@
 //!   Every other read or write answers SLVERR, changes nothing and is counted.
 use super::{Axis64Sink, Axis64Source};
 use crate::axil::AxilSlave32;
-use crate::em::classify::{EmTblWr, EmTblWrFields};
+use crate::em::classify::{EmEvent, EmEventFields, EmTblWr, EmTblWrFields};
 use crate::em::front::{EmCfg, EmCfgFields};
 use crate::em::{be_get, be_put, vfield};
 use nicgen_model::m2m::*;
@@ -67,6 +71,12 @@ pub struct M2mEndpoint {
     pub m_swap: Signal<Out, Bit>,
     /// The EM still has frames that read the bank that was live before the last swap.
     pub s_busy: Signal<In, Bit>,
+    /// Table read-back from the EM's live bank (`table`, `index`, `dest` of `m_rb`); the EM
+    /// answers `{d1, d0}` on `s_rb` with `s_rb_valid`.
+    pub m_rb: Signal<Out, EmTblWr>,
+    pub m_rb_valid: Signal<Out, Bit>,
+    pub s_rb: Signal<In, EmTblWr>,
+    pub s_rb_valid: Signal<In, Bit>,
     /// From the device profile.
     pub cfg: Signal<Out, EmCfg>,
     pub nat: Signal<Out, Bit>,
@@ -75,6 +85,10 @@ pub struct M2mEndpoint {
     pub cc: Signal<Out, Bits<256>>,
     /// The datapath's counters, telemetry 16..32.
     pub dp_ctr: [Signal<In, Bits<32>>; 16],
+    /// Table misses from the datapath, sent to the OM as event messages.
+    pub s_ev: Signal<In, EmEvent>,
+    pub s_ev_valid: Signal<In, Bit>,
+    pub s_ev_ready: Signal<Out, Bit>,
     /// The host's view of the device (the window's `STATUS`).
     pub dev_status: Signal<In, Bits<32>>,
     pub s_axil_host: AxilSlave32,
@@ -94,11 +108,18 @@ impl Default for M2mEndpoint {
             m_tw_valid: Default::default(),
             m_swap: Default::default(),
             s_busy: Default::default(),
+            m_rb: Default::default(),
+            m_rb_valid: Default::default(),
+            s_rb: Default::default(),
+            s_rb_valid: Default::default(),
             cfg: Default::default(),
             nat: Default::default(),
             profile: Default::default(),
             cc: Default::default(),
             dp_ctr: std::array::from_fn(|_| Default::default()),
+            s_ev: Default::default(),
+            s_ev_valid: Default::default(),
+            s_ev_ready: Default::default(),
             dev_status: Default::default(),
             s_axil_host: Default::default(),
         }
@@ -120,6 +141,9 @@ impl Logic for M2mEndpoint {
         self.m_tw.connect();
         self.m_tw_valid.connect();
         self.m_swap.connect();
+        self.s_ev_ready.connect();
+        self.m_rb.connect();
+        self.m_rb_valid.connect();
         self.cfg.connect();
         self.nat.connect();
         self.profile.connect();
@@ -146,6 +170,13 @@ const S_SWAP: u8 = 3;
 const S_DRAIN: u8 = 4;
 const S_REPLY: u8 = 5;
 const S_RELAY: u8 = 6;
+/// A table read: the reply's header, then per entry: read the request word, ask the datapath,
+/// wait for the answer, send the entry.
+const S_RBH: u8 = 7;
+const S_RBQ: u8 = 8;
+const S_RBI: u8 = 9;
+const S_RBW: u8 = 10;
+const S_RBE: u8 = 11;
 
 /// A 4-entry FIFO of `{tlast, tdata}` words, `<n>_push`/`<n>_in` in, `<n>_pop` out (clocked
 /// part; the caller drives push, in and pop).
@@ -160,7 +191,8 @@ fn endpoint_verilog() -> String {
     let hdr = |o: usize, n: usize| be_get("hdr", o, n);
     let mut v = String::new();
     v += &format!("localparam [3:0] S_RX = 4'd{S_RX}, S_DEC = 4'd{S_DEC}, S_W = 4'd{S_W}, S_SWAP = 4'd{S_SWAP}, S_DRAIN = 4'd{S_DRAIN}, S_REPLY = 4'd{S_REPLY}, S_RELAY = 4'd{S_RELAY};\n");
-    v += "reg [3:0] st;\nreg m_tw_valid_r, m_swap_r;\n";
+    v += &format!("localparam [3:0] S_RBH = 4'd{S_RBH}, S_RBQ = 4'd{S_RBQ}, S_RBI = 4'd{S_RBI}, S_RBW = 4'd{S_RBW}, S_RBE = 4'd{S_RBE};\n");
+    v += "reg [3:0] st;\nreg m_tw_valid_r, m_swap_r, m_rb_valid_r;\n";
     // ---- the message buffer: written by RX, read by the write passes and the relay
     let mw = 1usize << MBUF_BITS;
     v += &format!("(* ram_style = \"block\" *) reg [63:0] mbuf [0:{}];\n", mw - 1);
@@ -180,10 +212,11 @@ fn endpoint_verilog() -> String {
     v += "wire [6:0] cnt_c = (m_count > 32'd65) ? 7'd65 : m_count[6:0];\n";
     v += "wire [15:0] need_tab = 16'd32 + {6'd0, cnt_c, 3'd0} * 16'd5;\n";
     v += "wire is_push = m_ty == 8'd1;\nwire is_read = m_ty == 8'd2;\n";
-    v += "wire class_ok = is_push ? (m_class >= 8'd1 && m_class <= 8'd3) : (m_class == 8'd4);\n";
-    v += &format!("wire [15:0] need = (m_class == 8'd3) ? need_tab : (m_class == 8'd4) ? 16'd{} : 16'd{};\n", HDR_BYTES + TELE_READ_BYTES, HDR_BYTES + BODY_BYTES);
+    v += "wire class_ok = is_push ? (m_class >= 8'd1 && m_class <= 8'd3) : (m_class == 8'd4 || m_class == 8'd3);\n";
+    v += "wire [15:0] need_rd = 16'd32 + {6'd0, cnt_c, 3'd0};\n";
+    v += &format!("wire [15:0] need = (m_class == 8'd3) ? (is_read ? need_rd : need_tab) : (m_class == 8'd4) ? 16'd{} : 16'd{};\n", HDR_BYTES + TELE_READ_BYTES, HDR_BYTES + BODY_BYTES);
     v += "wire [16:0] t_end = {1'b0, t_start} + {1'b0, t_count};\n";
-    v += &format!("wire ent_bad = (m_class == 8'd3) ? (m_count == 32'd0 || bad_ent) : (m_class == 8'd4) ? (t_count == 16'd0 || t_end > 17'd{TELE_COUNTERS} || m_count != {{16'd0, t_count}}) : 1'b0;\n");
+    v += &format!("wire ent_bad = (m_class == 8'd3) ? (m_count == 32'd0 || (is_push && bad_ent)) : (m_class == 8'd4) ? (t_count == 16'd0 || t_end > 17'd{TELE_COUNTERS} || m_count != {{16'd0, t_count}}) : 1'b0;\n");
     v += &format!(
         "wire [2:0] cause = (aborted || nbytes < 19'd32) ? 3'd{tr} : (m_ver != 8'd{VERSION}) ? 3'd{bv} : (nbytes < {{3'd0, m_len}}) ? 3'd{tr} : (nbytes > {{3'd0, m_len}} || m_len[2:0] != 3'd0 || m_len > 16'd{MAX_BYTES}) ? 3'd{bl} : !(is_push | is_read) ? 3'd{ut} : !class_ok ? 3'd{uc} : (m_len != need) ? 3'd{bl} : ent_bad ? 3'd{be} : 3'd0;\n",
         tr = M2mDrop::Truncated as u8, bv = M2mDrop::BadVersion as u8, bl = M2mDrop::BadLength as u8, ut = M2mDrop::UnknownType as u8, uc = M2mDrop::UnknownClass as u8, be = M2mDrop::BadEntry as u8
@@ -198,6 +231,17 @@ fn endpoint_verilog() -> String {
         }
     }
     // the reply's fields, and its header as bytes
+    v += &format!("reg r_ev;\nreg [31:0] ev_seq;\nreg [{}:0] ev_q;\n", EmEventFields::BITS - 1);
+    v += &format!("wire ev_take = (st == S_RX) && !up_go && (wcnt == 16'd0) && s_ev_valid;\nalways @(*) s_ev_ready = ev_take;\n");
+    // the event body (EventMsg): 0 kind, 2-3 tenant, 4-7 value, 8-11 src, 12-15 dst, 16 proto, 18-19 sport, 20-21 dport
+    let ef = |f: &str| vfield("ev_q", EmEventFields::slot(f));
+    v += "reg [191:0] evb;\nalways @(*) begin\n  evb = 192'd0;\n";
+    v += &format!("  evb[2:0] = {};\n", ef("kind"));
+    v += &format!("  evb[19:16] = {e}[11:8];\n  evb[31:24] = {e}[7:0];\n", e = ef("tenant"));
+    for (o, n, f) in [(4, 4, "value"), (8, 4, "src"), (12, 4, "dst"), (16, 1, "proto"), (18, 2, "sport"), (20, 2, "dport")] {
+        v += &be_put("evb", o, n, &ef(f));
+    }
+    v += "end\n";
     v += "reg [7:0] r_ty, r_class;\nreg [15:0] r_len, r_status;\nreg [63:0] r_epoch, r_stored;\nreg [31:0] r_seq, r_count;\nreg [15:0] r_start;\nreg [7:0] r_em;\n";
     v += "reg [255:0] rh;\nalways @(*) begin\n  rh = 256'd0;\n";
     v += &format!("  rh[7:0] = 8'd{VERSION};\n  rh[15:8] = r_ty;\n  rh[23:16] = r_em;\n  rh[31:24] = r_class;\n");
@@ -212,17 +256,26 @@ fn endpoint_verilog() -> String {
     v += &word_fifo("of");
     v += "wire relay_issue = (st == S_RELAY) && (rleft != 10'd0) && ({1'b0, df_cnt} + {3'd0, rv} < 4'd4);\n";
     v += "wire w_issue = (st == S_W) && (rleft != 10'd0);\n";
-    v += "assign rd_en = relay_issue | w_issue;\n";
+    v += "assign rd_en = relay_issue | w_issue | (st == S_RBQ);\n";
     v += "assign df_push = rv & (st == S_RELAY);\nassign df_in = {rl, rq};\n";
     // reply generation
     v += "reg [6:0] gk;\nreg [6:0] gn;\n";
     v += "wire [4:0] ti = r_start[4:0] + gk[4:0] - 5'd4;\nreg [31:0] cval;\n";
-    v += "wire gen = (st == S_REPLY) && (of_cnt < 3'd4);\n";
+    v += "wire gen = (st == S_REPLY || st == S_RBH || st == S_RBE) && (of_cnt < 3'd4);\n";
+    // a table read's reply entry: 0 op (1), 1 dest, 2 table, 4-5 index, 8-35 the data
+    v += "reg [1:0] rb_dest, rb_tab;\nreg [15:0] rb_idx;\nreg [223:0] rb_d;\nreg [6:0] rb_j;\nreg [3:0] rb_wait;\nreg [319:0] rbe;\n";
+    v += "always @(*) begin\n  rbe = 320'd0;\n  rbe[7:0] = 8'd1;\n  rbe[9:8] = rb_dest;\n  rbe[17:16] = rb_tab;\n";
+    v += &be_put("rbe", 4, 2, "rb_idx");
+    v += &be_put("rbe", 8, 28, "rb_d");
+    v += "end\n";
+    v += "wire [63:0] rbe_w = (gk[2:0] == 3'd0) ? rbe[63:0] : (gk[2:0] == 3'd1) ? rbe[127:64] : (gk[2:0] == 3'd2) ? rbe[191:128] : (gk[2:0] == 3'd3) ? rbe[255:192] : rbe[319:256];\n";
     v += "assign of_push = gen;\n";
     v += "wire [63:0] rh_w = (gk[1:0] == 2'd0) ? rh[63:0] : (gk[1:0] == 2'd1) ? rh[127:64] : (gk[1:0] == 2'd2) ? rh[191:128] : rh[255:192];\n";
-    v += "wire [63:0] g_word = (gk < 7'd4) ? rh_w : {cval[7:0], cval[15:8], cval[23:16], cval[31:24], 32'd0};\n";
-    v += "assign of_in = {gk == gn - 7'd1, g_word};\n";
+    v += "wire [63:0] ev_w = (gk[1:0] == 2'd0) ? evb[63:0] : (gk[1:0] == 2'd1) ? evb[127:64] : evb[191:128];\n";
+    v += "wire [63:0] g_word = (gk < 7'd4) ? rh_w : r_ev ? ev_w : {cval[7:0], cval[15:8], cval[23:16], cval[31:24], 32'd0};\n";
+    v += "assign of_in = (st == S_RBE) ? {gk == 7'd4 && rb_j == cnt_c - 7'd1, rbe_w} : (st == S_RBH) ? {1'b0, rh_w} : {gk == gn - 7'd1, g_word};\n";
     v += "wire unused_gen = ^r_start[15:5];\n";
+    v += &format!("wire unused_srb = ^{} ^ ^{} ^ ^{};\n", vfield("s_rb", EmTblWrFields::slot("table")), vfield("s_rb", EmTblWrFields::slot("index")), vfield("s_rb", EmTblWrFields::slot("dest")));
     // the counter mux
     v += "reg [31:0] h_rd_ref, h_wr_ref;\nalways @(*) begin\n  case (ti)\n";
     for i in 0..16 {
@@ -244,7 +297,7 @@ fn endpoint_verilog() -> String {
     v += "always @(posedge clock) begin\n";
     v += "  if (rv) begin\n    ent <= ent_n;\n    ecnt <= (ecnt == 3'd4) ? 3'd0 : ecnt + 3'd1;\n  end\n";
     v += "  rv <= rd_en;\n  rl <= rd_en && (rleft == 10'd1);\n  if (rd_en) begin\n    ra <= ra + 9'd1;\n    rleft <= rleft - 10'd1;\n  end\n";
-    v += "  m_tw_valid_r <= 1'b0;\n  m_swap_r <= 1'b0;\n";
+    v += "  m_tw_valid_r <= 1'b0;\n  m_swap_r <= 1'b0;\n  m_rb_valid_r <= 1'b0;\n";
     v += "  if (gen) gk <= gk + 7'd1;\n";
     v += "  case (st)\n";
     // RX
@@ -253,9 +306,10 @@ fn endpoint_verilog() -> String {
     v += "        16'd4: body[63:0] <= s_axis_up$tdata;\n        16'd5: body[127:64] <= s_axis_up$tdata;\n        16'd6: body[191:128] <= s_axis_up$tdata;\n        16'd7: body[255:192] <= s_axis_up$tdata;\n        default: ;\n      endcase\n";
     v += &format!("      if (wcnt >= 16'd4) begin\n        if (epos == 3'd0 && s_axis_up$tdata[7:0] != 8'd{OP_WRITE} && s_axis_up$tdata[7:0] != 8'd{OP_DELETE}) bad_ent <= 1'b1;\n        epos <= (epos == 3'd4) ? 3'd0 : epos + 3'd1;\n      end\n");
     v += "      if (wcnt != 16'hffff) wcnt <= wcnt + 16'd1;\n";
-    v += "      if (s_axis_up$tlast) begin\n        st <= S_DEC;\n        lastn <= keep_n;\n        aborted <= s_axis_up$tuser;\n      end\n    end\n";
+    v += "      if (s_axis_up$tlast) begin\n        st <= S_DEC;\n        lastn <= keep_n;\n        aborted <= s_axis_up$tuser;\n      end\n    end else if (ev_take) begin\n";
+    v += &format!("      ev_q <= s_ev;\n      r_ev <= 1'b1;\n      st <= S_REPLY;\n      gk <= 7'd0;\n      gn <= 7'd{};\n      r_ty <= 8'd{};\n      r_class <= 8'd{CLASS_EVENT};\n      r_len <= 16'd{};\n      r_status <= 16'd0;\n      r_epoch <= 64'd0;\n      r_seq <= ev_seq;\n      ev_seq <= ev_seq + 32'd1;\n      r_count <= 32'd1;\n      r_stored <= 64'd0;\n      r_em <= em_id;\n    end\n", (HDR_BYTES + EVENT_BYTES) / 8, MsgType::Event as u8, HDR_BYTES + EVENT_BYTES);
     // DEC
-    v += &format!("    S_DEC: begin\n      {} <= {} + 32'd1;\n", cc(Ctr::Received), cc(Ctr::Received));
+    v += &format!("    S_DEC: begin\n      {} <= {} + 32'd1;\n      r_ev <= 1'b0;\n", cc(Ctr::Received), cc(Ctr::Received));
     v += "      r_ty <= 8'd4;\n      r_em <= em_id;\n      r_class <= m_class;\n      r_len <= 16'd32;\n      r_epoch <= m_epoch;\n      r_seq <= m_seq;\n      r_count <= m_count;\n      r_start <= t_start;\n      gk <= 7'd0;\n      gn <= 7'd4;\n";
     v += "      if (cause != 3'd0) begin\n        st <= S_RX;\n        case (cause)\n";
     for d in M2mDrop::ALL {
@@ -266,7 +320,7 @@ fn endpoint_verilog() -> String {
     v += &format!("      end else if (m_target != em_id) begin\n        {r} <= {r} + 32'd1;\n        st <= S_RELAY;\n        ra <= 9'd0;\n        rleft <= {{1'b0, m_len[{hi}:3]}};\n      end else begin\n", r = cc(Ctr::Relayed), hi = MBUF_BITS + 2);
     v += &format!("        {r} <= {r} + 32'd1;\n        st <= S_REPLY;\n", r = cc(Ctr::Replies));
     v += &format!(
-        "        if (m_class == 8'd4) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{t_count[12:0], 3'd0}};\n          gn <= 7'd4 + t_count[6:0];\n        end else if (ep_d == 64'd0) begin\n          {e} <= {e} + 32'd1;\n          r_status <= 16'd{eq};\n          r_stored <= ep_cur;\n        end else if (ep_d[63]) begin\n          {s} <= {s} + 32'd1;\n          r_status <= 16'd{stale};\n          r_stored <= ep_cur;\n        end else begin\n          {a} <= {a} + 32'd1;\n          r_status <= 16'd{ap};\n          r_stored <= m_epoch;\n",
+        "        if (is_read && m_class == 8'd3) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{6'd0, cnt_c, 3'd0}} * 16'd5;\n          st <= S_RBH;\n          ra <= 9'd4;\n          rleft <= 10'd64;\n          rb_j <= 7'd0;\n        end else if (m_class == 8'd4) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{t_count[12:0], 3'd0}};\n          gn <= 7'd4 + t_count[6:0];\n        end else if (ep_d == 64'd0) begin\n          {e} <= {e} + 32'd1;\n          r_status <= 16'd{eq};\n          r_stored <= ep_cur;\n        end else if (ep_d[63]) begin\n          {s} <= {s} + 32'd1;\n          r_status <= 16'd{stale};\n          r_stored <= ep_cur;\n        end else begin\n          {a} <= {a} + 32'd1;\n          r_status <= 16'd{ap};\n          r_stored <= m_epoch;\n",
         t = cc(Ctr::TeleReads), e = cc(Ctr::Equal), eq = Status::Equal as u16, s = cc(Ctr::Stale), stale = Status::Stale as u16, a = cc(Ctr::Applied), ap = Status::Applied as u16
     );
     v += &format!(
@@ -278,11 +332,17 @@ fn endpoint_verilog() -> String {
     v += "    S_SWAP: begin\n      m_swap_r <= 1'b1;\n      ep_tab <= m_epoch;\n      dwait <= 2'd3;\n      st <= S_DRAIN;\n    end\n";
     v += &format!("    S_DRAIN: begin\n      if (dwait != 2'd0) dwait <= dwait - 2'd1;\n      else if (!s_busy) begin\n        st <= S_W;\n        pass <= 1'b1;\n        ra <= 9'd4;\n        rleft <= {{3'd0, cnt_c}} * 10'd5;\n        ecnt <= 3'd0;\n      end\n    end\n");
     v += "    S_REPLY: if (gen && gk == gn - 7'd1) st <= S_RX;\n";
+    v += "    S_RBH: if (gen && gk == 7'd3) st <= S_RBQ;\n";
+    v += "    S_RBQ: st <= S_RBI;\n";
+    v += "    S_RBI: begin\n      rb_dest <= rq[9:8];\n      rb_tab <= rq[17:16];\n      rb_idx <= {rq[39:32], rq[47:40]};\n      m_rb_valid_r <= 1'b1;\n      rb_wait <= 4'd0;\n      st <= S_RBW;\n    end\n";
+    // the datapath answers in two cycles; a missing answer reads as zeros after 15 (never wedged)
+    v += &format!("    S_RBW: begin\n      rb_wait <= rb_wait + 4'd1;\n      if (s_rb_valid || rb_wait == 4'd15) begin\n        rb_d <= s_rb_valid ? {{{}, {}}} : 224'd0;\n        gk <= 7'd0;\n        st <= S_RBE;\n      end\n    end\n", vfield("s_rb", EmTblWrFields::slot("d1")), vfield("s_rb", EmTblWrFields::slot("d0")));
+    v += "    S_RBE: if (gen && gk == 7'd4) begin\n      gk <= 7'd0;\n      rb_j <= rb_j + 7'd1;\n      st <= (rb_j == cnt_c - 7'd1) ? S_RX : S_RBQ;\n    end\n";
     v += "    S_RELAY: if (df_push && rl) st <= S_RX;\n";
     v += "    default: st <= S_RX;\n  endcase\n";
     // leaving the handled message: clear RX
     v += "  if (st != S_RX && st != S_DEC) begin\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n  end\n  if (st == S_DEC && cause != 3'd0) begin\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n  end\n";
-    v += "  if (reset) begin\n    st <= S_RX;\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n    rv <= 1'b0;\n    rleft <= 10'd0;\n    ep_prof <= 64'd0;\n    ep_cc <= 64'd0;\n    ep_tab <= 64'd0;\n    r_prof <= 256'd0;\n    r_cc <= 256'd0;\n";
+    v += "  if (reset) begin\n    st <= S_RX;\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n    rv <= 1'b0;\n    rleft <= 10'd0;\n    ep_prof <= 64'd0;\n    ep_cc <= 64'd0;\n    ep_tab <= 64'd0;\n    ev_seq <= 32'd0;\n    r_ev <= 1'b0;\n    r_prof <= 256'd0;\n    r_cc <= 256'd0;\n";
     for i in 0..16 {
         if i != Ctr::HostReadRefused as usize && i != Ctr::HostWriteRefused as usize {
             v += &format!("    c{i} <= 32'd0;\n");
@@ -297,6 +357,7 @@ fn endpoint_verilog() -> String {
     v += "always @(*) begin\n";
     v += &format!("  {} = ent_q[17:16];\n  {} = {{ent_q[39:32], ent_q[47:40]}};\n  {} = e_data[127:0];\n  {} = e_data[223:128];\n  {} = ent_q[9:8];\n", tw("table"), tw("index"), tw("d0"), tw("d1"), tw("dest"));
     v += "  m_tw_valid = m_tw_valid_r;\n  m_swap = m_swap_r;\n";
+    v += &format!("  m_rb = {}'d0;\n  {} = rb_tab;\n  {} = rb_idx;\n  {} = rb_dest;\n  m_rb_valid = m_rb_valid_r;\n", EmTblWrFields::BITS, vfield("m_rb", EmTblWrFields::slot("table")), vfield("m_rb", EmTblWrFields::slot("index")), vfield("m_rb", EmTblWrFields::slot("dest")));
     // profile outputs
     let cf = |f: &str| vfield("cfg", EmCfgFields::slot(f));
     v += &format!("  {} = {};\n  {} = {};\n  {} = {};\n  {} = r_prof[135:128];\n  {} = r_prof[143:136];\n  nat = r_prof[144];\n", cf("smac"), be_get("r_prof", 0, 6), cf("dmac"), be_get("r_prof", 6, 6), cf("sip"), be_get("r_prof", 12, 4), cf("ttl"), cf("tos"));

@@ -1,11 +1,11 @@
 //! `EmNode` (top `em_node`): one EM as the server sees it: the datapath (`EmDatapath`) with
 //! its M2M endpoint as the only writer of its tables and settings. The endpoint's profile
 //! drives the datapath's `cfg` and `nat`; its table port, swap and busy join the datapath's
-//! banks; the datapath's counters are telemetry 16..27.
+//! banks; the datapath's counters are telemetry 16..27; its table misses leave as event messages
+//! on the M2M reply stream.
 use super::endpoint::M2mEndpoint;
 use super::{Axis64Sink, Axis64Source};
 use crate::axil::AxilSlave32;
-use crate::em::classify::EmEvent;
 use crate::em::front::EmDatapath;
 use crate::stream::*;
 use rust_hdl::prelude::*;
@@ -32,10 +32,6 @@ pub struct EmNode {
     pub s_axis_p1_rx: Axis512Sink,
     pub m_axis_host_rx: Axis512Source,
     pub m_host_vf: Signal<Out, Bits<12>>,
-    /// Table misses for the OM's slow path.
-    pub m_ev: Signal<Out, EmEvent>,
-    pub m_ev_valid: Signal<Out, Bit>,
-    pub m_ev_ready: Signal<In, Bit>,
     /// One cycle: a table batch became visible to the datapath (the bank swap).
     pub swapped: Signal<Out, Bit>,
     pub ep: M2mEndpoint,
@@ -88,9 +84,10 @@ impl Logic for EmNode {
         Axis512Sink::link(&mut self.s_axis_p1_rx, &mut self.dp.s_axis_p1_rx);
         Axis512Source::link(&mut self.m_axis_host_rx, &mut self.dp.m_axis_host_rx);
         self.m_host_vf.next = self.dp.m_host_vf.val();
-        self.m_ev.next = self.dp.m_ev.val();
-        self.m_ev_valid.next = self.dp.m_ev_valid.val();
-        self.dp.m_ev_ready.next = self.m_ev_ready.val();
+        // table misses go to the OM as event messages
+        self.ep.s_ev.next = self.dp.m_ev.val();
+        self.ep.s_ev_valid.next = self.dp.m_ev_valid.val();
+        self.dp.m_ev_ready.next = self.ep.s_ev_ready.val();
         self.unused.next = self.dp.s_tw_ready.val() | self.ep.profile.val().any() | self.ep.cc.val().any();
     }
 }

@@ -567,8 +567,8 @@ fn au55c_em(em: &Top) -> BoardTop {
     stream_assign(&mut b, "em_s_axis_host_tx", "h2c");
     b.glue("  assign em_s_host_vf = 12'd0;");
     stream_assign(&mut b, "c2h", "em_m_axis_host_rx");
-    b.glue("  // Tables, device configuration and miss events belong to the M2M endpoint (issue 7), which\n  // is not built yet: until it is, the tables stay empty and every frame is dropped (no_tenant).\n  // The host window below cannot reach them, by design.");
-    b.glue("  assign em_nat = 1'b0;\n  assign em_cfg = 144'd0;\n  assign em_s_tw = 244'd0;\n  assign em_s_tw_valid = 1'b0;\n  assign em_m_ev_ready = 1'b1;");
+    b.glue("  // Tables, device configuration and miss events belong to the M2M endpoint (m2m_endpoint,\n  // em_node), which needs a channel the host cannot reach; this board has none yet (XDMA has one\n  // function, and the host owns it). Until it does, the tables stay empty and every frame is\n  // dropped (no_tenant). The host window below cannot reach them, by design.");
+    b.glue("  assign em_nat = 1'b0;\n  assign em_cfg = 144'd0;\n  assign em_s_tw = 244'd0;\n  assign em_s_tw_valid = 1'b0;\n  assign em_swap = 1'b0;\n  assign em_s_rb = 244'd0;\n  assign em_s_rb_valid = 1'b0;\n  assign em_m_ev_ready = 1'b1;");
     regs(&mut b, None, ["BUILD_DATE", "GIT_HASH", "{24'd0, link_sync}", "cmac0_rx_drops", "cmac1_rx_drops", "em_eg_kept", "em_ig_kept", "em_failover"]);
     b.glue("  // the engine window of the BAR has no target here: answer SLVERR");
     b.glue("  assign ctl_awready = 1'b1;\n  assign ctl_wready = 1'b1;\n  assign ctl_bresp = 2'b10;\n  assign ctl_arready = 1'b1;\n  assign ctl_rdata = 32'd0;\n  assign ctl_rresp = 2'b10;");
@@ -577,7 +577,7 @@ fn au55c_em(em: &Top) -> BoardTop {
     b.glue("  assign hbm_cattrip = 1'b0;");
     b.glue("  assign cq_bits = 96'd0;");
     // the EM's counters and events go to the OM over M2M (issue 7); the SQ belongs to the engine
-    b.unused(&["c2h_tuser", "em_m_host_vf", "em_s_tw_ready", "em_m_ev", "em_m_ev_valid", "em_eg_parsed", "em_eg_dropped", "em_ig_parsed", "em_ig_dropped", "em_frames_p0", "em_frames_p1", "em_drop_link_down", "em_drop_roce_vlan", "cmac0_tx_drops", "cmac0_rx_tready", "cmac1_tx_drops", "cmac1_rx_tready", "ctl_awaddr", "ctl_wdata", "ctl_wstrb", "ctl_araddr", "sq_bits", "sq_valid_nc", "cq_ready_nc"]);
+    b.unused(&["c2h_tuser", "em_m_host_vf", "em_s_tw_ready", "em_busy", "em_m_rb", "em_m_rb_valid", "em_m_ev", "em_m_ev_valid", "em_eg_parsed", "em_eg_dropped", "em_ig_parsed", "em_ig_dropped", "em_frames_p0", "em_frames_p1", "em_drop_link_down", "em_drop_roce_vlan", "cmac0_tx_drops", "cmac0_rx_tready", "cmac1_tx_drops", "cmac1_rx_tready", "ctl_awaddr", "ctl_wdata", "ctl_wstrb", "ctl_araddr", "sq_bits", "sq_valid_nc", "cq_ready_nc"]);
     let (verilog, stubs) = assemble(name, about, &ports, b);
     BoardTop {
         name,
