@@ -6,6 +6,7 @@ use nicgen_model::m2m::*;
 use nicgen_om::image::TableImage;
 use nicgen_sim::axis::*;
 use nicgen_sim::*;
+use nicgen_model::m2m::Body;
 
 const VF: u16 = 1;
 const FLOWS: u32 = 8;
@@ -138,4 +139,93 @@ fn overlap_run(versions: u32, frames: usize, gap: u64, valid: u32, ready: u32, s
 fn batches_overlapping_line_rate_traffic_are_never_partially_visible() {
     overlap_run(6, 3000, 900, 100, 100, 1);
     overlap_run(5, 1500, 1100, 70, 60, 2);
+}
+
+/// The host (a tenant with root) attacks `em_node`'s window while the OM's tables are in place:
+/// a dump of every policy entry read back over M2M before and after is the same and equals the
+/// policy, every refused access is counted, and the endpoint still serves the OM.
+#[test]
+fn host_attack_on_em_node_changes_no_table_entry() {
+    use nicgen_om::policy::compile;
+    use nicgen_sim::axil::{AxilMaster, OKAY, SLVERR};
+    let path = format!("{}/examples/overlay.toml", env!("CARGO_MANIFEST_DIR"));
+    let c = compile(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
+    let want = c.ems[&0].image();
+    let mut sim = verilate(&mut EmNode::default());
+    sim.reset(2);
+    let lp = sim.port("link_up");
+    sim.set_u64(lp, 3);
+    let om = AxisDriver::new(&sim, "s_axis_up", 100, 5);
+    let reply = AxisMonitor::new(&sim, "m_axis_reply", 100, 6);
+    let mut host = AxilMaster::new(&sim, "s_axil_host", 70, 7);
+    host.idle(&mut sim);
+    let mut b = StreamBench::new(vec![om], vec![reply]);
+    let mut ask = |sim: &mut VerilatorSim, b: &mut StreamBench, m: Vec<u8>| -> Vec<u8> {
+        let n = b.monitors[0].frames.len();
+        b.drivers[0].push(AxisFrame::new(m));
+        let t0 = sim.cycle();
+        while b.monitors[0].frames.len() == n {
+            b.step(sim);
+            assert!(sim.cycle() - t0 < 20_000, "no answer");
+        }
+        b.monitors[0].frames[n].data.clone()
+    };
+    let p = ask(&mut sim, &mut b, Msg::profile(0, 1, 1, c.ems[&0].profile).encode());
+    assert_eq!(Header::decode(&p).status, Status::Applied as u16);
+    let batch = TableImage::default().diff(&want);
+    let a = ask(&mut sim, &mut b, Msg::tables(0, 2, 2, batch).encode());
+    assert_eq!(Header::decode(&a).status, Status::Applied as u16);
+    // the dump: every entry of the policy plus every (dest, table) at indexes it leaves empty
+    let mut keys: Vec<(u8, u8, u16)> = want.entries.keys().copied().collect();
+    for d in 0..4u8 {
+        for t in 0..4u8 {
+            keys.push((d, t, 7));
+        }
+    }
+    let mut dump = |sim: &mut VerilatorSim, b: &mut StreamBench| -> Vec<TableEntry> {
+        let mut v = vec![];
+        for ch in keys.chunks(MAX_ENTRIES) {
+            let r = ask(sim, b, Msg::table_read(0, 9, ch.to_vec()).encode());
+            let Some(Msg { body: Body::TableReply(e), .. }) = Msg::decode_reply(&r) else { panic!("not a table reply") };
+            v.extend(e);
+        }
+        v
+    };
+    let before = dump(&mut sim, &mut b);
+    for e in &before {
+        let w = want.entries.get(&(e.dest, e.table, e.index)).copied().unwrap_or_default();
+        assert_eq!((e.d0, e.d1), w, "entry {:?} holds the policy", (e.dest, e.table, e.index));
+    }
+    // the attack: every word of the window and beyond, random data and strobes, then bursts
+    let mut rng = Rng::new(99);
+    let (mut rd, mut wr) = (0u64, 0u64);
+    let mut addrs: Vec<u64> = (0..0x1000u64).step_by(4).collect();
+    addrs.extend((0..128).map(|_| rng.next_u64() & 0xffff_fffc));
+    for &a in &addrs {
+        let w = host.write(&mut sim, a, rng.next_u64() as u32, rng.range(0, 15) as u8);
+        if a == 0xc {
+            assert_eq!(w, OKAY);
+        } else {
+            assert_eq!(w, SLVERR, "write {a:#x}");
+            wr += 1;
+        }
+        let (_, r) = host.read(&mut sim, a);
+        if a > 0xc {
+            assert_eq!(r, SLVERR, "read {a:#x}");
+            rd += 1;
+        }
+    }
+    host.pct = 100;
+    for k in 0..200u64 {
+        assert_eq!(host.write(&mut sim, 0x100 + 4 * k, 0xffff_ffff, 0xf), SLVERR);
+        assert_eq!(host.read(&mut sim, 0x100 + 4 * k).1, SLVERR);
+        rd += 1;
+        wr += 1;
+    }
+    let after = dump(&mut sim, &mut b);
+    assert_eq!(after, before, "the table dump after the attack equals the one before");
+    let t = ask(&mut sim, &mut b, Msg::tele_read(0, 10, 12, 2).encode());
+    let Some(Msg { body: Body::TeleReply(v), .. }) = Msg::decode_reply(&t) else { panic!() };
+    assert_eq!(v, vec![rd, wr], "every refused read and write counted");
+    eprintln!("em_node host attack: {} entries dumped before and after, {rd} reads and {wr} writes refused", before.len());
 }

@@ -32,6 +32,7 @@ fn om_crash_restart_and_a_faulty_em() {
     let others: u64 = r.counters.iter().skip(1).map(|c| c.1[0] - 1).sum();
     assert_eq!(r.counters[0].1[4], others + 1, "EM0 relayed every message for the others");
     assert!(r.first_epoch_after_restart > r.epoch_before_crash);
+    assert!(r.entries_checked > 40, "the tables were read back: {}", r.entries_checked);
     let w0 = r.latencies.iter().find(|l| l.what.starts_with("table write") && l.em == 0).unwrap().cycles;
     let w1 = r.latencies.iter().find(|l| l.what.starts_with("table write") && l.em == 1).unwrap().cycles;
     assert!(w1 > w0 + 2 * o.hop, "a relay hop costs two more crossings ({w0} vs {w1})");

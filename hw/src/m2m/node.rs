@@ -58,6 +58,10 @@ impl Logic for EmNode {
         self.dp.swap.next = self.ep.m_swap.val();
         self.swapped.next = self.ep.m_swap.val();
         self.ep.s_busy.next = self.dp.busy.val();
+        self.dp.s_rb.next = self.ep.m_rb.val();
+        self.dp.s_rb_valid.next = self.ep.m_rb_valid.val();
+        self.ep.s_rb.next = self.dp.m_rb.val();
+        self.ep.s_rb_valid.next = self.dp.m_rb_valid.val();
         self.dp.cfg.next = self.ep.cfg.val();
         self.dp.nat.next = self.ep.nat.val();
         self.ep.dev_status.next = bit_cast::<32, 2>(self.link_up.val());
