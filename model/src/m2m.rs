@@ -143,11 +143,11 @@ pub enum M2mDrop {
     BadVersion = 3,
     /// A type other than push and read (a reply or ack sent to an EM).
     UnknownType = 4,
-    /// An unknown class, or a class the type does not take (a push of telemetry, a read of
-    /// tables).
+    /// An unknown class, or a class the type does not take (a push of telemetry, a read of a
+    /// profile).
     UnknownClass = 5,
-    /// A table batch with no entries, or an entry with an unknown op, or a telemetry read past
-    /// the last counter.
+    /// A table batch or table read with no entries, an entry with an unknown op, or a telemetry
+    /// read past the last counter.
     BadEntry = 6,
 }
 

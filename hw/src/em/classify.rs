@@ -555,7 +555,7 @@ fn core_verilog(z: ClsSizes) -> String {
     v += &format!("wire [223:0] tw_data = {{{}, {}}};\n", twd("d1"), twd("d0"));
     v += &super::table_port_verilog(&cls_mems(z), "tw_data", 224, "bank", "wbank");
     let used = (mb + 2).max(tb).max(gb + 4).max(VF_BITS);
-    v += &format!("wire unused_tw = ^tw_data[223:{rb}] ^ ^{}{};\n", twd("dest"), if used < 16 { format!(" ^ ^{}[15:{used}]", twd("index")) } else { String::new() });
+    v += &format!("wire unused_tw = ^tw_data[223:{rb}] ^ ^{}{};\n", twd("dest"), if used < 16 { format!(" ^ ^tw_idx[15:{used}]") } else { String::new() });
     // ---- in: the key, its row, the map read
     v += &format!("wire [1:0] kind0 = !from_wire ? 2'd0 : ({} ? 2'd1 : 2'd2);\n", h("vxlan"));
     v += &format!("wire [31:0] val0 = !from_wire ? {{20'd0, {}}} : ({} ? {{8'd0, {}}} : {});\n", h("vf"), h("vxlan"), h("vni"), h("dst"));

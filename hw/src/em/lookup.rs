@@ -358,7 +358,7 @@ fn core_verilog(z: LookSizes) -> String {
     v += &super::table_port_verilog(&look_mems(z), "tw_data", 128, "bank", "wbank");
     let used = (z.remote_bits + 2).max(z.local_bits + 2).max(12);
     if used < 16 {
-        v += &format!("wire unused_ti = ^{}[15:{used}];\n", twd("index"));
+        v += &format!("wire unused_ti = ^tw_idx[15:{used}];\n");
     }
     // ---- the tuple (inner under VXLAN): src, dst
     let tup = |p: &str| format!("wire [31:0] {p}_src = {vx} ? {} : {};\nwire [31:0] {p}_dst = {vx} ? {} : {};\n", hs(p, "i_src"), hs(p, "src"), hs(p, "i_dst"), hs(p, "dst"), vx = hs(p, "vxlan"));

@@ -162,12 +162,13 @@ pub(crate) fn table_port_verilog(mems: &[TableMem], data: &str, dw: usize, rbank
     let rb = |f: &str| vfield("rb", T::slot(f));
     let mut v = String::new();
     v += &format!("wire [1:0] rb_table = {};\nwire [15:0] rb_index = {};\nwire unused_rb = ^{} ^ ^{} ^ ^{};\n", rb("table"), rb("index"), rb("d0"), rb("d1"), rb("dest"));
+    v += &format!("wire [1:0] tw_tab = {};\nwire [15:0] tw_idx = {};\n", tw("table"), tw("index"));
     for m in mems {
         let a = m.abits;
         let (hi, lo) = (m.shift + a - 1, m.shift);
         let sel = |ix: &str| m.sub.map_or(String::new(), |(b, s)| format!(" && {ix}[{}:0] == {b}'d{s}", b - 1));
-        v += &format!("wire [{a}:0] pa_{n} = tw_valid ? {{{wbank}, {ti}[{hi}:{lo}]}} : {{{rbank}, rb_index[{hi}:{lo}]}};\n", n = m.name, ti = tw("index"));
-        v += &format!("wire we_{n} = tw_valid && {tt} == 2'd{t}{s};\n", n = m.name, tt = tw("table"), t = m.table, s = sel(&tw("index")));
+        v += &format!("wire [{a}:0] pa_{n} = tw_valid ? {{{wbank}, tw_idx[{hi}:{lo}]}} : {{{rbank}, rb_index[{hi}:{lo}]}};\n", n = m.name);
+        v += &format!("wire we_{n} = tw_valid && tw_tab == 2'd{t}{s};\n", n = m.name, t = m.table, s = sel("tw_idx"));
         v += &format!("reg [{}:0] qa_{};\n", m.width - 1, m.name);
         v += &format!("always @(posedge clock) begin\n  if (we_{n}) {n}[pa_{n}] <= {data}[{w}:0];\n  qa_{n} <= {n}[pa_{n}];\nend\n", n = m.name, w = m.width - 1);
     }
@@ -181,6 +182,7 @@ pub(crate) fn table_port_verilog(mems: &[TableMem], data: &str, dw: usize, rbank
         v += &format!("    if (rb_t1 == 2'd{}{s}) rb_q <= {{{pad}qa_{}}};\n", m.table, m.name);
     }
     v += "  end\n  if (reset) begin\n    rb_v1 <= 1'b0;\n    rb_v2 <= 1'b0;\n  end\nend\n";
+    v += "wire unused_rbi = ^rb_i1;\n";
     v += &format!("always @(*) begin\n  rb_data = {}'d0;\n  {} = rb_q[127:0];\n  {} = rb_q[223:128];\n  rb_dvalid = rb_v2;\nend\n", T::BITS, vfield("rb_data", T::slot("d0")), vfield("rb_data", T::slot("d1")));
     v
 }

@@ -235,11 +235,15 @@ fn endpoint_verilog() -> String {
     v += &format!("wire ev_take = (st == S_RX) && !up_go && (wcnt == 16'd0) && s_ev_valid;\nalways @(*) s_ev_ready = ev_take;\n");
     // the event body (EventMsg): 0 kind, 2-3 tenant, 4-7 value, 8-11 src, 12-15 dst, 16 proto, 18-19 sport, 20-21 dport
     let ef = |f: &str| vfield("ev_q", EmEventFields::slot(f));
+    v += &format!("wire [11:0] ev_ten = {};\n", ef("tenant"));
+    for (f, w) in [("value", 32), ("src", 32), ("dst", 32), ("proto", 8), ("sport", 16), ("dport", 16)] {
+        v += &format!("wire [{}:0] ev_{f} = {};\n", w - 1, ef(f));
+    }
     v += "reg [191:0] evb;\nalways @(*) begin\n  evb = 192'd0;\n";
     v += &format!("  evb[2:0] = {};\n", ef("kind"));
-    v += &format!("  evb[19:16] = {e}[11:8];\n  evb[31:24] = {e}[7:0];\n", e = ef("tenant"));
+    v += "  evb[19:16] = ev_ten[11:8];\n  evb[31:24] = ev_ten[7:0];\n";
     for (o, n, f) in [(4, 4, "value"), (8, 4, "src"), (12, 4, "dst"), (16, 1, "proto"), (18, 2, "sport"), (20, 2, "dport")] {
-        v += &be_put("evb", o, n, &ef(f));
+        v += &be_put("evb", o, n, &format!("ev_{f}"));
     }
     v += "end\n";
     v += "reg [7:0] r_ty, r_class;\nreg [15:0] r_len, r_status;\nreg [63:0] r_epoch, r_stored;\nreg [31:0] r_seq, r_count;\nreg [15:0] r_start;\nreg [7:0] r_em;\n";
