@@ -264,6 +264,17 @@ enum OmCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Rail-aware subnetting (DistDPU Appendix A): a subnet per rail, the PXN relay NIC by
+    /// subnet match, and a node's route table.
+    Rails {
+        #[arg(long, default_value_t = 8)]
+        rails: u32,
+        /// Nodes (NICs) per rail.
+        #[arg(long, default_value_t = 16)]
+        nodes: u32,
+        #[arg(long, default_value = "10.200.0.0")]
+        base: std::net::Ipv4Addr,
+    },
 }
 
 #[derive(Subcommand)]
@@ -323,6 +334,7 @@ fn main() -> Result<()> {
         }
         Cmd::Report { top } => cmd::report::run(&top),
         Cmd::Om { cmd: OmCmd::Compile { policy, out } } => cmd::om::compile(&policy, out.as_deref()),
+        Cmd::Om { cmd: OmCmd::Rails { rails, nodes, base } } => cmd::om::rails(base, rails, nodes),
         Cmd::Sim { scenario: SimScenario::Server { ems, hop, faulty, no_crash, frames, seed } } => {
             let store = std::env::temp_dir().join(format!("nicgen-om-{}.json", std::process::id()));
             let o = nicgen_om::server::ServerOpts { ems, hop, faulty, crash: !no_crash, frames, store: store.clone(), seed };

@@ -71,6 +71,9 @@ pub struct ServerReport {
     pub cycles: u64,
     /// Table entries read back from the hardware after the restart and found as the policy says.
     pub entries_checked: usize,
+    /// Frames each EM forwarded while the OM was down, in `outage_cycles`.
+    pub outage: Vec<(u8, usize)>,
+    pub outage_cycles: u64,
 }
 
 struct EmSim {
@@ -137,7 +140,7 @@ impl Server {
             let p = sim.port("s_host_vf");
             sim.set_u64(p, 2);
             let seed = o.seed * 100 + k as u64 * 10;
-            let drivers = vec![AxisDriver::new(&sim, "s_axis_up", 100, seed), AxisDriver::new(&sim, "s_axis_ret", 100, seed + 1), AxisDriver::new(&sim, "s_axis_host_tx", 50, seed + 2)];
+            let drivers = vec![AxisDriver::new(&sim, "s_axis_up", 100, seed), AxisDriver::new(&sim, "s_axis_ret", 100, seed + 1), AxisDriver::new(&sim, "s_axis_host_tx", 100, seed + 2)];
             let monitors = vec![AxisMonitor::new(&sim, "m_axis_down", 100, seed + 3), AxisMonitor::new(&sim, "m_axis_reply", 100, seed + 4), AxisMonitor::new(&sim, "m_axis_p0_tx", 100, seed + 5), AxisMonitor::new(&sim, "m_axis_p1_tx", 100, seed + 6)];
             let swapped = sim.port("swapped");
             ems.push(EmSim { id: k as u8, sim, b: StreamBench::new(drivers, monitors), swapped, accepted: None, sent_frames: 0 });
@@ -340,7 +343,9 @@ pub fn run_server(o: &ServerOpts) -> Result<ServerReport> {
             if o.faulty != Some(k as u8) {
                 ensure!(s.out_frames(k) > *b, "EM {k} kept forwarding while the OM was down");
             }
+            r.outage.push((k as u8, s.out_frames(k) - b));
         }
+        r.outage_cycles = 3_000;
         // the watchdog restarts the OM: it resumes above every epoch it used and resyncs
         let mut policy2 = policy.clone();
         policy2.ems.get_mut(&target).unwrap().host_look.insert_remote(extra);
@@ -446,6 +451,8 @@ impl ServerReport {
         }
         if self.epoch_before_crash > 0 {
             println!("OM crash with a batch in flight at epoch {}; after the restart it resumed at epoch {}; {} table entries read back from the live EMs match the policy", self.epoch_before_crash, self.first_epoch_after_restart, self.entries_checked);
+            let f: Vec<String> = self.outage.iter().map(|(k, n)| format!("EM{k} {n}")).collect();
+            println!("frames forwarded while the OM was down ({} cycles, traffic offered at full rate): {}", self.outage_cycles, f.join(", "));
         }
     }
 }

@@ -34,3 +34,22 @@ pub fn compile(policy: &Path, out: Option<&Path>) -> Result<()> {
     }
     Ok(())
 }
+
+/// Print a rail plan: each rail's subnet, node 0's route table, and the relay NIC it uses to
+/// reach a node on every rail.
+pub fn rails(base: std::net::Ipv4Addr, rails: u32, nodes: u32) -> Result<()> {
+    anyhow::ensure!(rails > 0 && nodes > 0, "--rails and --nodes must be at least 1");
+    let p = nicgen_om::rail::RailPlan::new(base, rails, nodes);
+    println!("{rails} rails of {nodes} NICs: one /{} per rail from {base}", p.prefix);
+    println!("| rail | subnet | node 0 | node {} |", nodes - 1);
+    println!("|---:|---|---|---|");
+    for r in 0..rails {
+        let (net, len) = p.subnet(r);
+        println!("| {r} | {net}/{len} | {} | {} |", p.addr(r, 0), p.addr(r, nodes - 1));
+    }
+    println!("node 0's routes (longest-prefix match picks the NIC on the destination's rail; cross-rail traffic moves to that NIC inside the node first: PXN):");
+    for rt in p.routes(0) {
+        println!("  {}/{} dev {}", rt.dst, rt.len, rt.dev);
+    }
+    Ok(())
+}
