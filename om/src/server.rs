@@ -129,8 +129,15 @@ const RDMA_PEER: u32 = 0x0a01_0109;
 impl Server {
     fn new(o: &ServerOpts) -> Server {
         let mut ems = vec![];
+        // one model, an instance per EM
+        let first = verilate(&mut EmNode::default());
+        let (build, ports) = (first.build.clone(), first.ports().to_vec());
+        let mut first = Some(first);
         for k in 0..=o.ems {
-            let mut sim = verilate(&mut EmNode::default());
+            let mut sim = match first.take() {
+                Some(s) => s,
+                None => VerilatorSim::load(build.clone(), ports.clone()).expect("loading the em_node model"),
+            };
             sim.reset(2);
             let id = if o.faulty == Some(k as u8) { 0x77 } else { k as u8 };
             let p = sim.port("em_id");

@@ -44,6 +44,16 @@ fn image(k: u32) -> TableImage {
     img
 }
 
+/// One `em_node` model for every test here (built once; each test loads its own instance).
+fn node_sim() -> VerilatorSim {
+    static BUILD: std::sync::OnceLock<(VerilatorBuild, Vec<PortInfo>)> = std::sync::OnceLock::new();
+    let (b, p) = BUILD.get_or_init(|| {
+        let s = verilate(&mut EmNode::default());
+        (s.build.clone(), s.ports().to_vec())
+    });
+    VerilatorSim::load(b.clone(), p.clone()).unwrap()
+}
+
 struct Node {
     sim: VerilatorSim,
     b: StreamBench,
@@ -52,7 +62,7 @@ struct Node {
 /// Run `frames` from VF 1 at `valid`/`ready` while batches for versions 2..=`versions` go in
 /// every `gap` cycles; check every frame on the wire.
 fn overlap_run(versions: u32, frames: usize, gap: u64, valid: u32, ready: u32, seed: u64) {
-    let mut sim = verilate(&mut EmNode::default());
+    let mut sim = node_sim();
     sim.reset(2);
     let lp = sim.port("link_up");
     sim.set_u64(lp, 3);
@@ -151,7 +161,7 @@ fn host_attack_on_em_node_changes_no_table_entry() {
     let path = format!("{}/examples/overlay.toml", env!("CARGO_MANIFEST_DIR"));
     let c = compile(&path, &std::fs::read_to_string(&path).unwrap()).unwrap();
     let want = c.ems[&0].image();
-    let mut sim = verilate(&mut EmNode::default());
+    let mut sim = node_sim();
     sim.reset(2);
     let lp = sim.port("link_up");
     sim.set_u64(lp, 3);
