@@ -15,8 +15,6 @@
 use crate::image::TableImage;
 use crate::policy::{on_demand_image, Compiled};
 use anyhow::{Context, Result};
-use nicgen_hw::em::lookup::lookup_writes;
-use nicgen_model::em::LookTables;
 use nicgen_model::m2m::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -197,9 +195,4 @@ impl Om {
         }
         plan.image() != before
     }
-}
-
-/// The lookup writes of a model table set, as table entries to `dest` (for tests and tools).
-pub fn look_entries(t: &LookTables, dest: u8) -> Vec<TableEntry> {
-    lookup_writes(t).into_iter().map(|w| TableEntry::write(dest, w.table, w.index, w.d0, w.d1)).collect()
 }

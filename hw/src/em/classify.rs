@@ -553,7 +553,7 @@ fn core_verilog(z: ClsSizes) -> String {
     // ---- table writes and read-back (port A of each memory)
     let twd = |f: &str| vfield("tw", EmTblWrFields::slot(f));
     v += &format!("wire [223:0] tw_data = {{{}, {}}};\n", twd("d1"), twd("d0"));
-    v += &super::table_port_verilog(&cls_mems(z), "tw_data", 224, "bank", "wbank");
+    v += &super::table_port_verilog(&cls_mems(z), "tw_data", "bank", "wbank");
     let used = (mb + 2).max(tb).max(gb + 4).max(VF_BITS);
     v += &format!("wire unused_tw = ^tw_data[223:{rb}] ^ ^{}{};\n", twd("dest"), if used < 16 { format!(" ^ ^tw_idx[15:{used}]") } else { String::new() });
     // ---- in: the key, its row, the map read

@@ -355,7 +355,7 @@ fn core_verilog(z: LookSizes) -> String {
     let twd = |f: &str| vfield("tw", EmTblWrFields::slot(f));
     v += &format!("wire [127:0] tw_data = {};\n", twd("d0"));
     v += &format!("wire unused_tw = ^{} ^ ^{} ^ ^tw_data[127:{}];\n", twd("d1"), twd("dest"), lb);
-    v += &super::table_port_verilog(&look_mems(z), "tw_data", 128, "bank", "wbank");
+    v += &super::table_port_verilog(&look_mems(z), "tw_data", "bank", "wbank");
     let used = (z.remote_bits + 2).max(z.local_bits + 2).max(12);
     if used < 16 {
         v += &format!("wire unused_ti = ^tw_idx[15:{used}];\n");

@@ -155,8 +155,8 @@ pub(crate) struct TableMem {
 /// writes (`tw`, into bank `wbank`) and read-back (`rb`, from bank `rbank`; the writer never
 /// issues both in one cycle), so a memory keeps two ports (port B: the pipeline's read). A read
 /// answers two cycles later on `rb_data` (an `EmTblWr`: `{d1, d0}` the entry) with `rb_dvalid`.
-/// `data` names the write data vector (`dw` bits).
-pub(crate) fn table_port_verilog(mems: &[TableMem], data: &str, dw: usize, rbank: &str, wbank: &str) -> String {
+/// `data` names the write data vector (as wide as the widest memory at least).
+pub(crate) fn table_port_verilog(mems: &[TableMem], data: &str, rbank: &str, wbank: &str) -> String {
     use classify::EmTblWrFields as T;
     let tw = |f: &str| vfield("tw", T::slot(f));
     let rb = |f: &str| vfield("rb", T::slot(f));
@@ -172,7 +172,6 @@ pub(crate) fn table_port_verilog(mems: &[TableMem], data: &str, dw: usize, rbank
         v += &format!("reg [{}:0] qa_{};\n", m.width - 1, m.name);
         v += &format!("always @(posedge clock) begin\n  if (we_{n}) {n}[pa_{n}] <= {data}[{w}:0];\n  qa_{n} <= {n}[pa_{n}];\nend\n", n = m.name, w = m.width - 1);
     }
-    let _ = dw;
     v += "reg rb_v1, rb_v2;\nreg [1:0] rb_t1;\nreg [15:0] rb_i1;\nreg [223:0] rb_q;\n";
     v += "initial begin\n  rb_v1 = 1'b0;\n  rb_v2 = 1'b0;\n  rb_t1 = 2'd0;\n  rb_i1 = 16'd0;\n  rb_q = 224'd0;\nend\n";
     v += "always @(posedge clock) begin\n  rb_v1 <= rb_valid & !tw_valid;\n  rb_t1 <= rb_table;\n  rb_i1 <= rb_index;\n  rb_v2 <= rb_v1;\n  if (rb_v1) begin\n    rb_q <= 224'd0;\n";

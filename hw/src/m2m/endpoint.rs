@@ -187,6 +187,11 @@ fn word_fifo(n: &str) -> String {
     )
 }
 
+/// The counters the state machine keeps as `c<i>` (the host window keeps the two refusals).
+fn own_ctrs() -> impl Iterator<Item = usize> {
+    (0..16).filter(|&i| i != Ctr::HostReadRefused as usize && i != Ctr::HostWriteRefused as usize)
+}
+
 fn endpoint_verilog() -> String {
     let hdr = |o: usize, n: usize| be_get("hdr", o, n);
     let mut v = String::new();
@@ -225,10 +230,8 @@ fn endpoint_verilog() -> String {
     v += "reg [63:0] ep_prof, ep_cc, ep_tab;\nreg [255:0] r_prof, r_cc;\n";
     v += "wire [63:0] ep_cur = (m_class == 8'd1) ? ep_prof : (m_class == 8'd2) ? ep_cc : ep_tab;\n";
     v += "wire [63:0] ep_d = m_epoch - ep_cur;\n";
-    for i in 0..16 {
-        if i != Ctr::HostReadRefused as usize && i != Ctr::HostWriteRefused as usize {
-            v += &format!("reg [31:0] c{i};\n");
-        }
+    for i in own_ctrs() {
+        v += &format!("reg [31:0] c{i};\n");
     }
     // the reply's fields, and its header as bytes
     v += &format!("reg r_ev;\nreg [31:0] ev_seq;\nreg [{}:0] ev_q;\n", EmEventFields::BITS - 1);
@@ -345,12 +348,10 @@ fn endpoint_verilog() -> String {
     v += "    S_RELAY: if (df_push && rl) st <= S_RX;\n";
     v += "    default: st <= S_RX;\n  endcase\n";
     // leaving the handled message: clear RX
-    v += "  if (st != S_RX && st != S_DEC) begin\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n  end\n  if (st == S_DEC && cause != 3'd0) begin\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n  end\n";
+    v += "  if ((st != S_RX && st != S_DEC) || (st == S_DEC && cause != 3'd0)) begin\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n  end\n";
     v += "  if (reset) begin\n    st <= S_RX;\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n    rv <= 1'b0;\n    rleft <= 10'd0;\n    ep_prof <= 64'd0;\n    ep_cc <= 64'd0;\n    ep_tab <= 64'd0;\n    ev_seq <= 32'd0;\n    r_ev <= 1'b0;\n    r_prof <= 256'd0;\n    r_cc <= 256'd0;\n";
-    for i in 0..16 {
-        if i != Ctr::HostReadRefused as usize && i != Ctr::HostWriteRefused as usize {
-            v += &format!("    c{i} <= 32'd0;\n");
-        }
+    for i in own_ctrs() {
+        v += &format!("    c{i} <= 32'd0;\n");
     }
     v += "  end\nend\n";
     // the table write from a whole entry (bytes: 0 op, 1 dest, 2 table, 4-5 index, 8-35 data)
