@@ -191,9 +191,10 @@ enum SimScenario {
         /// Random message sizes from 1 B to --size.
         #[arg(long)]
         random_size: bool,
-        /// Latency of each service slot and of the parallel tap (1: pass-through; 11: AES-class).
-        #[arg(long, default_value_t = 1, value_parser = clap::builder::PossibleValuesParser::new(["1", "11"]).try_map(|s| s.parse::<usize>()))]
-        slot_latency: usize,
+        /// AES-CTR in both engines' payload slots: a key per QP pair, ciphertext on the wire,
+        /// every WRITE packet decrypted by RustCrypto and checked against the destination.
+        #[arg(long)]
+        aes: bool,
         /// Node B posts as many messages of this kind to A at the same time (bidirectional).
         #[arg(long, value_enum)]
         b_op: Option<RdmaOp>,
@@ -292,7 +293,7 @@ fn main() -> Result<()> {
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, slot_latency, qp_table, b_op, faults: f, campaign, timeout, retry_cnt } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -311,7 +312,7 @@ fn main() -> Result<()> {
                 verbose: true,
                 table_qps: qp_table,
                 random_size,
-                slot_latency,
+                aes,
                 outstanding: 0,
                 b_op: b_op.map(conv),
                 faults,

@@ -3,7 +3,9 @@
 //! WRITE and READ work requests over several QPs to node B. Every destination byte is checked
 //! against its source, every completion's status too.
 use crate::roce::ctrl::{STAGE_CFG, STAGE_RQ, STAGE_SQ_PSN};
-use crate::roce::engine::{reg, RoceEngine4k, RoceEngine500, RoceEngineSvc11, ENGINE_COUNTERS};
+use crate::roce::engine::{reg, RoceEngine4k, RoceEngine500, RoceEngineAes, ENGINE_COUNTERS};
+use crate::service::aes;
+use nicgen_model::aes_ctr::{ctr_xor, CtrBlock, Key};
 use crate::roce::qp::*;
 use crate::roce::*;
 use anyhow::{bail, Result};
@@ -41,9 +43,10 @@ pub struct RdmaOpts {
     /// Each message gets a random size from 1 to `size` bytes (biased to small and to
     /// non-multiples of 4 and of the PMTU) instead of exactly `size`.
     pub random_size: bool,
-    /// Latency of each service slot and of the parallel tap, in cycles: 1 (the pass-through
-    /// default) or 11 (AES-class).
-    pub slot_latency: usize,
+    /// AES-CTR in both engines' payload slots (and an 11-cycle tap): every QP pair gets its own
+    /// key (AES-128 on even QPs, AES-256 on odd), the wire carries ciphertext, and every WRITE
+    /// packet on the wire is decrypted with RustCrypto and compared with the destination.
+    pub aes: bool,
     /// At most this many messages posted and not yet completed (0: post everything at once).
     /// 1 measures latency with one outstanding message.
     pub outstanding: usize,
@@ -67,7 +70,7 @@ pub struct RdmaOpts {
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, slot_latency: 1, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default() }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default() }
     }
 }
 
@@ -113,6 +116,9 @@ pub struct RdmaReport {
     /// cycles from its last beat arriving to the first beat of the next request frame with
     /// the PSN it names leaving that requester.
     pub nak_to_rtx: Vec<u64>,
+    /// With AES: WRITE packets on the wire decrypted by the reference and found equal to the
+    /// destination (and different from it before decryption).
+    pub aes_checked: usize,
 }
 
 impl RdmaReport {
@@ -172,13 +178,13 @@ pub struct Node {
     pub axil: AxilMaster,
 }
 
-fn build_engine(table_qps: usize, slot_latency: usize) -> Result<VerilatorSim> {
+fn build_engine(table_qps: usize, aes: bool) -> Result<VerilatorSim> {
     use rust_hdl::prelude::Block;
     // The Verilog of each engine variant is generated once per process (it takes rust-hdl
     // about a second); Verilator's own cache then finds the built model.
     type Gen = (String, Vec<nicgen_sim::PortInfo>);
-    static MADE: std::sync::Mutex<Vec<((usize, usize), Gen)>> = std::sync::Mutex::new(Vec::new());
-    let key = (table_qps, slot_latency);
+    static MADE: std::sync::Mutex<Vec<((usize, bool), Gen)>> = std::sync::Mutex::new(Vec::new());
+    let key = (table_qps, aes);
     if let Some((_, (v, ports))) = MADE.lock().unwrap().iter().find(|(k, _)| *k == key) {
         return VerilatorSim::build(v, "roce_engine", ports.clone(), "clock", &VerilatorOptions::from_env());
     }
@@ -187,10 +193,10 @@ fn build_engine(table_qps: usize, slot_latency: usize) -> Result<VerilatorSim> {
         (verilog_named(&e, "roce_engine"), top_ports(&e))
     }
     let (v, ports) = match key {
-        (500, 1) => gen(RoceEngine500::default()),
-        (4096, 1) => gen(RoceEngine4k::new(4096)),
-        (500, 11) => gen(RoceEngineSvc11::new(500)),
-        (n, l) => bail!("no engine with {n} QPs and {l}-cycle slots is built here (500 or 4096 QPs with 1-cycle slots, or 500 with 11)"),
+        (500, false) => gen(RoceEngine500::default()),
+        (4096, false) => gen(RoceEngine4k::new(4096)),
+        (500, true) => gen(RoceEngineAes::new(500)),
+        (n, _) => bail!("no engine with {n} QPs and AES is built here (500 or 4096 QPs, or 500 with AES)"),
     };
     MADE.lock().unwrap().push((key, (v.clone(), ports.clone())));
     VerilatorSim::build(&v, "roce_engine", ports, "clock", &VerilatorOptions::from_env())
@@ -198,11 +204,11 @@ fn build_engine(table_qps: usize, slot_latency: usize) -> Result<VerilatorSim> {
 
 impl Node {
     pub fn new(dma: DmaParams, seed: u64, table_qps: usize) -> Result<Self> {
-        Self::with_slots(dma, seed, table_qps, 1)
+        Self::with_services(dma, seed, table_qps, false)
     }
-    /// An engine whose service slots and tap have `slot_latency` cycles of latency.
-    pub fn with_slots(dma: DmaParams, seed: u64, table_qps: usize, slot_latency: usize) -> Result<Self> {
-        let mut sim = build_engine(table_qps, slot_latency)?;
+    /// An engine with AES-CTR in its payload slots (`aes`) or with pass-through slots.
+    pub fn with_services(dma: DmaParams, seed: u64, table_qps: usize, aes: bool) -> Result<Self> {
+        let mut sim = build_engine(table_qps, aes)?;
         sim.reset(4);
         let dma = DmaPort::new(&sim, dma, seed);
         let rb = CardMem::new(&sim, "m_axi_rb", CardParams::default(), seed + 4);
@@ -249,6 +255,22 @@ impl Node {
         }
         bail!("QP {qpn} setup never finished");
     }
+    /// Store `key` in AES key slot `slot` (both payload slots take it).
+    pub fn aes_key(&mut self, slot: u8, key: &Key) -> Result<()> {
+        self.write_words(reg::SVC_BASE + aes::reg::KEY_W0 as u16, &key.words())?;
+        self.write(reg::SVC_BASE + aes::reg::KEY_CMD as u16, slot as u32 | (key.is_256() as u32) << 8)
+    }
+    /// Set a QP's AES context: encryption on with key `key_id`, the connection side bit, the
+    /// peer's QPN and generation. A setup advances the QP's own generation, which it returns;
+    /// `keep` updates the context (the peer's generation, once known) without advancing it.
+    pub fn aes_qp(&mut self, qpn: u32, key_id: u8, side: bool, peer_qpn: u32, peer_gen: u32, keep: bool) -> Result<u32> {
+        let b = reg::SVC_BASE;
+        self.write(b + aes::reg::QP_KEY as u16, key_id as u32 | 1 << 8 | (side as u32) << 9)?;
+        self.write(b + aes::reg::QP_PEER_QPN as u16, peer_qpn)?;
+        self.write(b + aes::reg::QP_PEER_GEN as u16, peer_gen)?;
+        self.write(b + aes::reg::QP_CMD as u16, qpn | (keep as u32) << 31)?;
+        Ok(self.read(b + aes::reg::QP_GEN as u16))
+    }
     /// Every counter of the register map, in [`ENGINE_COUNTERS`] order.
     pub fn counters(&mut self) -> Vec<u64> {
         (0..ENGINE_COUNTERS.len()).map(|i| self.read(4 * i as u16) as u64).collect()
@@ -288,7 +310,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
-    let mut n = [Node::with_slots(o.dma, o.seed, o.table_qps, o.slot_latency)?, Node::with_slots(o.dma, o.seed + 100, o.table_qps, o.slot_latency)?];
+    let mut n = [Node::with_services(o.dma, o.seed, o.table_qps, o.aes)?, Node::with_services(o.dma, o.seed + 100, o.table_qps, o.aes)?];
     for node in n.iter_mut() {
         node.rb.p = o.card;
     }
@@ -341,6 +363,26 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
             };
             let rq = QpRqFields { state: state::RTS, rq_expected_psn: psn[other][q], ..Default::default() };
             n[side].qp(qpn(side, q), &cfg, &rq, psn[side][q])?;
+        }
+    }
+    // AES-CTR: a key per QP pair in both engines; A sets its QP up first, B with A's
+    // generation, then A learns B's (a connection manager's exchange)
+    let mut keys = vec![];
+    let mut gens = [vec![0u32; o.qps], vec![0u32; o.qps]];
+    if o.aes {
+        for q in 0..o.qps {
+            let key = if q % 2 == 0 { Key::Aes128(rng.bytes(16).try_into().unwrap()) } else { Key::Aes256(rng.bytes(32).try_into().unwrap()) };
+            for node in n.iter_mut() {
+                node.aes_key((q % 256) as u8, &key)?;
+            }
+            keys.push(key);
+            let kid = (q % 256) as u8;
+            gens[0][q] = n[0].aes_qp(qpn(0, q), kid, false, qpn(1, q), 0, false)?;
+            gens[1][q] = n[1].aes_qp(qpn(1, q), kid, true, qpn(0, q), gens[0][q], false)?;
+            let g = n[0].aes_qp(qpn(0, q), kid, false, qpn(1, q), gens[1][q], true)?;
+            if g != gens[0][q] {
+                bail!("QP {}: an update without a new generation changed it from {} to {g}", qpn(0, q), gens[0][q]);
+            }
         }
     }
     // work: A posts every message, signaled; with `b_op`, B posts as many to A
@@ -532,6 +574,41 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         let dropped: u64 = ["rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce"].iter().map(|n| { let c = r.counter(n); if side == 0 { c.0 } else { c.1 } }).sum();
         if dropped != f.corrupted + f.truncated {
             r.errors.push(format!("node {}: {dropped} frames dropped as bad, {} corrupted and {} truncated on the way", names[side], f.corrupted, f.truncated));
+        }
+    }
+    if o.aes {
+        // every WRITE packet on the wire, decrypted by RustCrypto with the counter block the
+        // model derives, equals the destination's bytes; the wire itself differs from them
+        let owner = |side: usize, dqpn: u32| (0..o.qps).find(|&q| qpn(1 - side, q) == dqpn);
+        for (side, link) in [(0usize, &ab), (1, &ba)] {
+            let peer = if side == 0 { &*b } else { &*a };
+            let mut ext = vec![nicgen_model::aes_ctr::PsnExt::default(); o.qps];
+            let mut va = vec![0u64; o.qps];
+            for (_, f) in &link.frames {
+                let Ok(p) = nicgen_model::roce::parse(f) else { continue };
+                let op = p.hdr.bth.opcode;
+                if !(0x06..=0x0b).contains(&op) || p.payload.is_empty() {
+                    continue;
+                }
+                let Some(q) = owner(side, p.hdr.bth.dqpn) else { continue };
+                if let Some(reth) = p.hdr.reth {
+                    va[q] = reth.va;
+                }
+                let (wrap, next) = ext[q].see(p.hdr.bth.psn);
+                ext[q] = next;
+                let ctr = CtrBlock { key_id: (q % 256) as u8, resp: false, side: side == 1, qpn: qpn(side, q), gen: gens[side][q], wrap, psn: p.hdr.bth.psn };
+                let mut plain = p.payload.clone();
+                ctr_xor(&keys[q], ctr.iv(), &mut plain);
+                let dst = peer.mem.read(va[q], plain.len());
+                if plain != dst || (p.payload.len() >= 8 && p.payload == dst) {
+                    if r.errors.len() < 10 {
+                        r.errors.push(format!("AES: WRITE packet PSN {:#x} to QPN {} does not decrypt to the destination (or is plaintext)", p.hdr.bth.psn, p.hdr.bth.dqpn));
+                    }
+                    r.mismatches += 1;
+                }
+                r.aes_checked += 1;
+                va[q] += plain.len() as u64;
+            }
         }
     }
     if let Some(path) = &o.pcap {

@@ -178,6 +178,9 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
     println!("{:<28} {:>12.0}", "sim speed (cycles/s)", r.cycles_per_sec);
     println!("{:<28} {:>12}", "descriptor→wire (cycles)", r.tx_latency);
     println!("{:<28} {:>12}", "wire→last DMA write (cyc.)", r.rx_latency);
+    if o.aes {
+        println!("{:<28} {:>12}", "AES WRITE packets checked", r.aes_checked);
+    }
     println!("counters (node A / node B), nonzero:");
     for (n, a, b) in &r.counters {
         if *a > 0 || *b > 0 {

@@ -23,6 +23,7 @@ use crate::roce::rx::requester::RoceRequester;
 use crate::roce::rx::responder::RoceResponder;
 use crate::roce::tx::engine::RoceTx;
 use crate::roce::*;
+use crate::service::aes::{self, kind, SvcCfg};
 use crate::service::slot::{PayloadSlot, TapJoin, TapPass};
 use crate::stream::*;
 use rust_hdl::prelude::*;
@@ -89,6 +90,9 @@ pub mod reg {
     pub const LOCAL_MAC_HI: u16 = 0x114;
     pub const LOCAL_IP: u16 = 0x118;
     pub const TX_WINDOW: u16 = 0x128;
+    /// The service slots' configuration window (`service::aes::reg` offsets), present only in
+    /// an engine with a slot service.
+    pub const SVC_BASE: u16 = 0x200;
     pub const CMD_WRITE: u32 = 1;
     pub const CMD_READ: u32 = 2;
 }
@@ -102,7 +106,7 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 }
 
 #[derive(LogicBlock)]
-pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize> {
+pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axis_rx: Axis512Sink,
@@ -133,10 +137,10 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     parse: RoceRxParse,
     responder: RoceResponder<A>,
     req: RoceRequester<A, R>,
-    tx: RoceTx<A, R, LT>,
+    tx: RoceTx<A, R, LT, S>,
     wmux: DmaWrMux,
     /// The RX payload slot, on the merged DMA write data.
-    rx_slot: PayloadSlot<LR>,
+    rx_slot: PayloadSlot<LR, S, A>,
     bridge: AxilBridge,
     window: StatusWindow<49>,
     stage: QpStage,
@@ -170,10 +174,17 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     ack16: Constant<Bits<8>>,
     win16: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
+    /// The service window (0x200..0x2ff) answers only when a slot holds a service.
+    svc_on: Constant<Bit>,
+    a_svc: Constant<Bits<16>>,
+    svc_mask: Constant<Bits<16>>,
+    a_gen: Constant<Bits<16>>,
+    svc_hit: Signal<Local, Bit>,
+    svc_cfg: Signal<Local, SvcCfg>,
     unused: Signal<Local, Bit>,
 }
 
-impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize> RoceEngine<A, R, LT, LR, LP> {
+impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize> RoceEngine<A, R, LT, LR, LP, S> {
     /// An engine whose QP table holds `num_qps` QPs (at most 2^A).
     pub fn new(num_qps: usize) -> Self {
         assert!(num_qps <= 1 << A);
@@ -241,12 +252,18 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             ack16: c(ACK_EVERY_DEFAULT as u64),
             win16: c(WINDOW_MAX as u64),
             zero32: c(0),
+            svc_on: Constant::new(S != kind::PASS),
+            a_svc: c(reg::SVC_BASE as u64),
+            svc_mask: c(0xff00),
+            a_gen: c(reg::SVC_BASE as u64 + aes::reg::QP_GEN as u64),
+            svc_hit: Default::default(),
+            svc_cfg: Default::default(),
             unused: Default::default(),
         }
     }
 }
 
-impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize> Logic for RoceEngine<A, R, LT, LR, LP> {
+impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize> Logic for RoceEngine<A, R, LT, LR, LP, S> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
@@ -419,11 +436,19 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.stage.wr_en.next = self.bridge.wr_en.val();
         self.stage.wr_addr.next = self.bridge.wr_addr.val();
         self.stage.wr_data.next = self.bridge.wr_data.val();
+        // service writes go to both slots' services
+        self.svc_hit.next = self.svc_on.val() & ((self.bridge.wr_addr.val() & self.svc_mask.val()) == self.a_svc.val());
+        self.svc_cfg.next.we = self.bridge.wr_en.val() & self.svc_hit.val();
+        self.svc_cfg.next.addr = self.bridge.wr_addr.val().get_bits::<8>(0);
+        self.svc_cfg.next.data = self.bridge.wr_data.val();
+        self.tx.svc_cfg.next = self.svc_cfg.val();
+        self.rx_slot.cfg.next = self.svc_cfg.val();
+        self.rx_slot.rx.next = true;
         self.own_wr.next = (self.bridge.wr_addr.val() == self.a_sel.val()) | (self.bridge.wr_addr.val() == self.a_cmd.val())
             | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_win.val()) | (self.bridge.wr_addr.val() == self.a_mlo.val())
             | (self.bridge.wr_addr.val() == self.a_mhi.val()) | (self.bridge.wr_addr.val() == self.a_ip[0].val())
             | (self.bridge.wr_addr.val() == self.a_ip[1].val()) | (self.bridge.wr_addr.val() == self.a_ip[2].val())
-            | (self.bridge.wr_addr.val() == self.a_ip[3].val());
+            | (self.bridge.wr_addr.val() == self.a_ip[3].val()) | self.svc_hit.val();
         self.bridge.wr_err.next = !(self.own_wr.val() | self.stage.wr_hit.val());
         if self.bridge.wr_en.val() {
             if self.bridge.wr_addr.val() == self.a_sel.val() {
@@ -481,6 +506,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
                 self.own_q.d.next = self.ip[2].q.val();
             } else if self.bridge.rd_addr.val() == self.a_ip[3].val() {
                 self.own_q.d.next = self.ip[3].q.val();
+            } else if self.svc_on.val() & (self.bridge.rd_addr.val() == self.a_gen.val()) {
+                self.own_q.d.next = bit_cast::<32, 24>(self.tx.svc_gen.val());
             } else {
                 self.own_hit_q.d.next = false;
             }
@@ -533,7 +560,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             }
         }
         self.unused.next = self.bridge.wr_strb.val().any() | self.window.wr_err.val() | self.rx_fifo.level.val().any()
-            | self.rx_slot.m_meta.val().qpn.any() | self.rx_slot.m_meta.val().psn.any() | self.rx_slot.m_meta.val().off.any() | self.rx_slot.m_meta.val().opcode.any();
+            | self.rx_slot.m_meta.val().qpn.any() | self.rx_slot.m_meta.val().psn.any() | self.rx_slot.m_meta.val().off.any() | self.rx_slot.m_meta.val().opcode.any() | self.rx_slot.gen.val().any();
         if self.reset.val() {
             self.pend_w.d.next = false;
             self.pend_r.d.next = false;
@@ -547,12 +574,13 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 }
 
 /// The default engine: 500 QPs in 512-entry tables, pass-through service slots (1 cycle each).
-pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1>;
-pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1>;
-/// The default engine with AES-class service latency: 11 cycles in each slot and in the tap.
-pub type RoceEngineSvc11 = RoceEngine<9, 13, 11, 11, 11>;
+pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1, { kind::PASS }>;
+pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }>;
+/// The default engine with AES-CTR in both payload slots (TX encrypts, RX decrypts;
+/// `service::aes::AES_LATENCY` cycles each) and an 11-cycle parallel tap (BALBOA's 44 ns).
+pub type RoceEngineAes = RoceEngine<9, 13, 1, 1, 11, { kind::AES }>;
 
-impl Default for RoceEngine<9, 13, 1, 1, 1> {
+impl Default for RoceEngine<9, 13, 1, 1, 1, { kind::PASS }> {
     fn default() -> Self {
         Self::new(500)
     }

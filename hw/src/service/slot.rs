@@ -18,6 +18,7 @@
 //!
 //! The pass-through defaults are [`SlotPass`] (a delay line) and [`TapPass`] (always pass).
 use crate::record::{FromBits, ToBits};
+use crate::service::aes::{kind, AesCtr, SvcCfg, AES_LATENCY};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
@@ -268,9 +269,11 @@ impl<const L: usize> Logic for SlotPass<L> {
 /// `L` = 28.
 pub const SLOT_A: usize = 5;
 
-/// A payload slot holding the pass-through core of latency `L`.
-#[derive(LogicBlock, Default)]
-pub struct PayloadSlot<const L: usize> {
+/// A payload slot: the shell around the pass-through core of latency `L` (service `S` =
+/// [`kind::PASS`]) or around a service core (`S` = [`kind::AES`]: [`AesCtr`], whose latency is
+/// [`AES_LATENCY`]; `L` is then unused and 1). `A`: QPN bits of a service's QP context.
+#[derive(LogicBlock)]
+pub struct PayloadSlot<const L: usize, const S: usize, const A: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axis: Axis512Sink,
@@ -278,23 +281,63 @@ pub struct PayloadSlot<const L: usize> {
     pub m_axis: Axis512Source,
     pub m_meta: Signal<Out, SlotMeta>,
     pub overrun: Signal<Out, Bits<32>>,
+    /// Configuration writes for the service (the engine's service window).
+    pub cfg: Signal<In, SvcCfg>,
+    /// The slot is on the RX side.
+    pub rx: Signal<In, Bit>,
+    /// The service's QP generation readback.
+    pub gen: Signal<Out, Bits<24>>,
     shell: SlotShell<SLOT_A>,
     core: SlotPass<L>,
+    svc: AesCtr<S, A>,
+    use_svc: Constant<Bit>,
 }
 
-impl<const L: usize> Logic for PayloadSlot<L> {
+impl<const L: usize, const S: usize, const A: usize> Default for PayloadSlot<L, S, A> {
+    fn default() -> Self {
+        assert!(S == kind::PASS || AES_LATENCY + 4 <= 1 << SLOT_A);
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            s_meta: Default::default(),
+            m_axis: Default::default(),
+            m_meta: Default::default(),
+            overrun: Default::default(),
+            cfg: Default::default(),
+            rx: Default::default(),
+            gen: Default::default(),
+            shell: Default::default(),
+            core: Default::default(),
+            svc: Default::default(),
+            use_svc: Constant::new(S != kind::PASS),
+        }
+    }
+}
+
+impl<const L: usize, const S: usize, const A: usize> Logic for PayloadSlot<L, S, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, shell, core);
+        clock!(self, clock, shell, core, svc);
         self.shell.reset.next = self.reset.val();
+        self.svc.reset.next = self.reset.val();
         Axis512Sink::link(&mut self.s_axis, &mut self.shell.s_axis);
         Axis512Source::link(&mut self.m_axis, &mut self.shell.m_axis);
         self.shell.s_meta.next = self.s_meta.val();
         self.m_meta.next = self.shell.m_meta.val();
         self.core.in_beat.next = self.shell.core_in.val();
         self.core.in_valid.next = self.shell.core_in_valid.val();
+        self.svc.in_beat.next = self.shell.core_in.val();
+        self.svc.in_valid.next = self.shell.core_in_valid.val();
+        self.svc.cfg.next = self.cfg.val();
+        self.svc.rx.next = self.rx.val();
+        self.gen.next = self.svc.gen.val();
         self.shell.core_out.next = self.core.out_beat.val();
         self.shell.core_out_valid.next = self.core.out_valid.val();
+        if self.use_svc.val() {
+            self.shell.core_out.next = self.svc.out_beat.val();
+            self.shell.core_out_valid.next = self.svc.out_valid.val();
+        }
         self.overrun.next = self.shell.overrun.val();
     }
 }
@@ -371,7 +414,7 @@ pub struct TapJoin<const L: usize> {
     pub drops: Signal<Out, Bits<32>>,
     pub flags: Signal<Out, Bits<32>>,
     pub overrun: Signal<Out, Bits<32>>,
-    line: PayloadSlot<L>,
+    line: PayloadSlot<L, { kind::PASS }, 1>,
     vq: AxisFifo<2, 1, 5, 6>,
     first: DFF<Bit>,
     second: DFF<Bit>,
@@ -392,6 +435,7 @@ pub struct TapJoin<const L: usize> {
     zero24: Constant<Bits<24>>,
     zero16: Constant<Bits<16>>,
     v_drop: Constant<Bits<2>>,
+    no_cfg: Constant<SvcCfg>,
     v_flag: Constant<Bits<2>>,
     beat: Constant<Bits<16>>,
     unused: Signal<Local, Bit>,
@@ -432,6 +476,7 @@ impl<const L: usize> Default for TapJoin<L> {
             zero24: Constant::new(0u64.into()),
             zero16: Constant::new(0u64.into()),
             v_drop: Constant::new((verdict::DROP as u64).into()),
+            no_cfg: Constant::new(SvcCfg::default()),
             v_flag: Constant::new((verdict::FLAG as u64).into()),
             beat: Constant::new((KEEP_W as u64).into()),
             unused: Default::default(),
@@ -449,6 +494,8 @@ impl<const L: usize> Logic for TapJoin<L> {
         // the frame: into the delay
         Axis512Sink::link(&mut self.s_axis, &mut self.line.s_axis);
         self.line.s_meta.next = self.held.q.val();
+        self.line.cfg.next = self.no_cfg.val();
+        self.line.rx.next = true;
         // the copy: every beat the delay accepts, with the BTH fields of the first beat
         self.word.next = self.s_axis.tdata.val();
         self.v6.next = self.word.val().get_bits::<16>(96) == self.c_v6.val();
@@ -525,7 +572,7 @@ impl<const L: usize> Logic for TapJoin<L> {
         self.unused.next = self.line.m_meta.val().qpn.any() | self.line.m_meta.val().psn.any() | self.line.m_meta.val().off.any()
             | self.line.m_meta.val().opcode.any() | self.word.val().any() | self.vq.level.val().any() | self.vq.drop_bad.val().any()
             | self.vq.drop_overflow.val().any() | self.vq.m_axis.tkeep.val().any() | self.vq.m_axis.tlast.val() | self.vq.m_axis.tuser.val()
-            | self.vq.s_axis.tready.val();
+            | self.vq.s_axis.tready.val() | self.line.gen.val().any();
         if self.reset.val() {
             self.first.d.next = true;
             self.second.d.next = false;
@@ -537,12 +584,18 @@ impl<const L: usize> Logic for TapJoin<L> {
 }
 
 /// The AES-class slot used in the tests and emitted as a top: 11 cycles of service latency.
-pub type PayloadSlot11 = PayloadSlot<11>;
+pub type PayloadSlot11 = PayloadSlot<11, { kind::PASS }, 1>;
+/// The AES-CTR slot with a 9-bit (512-entry) QP context, emitted as a top and tested alone.
+pub type AesSlot = PayloadSlot<1, { kind::AES }, 9>;
 pub type TapJoin8 = TapJoin<8>;
 
 nicgen_sim::impl_ports!(PayloadSlot11, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_meta,
-    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta, overrun]);
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta, overrun, cfg, rx, gen]);
+
+nicgen_sim::impl_ports!(AesSlot, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_meta,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta, overrun, cfg, rx, gen]);
 
 nicgen_sim::impl_ports!(TapJoin8, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,

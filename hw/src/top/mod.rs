@@ -13,9 +13,10 @@ use crate::em::forward::{EmForward, EM_FORWARD_COUNTERS};
 use crate::em::front::{EmDatapath, EM_DATAPATH_COUNTERS};
 use crate::em::vxlan::{EmVxlanDecap, EmVxlanEncap};
 use crate::roce::tx::engine::RoceTx500;
-use crate::roce::engine::{reg, RoceEngine500, ENGINE_COUNTERS};
+use crate::roce::engine::{reg, RoceEngine500, RoceEngineAes, ENGINE_COUNTERS};
 use crate::roce::ctrl::STAGE_FIELDS;
-use crate::service::slot::{PayloadSlot11, TapJoin8};
+use crate::service::aes::{self, AesCipher4};
+use crate::service::slot::{AesSlot, PayloadSlot11, TapJoin8};
 use crate::stream::*;
 use crate::m2m::endpoint::M2mEndpoint;
 use crate::m2m::node::EmNode;
@@ -95,7 +96,15 @@ const RESPONDER_COUNTERS: [(&str, &str); 15] = [
 
 /// The engine's register map: counters, control registers and QP staging words.
 fn engine_top() -> Top {
-    let mut t = make("roce_engine", "RoCEv2 RC engine: RX check/parse/responder/requester, TX, control (500 QPs)", RoceEngine500::default(), &[]);
+    engine_regs(make("roce_engine", "RoCEv2 RC engine: RX check/parse/responder/requester, TX, control (500 QPs)", RoceEngine500::default(), &[]), false)
+}
+
+/// The engine with AES-CTR in its payload slots, and its service window.
+fn engine_aes_top() -> Top {
+    engine_regs(make("roce_engine_aes", "RoCEv2 RC engine (500 QPs) with AES-CTR on the data path: TX encrypts, RX decrypts; 11-cycle tap", RoceEngineAes::new(500), &[]), true)
+}
+
+fn engine_regs(mut t: Top, svc: bool) -> Top {
     let mut regs: Vec<Reg> = ENGINE_COUNTERS
         .iter()
         .enumerate()
@@ -123,6 +132,24 @@ fn engine_top() -> Top {
             regs.push(Reg { name: format!("stage_{:03x}", base + 4 * w as u16), port: String::new(), offset: (*base + 4 * w as u16) as u32, width: (bits - 32 * w).min(32), access: "rw", doc });
         }
     }
+    if svc {
+        use crate::service::aes::reg as a;
+        let b = reg::SVC_BASE as u32;
+        for i in 0..8u8 {
+            regs.push(Reg { name: format!("aes_key{i}"), port: String::new(), offset: b + (a::KEY_W0 + 4 * i) as u32, width: 32, access: "wo", doc: "AES key staging word (word 0: the key's first 4 bytes, big-endian); never readable" });
+        }
+        let svc_regs: [(&str, u8, usize, &'static str, &'static str); 6] = [
+            ("aes_key_cmd", a::KEY_CMD, 9, "wo", "write slot | aes256 << 8: the staged key into key slot `slot` (256 slots)"),
+            ("aes_qp_key", a::QP_KEY, 10, "wo", "staged QP context: key id (7:0), enable (8), connection side (9)"),
+            ("aes_qp_peer_qpn", a::QP_PEER_QPN, 24, "wo", "staged QP context: the peer's QPN"),
+            ("aes_qp_peer_gen", a::QP_PEER_GEN, 24, "wo", "staged QP context: the peer's generation"),
+            ("aes_qp_cmd", a::QP_CMD, 32, "wo", "write QPN (| 1 << 31: keep the generation): the QP's context takes the staged values; its generation advances"),
+            ("aes_qp_gen", a::QP_GEN, 24, "ro", "the generation the last aes_qp_cmd gave"),
+        ];
+        for (n, o, w, acc, doc) in svc_regs {
+            regs.push(Reg { name: n.into(), port: String::new(), offset: b + o as u32, width: w, access: acc, doc });
+        }
+    }
     t.regs = regs;
     t.axil = true;
     t
@@ -145,11 +172,14 @@ pub fn all_tops() -> Vec<Top> {
         make("axis_limit", "frame length limiter (keeps the first N bytes per frame)", AxisLimit::default(), &[]),
         make("roce_rx_parse", "RoCEv2 RX parser: header channel and payload stream", RoceRxParse::default(), &[("frames", "RoCEv2 frames parsed"), ("not_roce", "frames that are not RoCEv2, dropped")]),
         engine_top(),
+        engine_aes_top(),
         make("roce_responder", "RoCEv2 responder: QP tables (500 QPs), request checks, DMA writes, ACK/NAK and READ jobs", RoceResponder500::default(), &RESPONDER_COUNTERS),
         make("roce_requester", "RoCEv2 requester completion side: outstanding rings, ACK/NAK/READ response matching, completions", RoceRequester500::default(), &[("cnt$acks", "ACKs matched"), ("cnt$ack_out_of_window", "ACKs ignored: outside the outstanding window or nothing outstanding"), ("cnt$nak_seq", "NAK 0x60 (PSN sequence error)"), ("cnt$nak_fatal", "NAK 0x61-0x63: the QP's requester went to ERROR"), ("cnt$read_resp", "READ response packets placed"), ("cnt$resp_unexpected", "responses dropped: out of order, unexpected opcode or QP in error"), ("cnt$completions", "completions posted")]),
         make("roce_tx", "RoCEv2 TX: requester, READ responder, ACK generator, arbiter, addressing, deparser", RoceTx500::default(), &[("cnt$frames", "frames sent"), ("cnt$acks", "ACK/NAK packets"), ("cnt$read_resp", "READ RESPONSE packets"), ("cnt$requests", "request packets"), ("cnt$messages", "messages sent")]),
         make("roce_tx_build", "RoCEv2 TX deparser: Ethernet/IP/UDP/BTH/RETH/AETH, pad, ICRC", RoceTxBuild::default(), &[]),
         make("payload_slot", "service payload slot: credit shell and an 11-cycle pass-through core (AES-class latency)", PayloadSlot11::default(), &[("overrun", "beats the core returned without room (must stay 0)")]),
+        make("aes_slot", "AES-CTR service in a payload slot: QP contexts, 256 keys, PSN wrap tracking, 4 AES blocks per beat (AES-128/256), 18 cycles", AesSlot::default(), &[("overrun", "beats the core returned without room (must stay 0)")]),
+        make("aes_cipher4", "AES-128/256 encryption of 4 consecutive counter blocks per cycle, 15-cycle pipeline, round keys expanded on the fly", AesCipher4::<{ aes::kind::AES }>::default(), &[]),
         make("tap_join", "parallel tap: frame copy to a tap core, per-frame verdict joined before the RX buffer (8-cycle core)", TapJoin8::default(), &[("drops", "good frames dropped by verdict"), ("flags", "frames flagged by verdict"), ("overrun", "beats the delay returned without room (must stay 0)")]),
         make("em_parse", "EM parser: Ethernet/802.1Q/IPv4/TCP/UDP/VXLAN header channel, drops by cause", EmParse::default(), &EM_PARSE_COUNTERS),
         make("em_vxlan_encap", "EM VXLAN encapsulation: 50 outer bytes (Ethernet, IPv4 with checksum, UDP 4789 with a hashed source port, VXLAN)", EmVxlanEncap::default(), &[]),

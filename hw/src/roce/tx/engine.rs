@@ -25,6 +25,7 @@ use crate::record::{FromBits, ToBits};
 use crate::roce::qp::*;
 use crate::roce::tx::build::{RoceTxBuild, TxHdr};
 use crate::roce::*;
+use crate::service::aes::{kind, SvcCfg};
 use crate::service::slot::{PayloadSlot, SlotMeta, META_BITS};
 use crate::stream::*;
 use nicgen_model::opcode as op;
@@ -70,7 +71,7 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 }
 
 #[derive(LogicBlock)]
-pub struct RoceTx<const A: usize, const R: usize, const LT: usize> {
+pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub sq: Signal<In, SqWr>,
@@ -314,7 +315,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize> {
     x_hdr: Signal<Local, TxHdr>,
     hdr_q: ChanSkid<TxHdr>,
     /// The TX payload slot, and the metadata of the payloads on their way to it.
-    slot: PayloadSlot<LT>,
+    slot: PayloadSlot<LT, ST, A>,
     meta_in: ToBits<SlotMeta, META_BITS>,
     meta_q: AxisFifo<META_BITS, 1, META_W, 3>,
     meta_out: FromBits<SlotMeta, META_BITS>,
@@ -322,6 +323,9 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize> {
     x_go: Signal<Local, Bit>,
     x_pay: Signal<Local, Bit>,
     pub slot_overrun: Signal<Out, Bits<32>>,
+    /// The TX slot service's configuration writes, and its QP generation readback.
+    pub svc_cfg: Signal<In, SvcCfg>,
+    pub svc_gen: Signal<Out, Bits<24>>,
     build: RoceTxBuild,
     /// 128 beats (8 KiB): whole frames only, and little data queued ahead of ACKs and
     /// retransmissions.
@@ -359,7 +363,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize> {
     zero_flow: Constant<Bits<20>>,
 }
 
-impl<const A: usize, const R: usize, const LT: usize> Default for RoceTx<A, R, LT> {
+impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default for RoceTx<A, R, LT, ST> {
     fn default() -> Self {
         let style = if A > 10 { RamStyle::Ultra } else { RamStyle::Block };
         RoceTx {
@@ -572,6 +576,8 @@ impl<const A: usize, const R: usize, const LT: usize> Default for RoceTx<A, R, L
             x_go: Default::default(),
             x_pay: Default::default(),
             slot_overrun: Default::default(),
+            svc_cfg: Default::default(),
+            svc_gen: Default::default(),
             build: Default::default(),
             out_fifo: AxisFifo::new_packet(),
             k_frames: Default::default(),
@@ -609,7 +615,7 @@ impl<const A: usize, const R: usize, const LT: usize> Default for RoceTx<A, R, L
     }
 }
 
-impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT> {
+impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for RoceTx<A, R, LT, ST> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
@@ -1256,6 +1262,9 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
         self.meta_out.x.next = self.meta_q.m_axis.tdata.val();
         self.src_out.x.next = self.src_q.m_axis.tdata.val();
         self.slot.s_meta.next = self.meta_out.y.val();
+        self.slot.cfg.next = self.svc_cfg.val();
+        self.slot.rx.next = false;
+        self.svc_gen.next = self.slot.gen.val();
         self.sel_rb.next = self.src_out.y.val().rb;
         self.s_cp.next = self.src_out.y.val().cp;
         // the buffer's beats are full but the last (plen mod 64 bytes, if not 0)
@@ -1392,7 +1401,7 @@ impl<const A: usize, const R: usize, const LT: usize> Logic for RoceTx<A, R, LT>
     }
 }
 
-pub type RoceTx500 = RoceTx<9, 13, 1>;
+pub type RoceTx500 = RoceTx<9, 13, 1, { kind::PASS }>;
 
 nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, sq_ready, rsp, rsp_valid, rsp_ready,
     sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
@@ -1403,4 +1412,4 @@ nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, s
     m_axi_rb.wdata, m_axi_rb.wstrb, m_axi_rb.wlast, m_axi_rb.wvalid, m_axi_rb.wready, m_axi_rb.bresp, m_axi_rb.bvalid, m_axi_rb.bready,
     m_axi_rb.araddr, m_axi_rb.arlen, m_axi_rb.arsize, m_axi_rb.arburst, m_axi_rb.arvalid, m_axi_rb.arready,
     m_axi_rb.rdata, m_axi_rb.rresp, m_axi_rb.rlast, m_axi_rb.rvalid, m_axi_rb.rready, local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done, err_qpn, err_valid, err_ready, rtx, rtx_valid, rtx_ready,
-    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, cnt.retransmits, cnt.rb_writes, cnt.rb_reads, slot_overrun]);
+    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, cnt.retransmits, cnt.rb_writes, cnt.rb_reads, slot_overrun, svc_cfg, svc_gen]);
