@@ -176,79 +176,72 @@ fn rcon(i: usize) -> u8 {
     r
 }
 
-/// Byte `n` (0 = most significant) of a 128-bit vector.
-fn by(v: &str, n: usize) -> String {
-    format!("{v}[{}:{}]", 127 - 8 * n, 120 - 8 * n)
-}
-
-/// Word `n` (0 = most significant) of a 256-bit vector.
-fn wd(v: &str, n: usize) -> String {
-    format!("{v}[{}:{}]", 255 - 32 * n, 224 - 32 * n)
-}
-
+/// The cipher pipeline as plain wires and registers (no functions): every S-box is a read of
+/// one 256-entry constant table (LUTs after synthesis, a table lookup in Verilator).
 fn cipher_verilog() -> String {
     let mut v = String::new();
-    // ---- S-box and xtime
-    v += "function [7:0] sb;\n  input [7:0] x;\n  begin\n    case (x)\n";
+    v += "reg [7:0] sbox [0:255];\ninitial begin\n";
     for (i, s) in sbox().iter().enumerate() {
-        v += &format!("      8'h{i:02x}: sb = 8'h{s:02x};\n");
+        v += &format!("  sbox[{i}] = 8'h{s:02x};\n");
     }
-    v += "      default: sb = 8'h00;\n    endcase\n  end\nendfunction\n";
+    v += "end\n";
     v += "function [7:0] x2;\n  input [7:0] x;\n  x2 = {x[6:0], 1'b0} ^ (8'h1b & {8{x[7]}});\nendfunction\n";
-    // ---- one round: SubBytes, ShiftRows, MixColumns (not in the final round), AddRoundKey
-    v += "function [127:0] rnd;\n  input [127:0] s;\n  input [127:0] k;\n  input fin;\n  reg [127:0] t;\n  reg [127:0] m;\n  begin\n";
-    let mut t = Vec::new();
-    for c in 0..4 {
-        for r in 0..4 {
-            t.push(format!("sb({})", by("s", 4 * ((c + r) % 4) + r)));
-        }
-    }
-    v += &format!("    t = {{{}}};\n", t.join(", "));
-    let mut m = Vec::new();
-    for c in 0..4 {
-        let a: Vec<String> = (0..4).map(|r| by("t", 4 * c + r)).collect();
-        for r in 0..4 {
-            let (a0, a1, a2, a3) = (&a[r], &a[(r + 1) % 4], &a[(r + 2) % 4], &a[(r + 3) % 4]);
-            m.push(format!("(x2({a0}) ^ x2({a1}) ^ {a1} ^ {a2} ^ {a3})"));
-        }
-    }
-    v += &format!("    m = {{{}}};\n", m.join(", "));
-    v += "    rnd = (fin ? t : m) ^ k;\n  end\nendfunction\n";
-    // ---- the next key window: AES-128 {next 4 words, 0}; AES-256 slides by 4 words
-    v += "function [255:0] nxk;\n  input [255:0] k;\n  input m256;\n  input even;\n  input [7:0] rc128;\n  input [7:0] rc256;\n  reg [31:0] sw;\n  reg [31:0] t;\n  reg [31:0] n0, n1, n2, n3;\n  begin\n";
-    // RotWord of word 7 (bits 31:0) and of word 3 (bits 159:128)
-    v += &format!("    sw = m256 ? (even ? {{k[23:0], k[31:24]}} : {}) : {{k[151:128], k[159:152]}};\n", wd("k", 7));
-    v += "    t = {sb(sw[31:24]), sb(sw[23:16]), sb(sw[15:8]), sb(sw[7:0])} ^ {(m256 ? (even ? rc256 : 8'h00) : rc128), 24'd0};\n";
-    v += &format!("    n0 = {} ^ t;\n    n1 = {} ^ n0;\n    n2 = {} ^ n1;\n    n3 = {} ^ n2;\n", wd("k", 0), wd("k", 1), wd("k", 2), wd("k", 3));
-    v += &format!("    nxk = m256 ? {{{}, {}, {}, {}, n0, n1, n2, n3}} : {{n0, n1, n2, n3, 128'd0}};\n", wd("k", 4), wd("k", 5), wd("k", 6), wd("k", 7));
-    v += "  end\nendfunction\n";
-    // ---- stage r holds the state before round r and the key window whose first 4 words are
-    // round r's key; stage 0 the state after round 0's AddRoundKey
+    // stage r holds the state before round r and the key window whose first 4 words are round
+    // r's key; stage 0 the state after round 0's AddRoundKey
     let st = |r: usize, j: usize| format!("s{r}_{j}");
     let stages = 14;
     for r in 0..=stages {
         v += &format!("reg [127:0] {}, {}, {}, {};\nreg [255:0] k{r};\nreg m{r}, v{r};\n", st(r, 0), st(r, 1), st(r, 2), st(r, 3));
     }
+    // the next key window from `k` (a register name): AES-128 {next 4 words, 0}; AES-256 slides
+    // by 4 words. Wires named after the stage that registers the result.
+    let key_step = |v: &mut String, r: usize, k: &str, m: &str, even: bool, rc128: u8, rc256: u8| {
+        // RotWord of word 7 (bits 31:0) and of word 3 (bits 159:128)
+        *v += &format!("wire [31:0] sw{r} = {m} ? {} : {{{k}[151:128], {k}[159:152]}};\n", if even { format!("{{{k}[23:0], {k}[31:24]}}") } else { format!("{k}[31:0]") });
+        *v += &format!("wire [31:0] ts{r} = {{sbox[sw{r}[31:24]], sbox[sw{r}[23:16]], sbox[sw{r}[15:8]], sbox[sw{r}[7:0]]}} ^ {{({m} ? 8'h{:02x} : 8'h{rc128:02x}), 24'd0}};\n", if even { rc256 } else { 0 });
+        *v += &format!("wire [31:0] n{r}_0 = {k}[255:224] ^ ts{r};\nwire [31:0] n{r}_1 = {k}[223:192] ^ n{r}_0;\nwire [31:0] n{r}_2 = {k}[191:160] ^ n{r}_1;\nwire [31:0] n{r}_3 = {k}[159:128] ^ n{r}_2;\n");
+        *v += &format!("wire [255:0] nk{r} = {m} ? {{{k}[127:0], n{r}_0, n{r}_1, n{r}_2, n{r}_3}} : {{n{r}_0, n{r}_1, n{r}_2, n{r}_3, 128'd0}};\n");
+    };
     v += "wire m256_in = key[256];\nwire [255:0] kin = key[255:0];\n";
+    key_step(&mut v, 0, "kin", "m256_in", true, rcon(1), rcon(1));
     v += "always @(posedge clock) begin\n";
     for j in 0..4 {
         v += &format!("  {} <= {{ctr[127:16], ctr[15:0] + 16'd{j}}} ^ kin[255:128];\n", st(0, j));
     }
-    v += &format!("  k0 <= nxk(kin, m256_in, 1'b1, 8'h{0:02x}, 8'h{0:02x});\n  m0 <= m256_in;\n  v0 <= in_valid;\nend\n", rcon(1));
+    v += "  k0 <= nk0;\n  m0 <= m256_in;\n  v0 <= in_valid;\nend\n";
     for r in 1..=stages {
         let p = r - 1;
         // AES-128 ends at round 10 and passes rounds 11-14 through; AES-256 ends at 14
         v += &format!("wire fin{r} = m{p} ? 1'b{} : 1'b{};\nwire skip{r} = ~m{p} & 1'b{};\n", (r == 14) as u8, (r == 10) as u8, (r > 10) as u8);
-        v += "always @(posedge clock) begin\n";
         for j in 0..4 {
-            v += &format!("  {} <= skip{r} ? {} : rnd({}, k{p}[255:128], fin{r});\n", st(r, j), st(p, j), st(p, j));
+            let s = st(p, j);
+            // SubBytes and ShiftRows: byte 4c + i takes byte 4((c + i) mod 4) + i
+            let mut t = Vec::new();
+            for c in 0..4 {
+                for i in 0..4 {
+                    let n = 4 * ((c + i) % 4) + i;
+                    t.push(format!("sbox[{s}[{}:{}]]", 127 - 8 * n, 120 - 8 * n));
+                }
+            }
+            v += &format!("wire [127:0] t{r}_{j} = {{{}}};\n", t.join(", "));
+            let tb = |n: usize| format!("t{r}_{j}[{}:{}]", 127 - 8 * n, 120 - 8 * n);
+            let mut m = Vec::new();
+            for c in 0..4 {
+                for i in 0..4 {
+                    let (a0, a1, a2, a3) = (tb(4 * c + i), tb(4 * c + (i + 1) % 4), tb(4 * c + (i + 2) % 4), tb(4 * c + (i + 3) % 4));
+                    m.push(format!("(x2({a0}) ^ x2({a1}) ^ {a1} ^ {a2} ^ {a3})"));
+                }
+            }
+            v += &format!("wire [127:0] mx{r}_{j} = {{{}}};\n", m.join(", "));
         }
         if r < stages {
-            v += &format!("  k{r} <= nxk(k{p}, m{p}, 1'b{}, 8'h{:02x}, 8'h{:02x});\n", (r % 2 == 0) as u8, rcon(r + 1), rcon(r / 2 + 1));
-        } else {
-            v += &format!("  k{r} <= k{p};\n");
+            key_step(&mut v, r, &format!("k{p}"), &format!("m{p}"), r % 2 == 0, rcon(r + 1), rcon(r / 2 + 1));
         }
-        v += &format!("  m{r} <= m{p};\n  v{r} <= v{p};\nend\n");
+        v += "always @(posedge clock) begin\n";
+        for j in 0..4 {
+            v += &format!("  {} <= skip{r} ? {} : ((fin{r} ? t{r}_{j} : mx{r}_{j}) ^ k{p}[255:128]);\n", st(r, j), st(p, j));
+        }
+        v += &format!("  k{r} <= {};\n  m{r} <= m{p};\n  v{r} <= v{p};\nend\n", if r < stages { format!("nk{r}") } else { format!("k{p}") });
     }
     v += &format!("wire unused_c = ^{{k{stages}, m{stages}}};\n");
     v += &format!("always @(*) begin\n  ks = {{{}, {}, {}, {}}};\n  out_valid = v{stages};\nend\n", st(stages, 3), st(stages, 2), st(stages, 1), st(stages, 0));
