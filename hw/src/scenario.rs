@@ -4,7 +4,7 @@
 //! against its source, every completion's status too.
 use crate::roce::ctrl::{STAGE_CFG, STAGE_RQ, STAGE_SQ_PSN};
 use crate::roce::engine::{reg, RoceEngine4k, RoceEngine500, RoceEngineAes, ENGINE_COUNTERS};
-use crate::service::aes;
+use crate::service::aes_ctr as aes;
 use nicgen_model::aes_ctr::{ctr_xor, CtrBlock, Key};
 use crate::roce::qp::*;
 use crate::roce::*;

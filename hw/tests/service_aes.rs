@@ -3,7 +3,7 @@
 //! contexts, keys, counter blocks, PSN wrap tracking, generations) against RustCrypto `ctr`
 //! with the counter blocks of `nicgen_model::aes_ctr`, under random gaps and backpressure at
 //! every `tkeep` residue, across PSN wrap-around, retransmission and QPN reuse.
-use nicgen_hw::service::aes::*;
+use nicgen_hw::service::aes_ctr::*;
 use nicgen_hw::service::slot::*;
 use nicgen_model::aes_ctr::*;
 use nicgen_sim::axis::*;

@@ -142,6 +142,82 @@ mod tests {
         assert_eq!(d, hex("601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c52b0930daa23de94ce87017ba2d84988ddfc9c58db67aada613c2dd08457941a6"));
     }
 
+    /// The nonce-uniqueness property: two nodes share one key for all their QPs (per tenant);
+    /// QP pairs carry WRITEs and READs both ways from PSNs just before the wrap, retransmit
+    /// random packets (the same data again) and are torn down and set up again on the same
+    /// QPNs. Every 16-byte block any sender encrypts gets a (key, counter) pair that no other
+    /// plaintext block ever gets.
+    #[test]
+    fn nonce_uniqueness_property() {
+        use std::collections::HashMap;
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        let mut rnd = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        // (counter block of one 16-byte block) -> the plaintext block it encrypted
+        let mut used: HashMap<[u8; 16], [u8; 16]> = HashMap::new();
+        let mut blocks = 0usize;
+        // the QP pairs: QPN on node 0 and node 1; generation counters per node and QPN
+        let pairs = [(3u32, 7u32), (7, 3), (4, 4), (9, 12)];
+        let mut gen: [HashMap<u32, u32>; 2] = [HashMap::new(), HashMap::new()];
+        for _incarnation in 0..3 {
+            // setup: both ends advance their own generation and learn the peer's
+            let conns: Vec<[(u32, u32, u32, u32); 2]> = pairs
+                .iter()
+                .map(|&(a, b)| {
+                    let ga = *gen[0].entry(a).and_modify(|g| *g += 1).or_insert(1);
+                    let gb = *gen[1].entry(b).and_modify(|g| *g += 1).or_insert(1);
+                    // (own qpn, own gen, peer qpn, peer gen) at node 0 and node 1
+                    [(a, ga, b, gb), (b, gb, a, ga)]
+                })
+                .collect();
+            for (ci, c) in conns.iter().enumerate() {
+                // each node's requester PSN space starts just before the wrap
+                let mut next = [0xff_ff00u32 + ci as u32, 0xff_ff80 + ci as u32];
+                let mut ext = [[PsnExt::default(); 2]; 2]; // [sender][kind]
+                let mut sent: Vec<(usize, bool, u32, Vec<u8>)> = vec![];
+                for _ in 0..400 {
+                    let req = rnd(2) as usize; // the requester node
+                    let resp = rnd(2) == 1; // READ (response data from the peer) or WRITE
+                    let psn = next[req];
+                    next[req] = (next[req] + 1) & 0xff_ffff;
+                    let sender = if resp { 1 - req } else { req };
+                    let data: Vec<u8> = (0..16 * (1 + rnd(4) as usize)).map(|_| rnd(256) as u8).collect();
+                    sent.push((sender, resp, psn, data));
+                    // now and then a retransmission of a recent packet: its own data again
+                    if rnd(5) == 0 {
+                        let k = sent.len() - 1 - rnd(sent.len().min(12) as u64) as usize;
+                        let again = sent[k].clone();
+                        sent.push(again);
+                    }
+                }
+                for (sender, resp, psn, data) in sent {
+                    // the sender's TX slot: request data is its own PSN space, response data
+                    // the peer's
+                    let (own, own_gen, peer, peer_gen) = c[sender];
+                    let loc = !resp;
+                    let st = &mut ext[sender][resp as usize];
+                    let (wrap, n) = st.see(psn);
+                    *st = n;
+                    let side = if loc { sender == 1 } else { sender != 1 };
+                    let b = CtrBlock { key_id: 1, resp, side, qpn: if loc { own } else { peer }, gen: if loc { own_gen } else { peer_gen }, wrap, psn };
+                    let iv = u128::from_be_bytes(b.iv());
+                    for (i, blk) in data.chunks(16).enumerate() {
+                        let ctr = (iv + i as u128).to_be_bytes();
+                        let blk: [u8; 16] = blk.try_into().unwrap();
+                        let prev = used.entry(ctr).or_insert(blk);
+                        assert_eq!(*prev, blk, "a counter block was used for two plaintexts");
+                        blocks += 1;
+                    }
+                }
+            }
+        }
+        assert!(blocks > 10_000 && used.len() > 8_000, "{blocks} blocks, {} counters", used.len());
+    }
+
     #[test]
     fn psn_extension_across_the_wrap() {
         let mut s = PsnExt::default();

@@ -170,7 +170,7 @@ fn host_attack_on_em_node_changes_no_table_entry() {
     let mut host = AxilMaster::new(&sim, "s_axil_host", 70, 7);
     host.idle(&mut sim);
     let mut b = StreamBench::new(vec![om], vec![reply]);
-    let mut ask = |sim: &mut VerilatorSim, b: &mut StreamBench, m: Vec<u8>| -> Vec<u8> {
+    let ask = |sim: &mut VerilatorSim, b: &mut StreamBench, m: Vec<u8>| -> Vec<u8> {
         let n = b.monitors[0].frames.len();
         b.drivers[0].push(AxisFrame::new(m));
         let t0 = sim.cycle();
@@ -192,7 +192,7 @@ fn host_attack_on_em_node_changes_no_table_entry() {
             keys.push((d, t, 7));
         }
     }
-    let mut dump = |sim: &mut VerilatorSim, b: &mut StreamBench| -> Vec<TableEntry> {
+    let dump = |sim: &mut VerilatorSim, b: &mut StreamBench| -> Vec<TableEntry> {
         let mut v = vec![];
         for ch in keys.chunks(MAX_ENTRIES) {
             let r = ask(sim, b, Msg::table_read(0, 9, ch.to_vec()).encode());

@@ -12,6 +12,8 @@
 //!   0x110/0x114 `LOCAL_MAC` low/high, 0x118–0x124 `LOCAL_IP` (IPv4 in 0x118), 0x128
 //!   `TX_WINDOW` (packets a QP may have outstanding, 1..=16, default 16).
 //! * 0x200–0x260: the QP staging words ([`crate::roce::ctrl`]).
+//! * 0x300–0x3FF: the payload slots' service registers (`RoceEngineAes`: `service::aes_ctr::reg`),
+//!   write-only except the generation readback; absent (SLVERR) without a service.
 //!
 //! Writes elsewhere, and reads of unmapped words, answer SLVERR.
 use crate::axil::*;
@@ -23,7 +25,7 @@ use crate::roce::rx::requester::RoceRequester;
 use crate::roce::rx::responder::RoceResponder;
 use crate::roce::tx::engine::RoceTx;
 use crate::roce::*;
-use crate::service::aes::{self, kind, SvcCfg};
+use crate::service::aes_ctr::{self as aes, kind, SvcCfg};
 use crate::service::slot::{PayloadSlot, TapJoin, TapPass};
 use crate::stream::*;
 use rust_hdl::prelude::*;
@@ -90,9 +92,9 @@ pub mod reg {
     pub const LOCAL_MAC_HI: u16 = 0x114;
     pub const LOCAL_IP: u16 = 0x118;
     pub const TX_WINDOW: u16 = 0x128;
-    /// The service slots' configuration window (`service::aes::reg` offsets), present only in
+    /// The service slots' configuration window (`service::aes_ctr::reg` offsets), present only in
     /// an engine with a slot service.
-    pub const SVC_BASE: u16 = 0x200;
+    pub const SVC_BASE: u16 = 0x300;
     pub const CMD_WRITE: u32 = 1;
     pub const CMD_READ: u32 = 2;
 }
@@ -174,7 +176,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     ack16: Constant<Bits<8>>,
     win16: Constant<Bits<8>>,
     zero32: Constant<Bits<32>>,
-    /// The service window (0x200..0x2ff) answers only when a slot holds a service.
+    /// The service window (0x300..0x3ff) answers only when a slot holds a service.
     svc_on: Constant<Bit>,
     a_svc: Constant<Bits<16>>,
     svc_mask: Constant<Bits<16>>,
@@ -577,7 +579,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1, { kind::PASS }>;
 pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }>;
 /// The default engine with AES-CTR in both payload slots (TX encrypts, RX decrypts;
-/// `service::aes::AES_LATENCY` cycles each) and an 11-cycle parallel tap (BALBOA's 44 ns).
+/// `service::aes_ctr::AES_LATENCY` cycles each) and an 11-cycle parallel tap (BALBOA's 44 ns).
 pub type RoceEngineAes = RoceEngine<9, 13, 1, 1, 11, { kind::AES }>;
 
 impl Default for RoceEngine<9, 13, 1, 1, 1, { kind::PASS }> {

@@ -1,3 +1,3 @@
 //! Services on the engine's datapath: the slots they join at (`slot`).
-pub mod aes;
+pub mod aes_ctr;
 pub mod slot;

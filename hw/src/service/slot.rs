@@ -18,7 +18,7 @@
 //!
 //! The pass-through defaults are [`SlotPass`] (a delay line) and [`TapPass`] (always pass).
 use crate::record::{FromBits, ToBits};
-use crate::service::aes::{kind, AesCtr, SvcCfg, AES_LATENCY};
+use crate::service::aes_ctr::{kind, AesCtr, SvcCfg, AES_LATENCY};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 

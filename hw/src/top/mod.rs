@@ -15,7 +15,7 @@ use crate::em::vxlan::{EmVxlanDecap, EmVxlanEncap};
 use crate::roce::tx::engine::RoceTx500;
 use crate::roce::engine::{reg, RoceEngine500, RoceEngineAes, ENGINE_COUNTERS};
 use crate::roce::ctrl::STAGE_FIELDS;
-use crate::service::aes::{self, AesCipher4};
+use crate::service::aes_ctr::{self as aes, AesCipher4};
 use crate::service::slot::{AesSlot, PayloadSlot11, TapJoin8};
 use crate::stream::*;
 use crate::m2m::endpoint::M2mEndpoint;
@@ -133,7 +133,7 @@ fn engine_regs(mut t: Top, svc: bool) -> Top {
         }
     }
     if svc {
-        use crate::service::aes::reg as a;
+        use crate::service::aes_ctr::reg as a;
         let b = reg::SVC_BASE as u32;
         for i in 0..8u8 {
             regs.push(Reg { name: format!("aes_key{i}"), port: String::new(), offset: b + (a::KEY_W0 + 4 * i) as u32, width: 32, access: "wo", doc: "AES key staging word (word 0: the key's first 4 bytes, big-endian); never readable" });

@@ -25,7 +25,7 @@ use crate::record::{FromBits, ToBits};
 use crate::roce::qp::*;
 use crate::roce::tx::build::{RoceTxBuild, TxHdr};
 use crate::roce::*;
-use crate::service::aes::{kind, SvcCfg};
+use crate::service::aes_ctr::{kind, SvcCfg};
 use crate::service::slot::{PayloadSlot, SlotMeta, META_BITS};
 use crate::stream::*;
 use nicgen_model::opcode as op;

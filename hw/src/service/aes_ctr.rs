@@ -23,7 +23,7 @@ use crate::stream::{DATA_W, KEEP_W};
 use rust_hdl::prelude::*;
 
 crate::record!(
-    /// A write into a slot's configuration registers (the engine's 0x200 window).
+    /// A write into a slot's configuration registers (the engine's 0x300 window).
     SvcCfg,
     SvcCfgFields {
         we: bool = 1,
@@ -260,14 +260,17 @@ fn aes_verilog(qa: usize) -> String {
     // ---- configuration
     v += "wire c_we = cfg[0];\nwire [7:0] c_ad = cfg[8:1];\nwire [31:0] c_d = cfg[40:9];\n";
     v += "reg [31:0] kw0, kw1, kw2, kw3, kw4, kw5, kw6, kw7;\nreg [7:0] q_kid;\nreg q_en, q_side, g_keep;\nreg [23:0] q_rqpn, q_rgen, last_gen;\n";
-    v += &format!("reg g_pend, g_pend2;\nreg [{}:0] g_q;\n", qa - 1);
+    v += &format!("reg g_pend;\nreg [{}:0] g_q;\n", qa - 1);
     v += "(* ram_style = \"block\" *) reg [256:0] keymem [0:255];\n";
     v += &format!("(* ram_style = \"block\" *) reg [23:0] genmem [0:{}];\n", nq - 1);
     v += &format!("(* ram_style = \"block\" *) reg [81:0] ctxmem [0:{}];\n", nq - 1);
     v += &format!("(* ram_style = \"block\" *) reg [56:0] stmem [0:{}];\n", 2 * nq - 1);
     v += &format!("integer i;\ninitial begin\n  for (i = 0; i < {nq}; i = i + 1) begin\n    genmem[i] = 24'd0;\n    ctxmem[i] = 82'd0;\n  end\n  for (i = 0; i < {}; i = i + 1) stmem[i] = 57'd0;\nend\n", 2 * nq);
     v += "reg [23:0] gen_rd;\nwire [23:0] gen_nx = g_keep ? gen_rd : gen_rd + 24'd1;\n";
-    v += "always @(posedge clock) begin\n  gen_rd <= genmem[g_q];\n  g_pend2 <= g_pend & ~reset;\n  g_pend <= 1'b0;\n";
+    // the setup command reads the QP's generation as it is written, and writes the context the
+    // cycle after, so a register read right after the write sees the new generation
+    v += &format!("wire g_cmd = c_we && (c_ad == 8'h{:02x});\n", reg::QP_CMD);
+    v += &format!("always @(posedge clock) begin\n  gen_rd <= genmem[g_cmd ? c_d[{}:0] : g_q];\n  g_pend <= 1'b0;\n", qa - 1);
     v += "  if (c_we) begin\n";
     for i in 0..8 {
         v += &format!("    if (c_ad == 8'h{:02x}) kw{i} <= c_d;\n", 4 * i);
@@ -278,7 +281,7 @@ fn aes_verilog(qa: usize) -> String {
     v += &format!("    if (c_ad == 8'h{:02x}) q_rgen <= c_d[23:0];\n", reg::QP_PEER_GEN);
     v += &format!("    if (c_ad == 8'h{:02x}) begin g_q <= c_d[{}:0]; g_keep <= c_d[31]; g_pend <= ~reset; end\n", reg::QP_CMD, qa - 1);
     v += "  end\n";
-    v += "  if (g_pend2) begin\n    genmem[g_q] <= gen_nx;\n    ctxmem[g_q] <= {q_en, q_side, q_kid, gen_nx, q_rqpn, q_rgen};\n    last_gen <= gen_nx;\n  end\n";
+    v += "  if (g_pend) begin\n    genmem[g_q] <= gen_nx;\n    ctxmem[g_q] <= {q_en, q_side, q_kid, gen_nx, q_rqpn, q_rgen};\n    last_gen <= gen_nx;\n  end\n";
     v += "  if (reset) last_gen <= 24'd0;\nend\n";
     // ---- S0: the QP context and the wrap state of (QPN, kind)
     v += &format!("wire [7:0] i_op = in_beat[{}:{}];\n", mb + o_o + 7, mb + o_o);
