@@ -583,7 +583,10 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         for (side, link) in [(0usize, &ab), (1, &ba)] {
             let peer = if side == 0 { &*b } else { &*a };
             let mut ext = vec![nicgen_model::aes_ctr::PsnExt::default(); o.qps];
+            // each PSN's address, learned at its first transmission (a retransmitted MIDDLE or
+            // LAST packet carries no RETH)
             let mut va = vec![0u64; o.qps];
+            let mut at: std::collections::HashMap<(usize, u32), u64> = Default::default();
             for (_, f) in &link.frames {
                 let Ok(p) = nicgen_model::roce::parse(f) else { continue };
                 let op = p.hdr.bth.opcode;
@@ -591,15 +594,17 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                     continue;
                 }
                 let Some(q) = owner(side, p.hdr.bth.dqpn) else { continue };
-                if let Some(reth) = p.hdr.reth {
+                let first = !at.contains_key(&(q, p.hdr.bth.psn));
+                if let (true, Some(reth)) = (first, p.hdr.reth) {
                     va[q] = reth.va;
                 }
+                let addr = *at.entry((q, p.hdr.bth.psn)).or_insert(va[q]);
                 let (wrap, next) = ext[q].see(p.hdr.bth.psn);
                 ext[q] = next;
                 let ctr = CtrBlock { key_id: (q % 256) as u8, resp: false, side: side == 1, qpn: qpn(side, q), gen: gens[side][q], wrap, psn: p.hdr.bth.psn };
                 let mut plain = p.payload.clone();
                 ctr_xor(&keys[q], ctr.iv(), &mut plain);
-                let dst = peer.mem.read(va[q], plain.len());
+                let dst = peer.mem.read(addr, plain.len());
                 if plain != dst || (p.payload.len() >= 8 && p.payload == dst) {
                     if r.errors.len() < 10 {
                         r.errors.push(format!("AES: WRITE packet PSN {:#x} to QPN {} does not decrypt to the destination (or is plaintext)", p.hdr.bth.psn, p.hdr.bth.dqpn));
@@ -607,7 +612,9 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                     r.mismatches += 1;
                 }
                 r.aes_checked += 1;
-                va[q] += plain.len() as u64;
+                if first {
+                    va[q] = addr + plain.len() as u64;
+                }
             }
         }
     }
