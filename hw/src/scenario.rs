@@ -119,6 +119,9 @@ pub struct RdmaReport {
     /// With AES: WRITE packets on the wire decrypted by the reference and found equal to the
     /// destination (and different from it before decryption).
     pub aes_checked: usize,
+    /// With AES: 16-byte pieces of data packets on the wire (both ways) looked up among the
+    /// 16-byte pieces of every message's plaintext (a hit is an error).
+    pub aes_pieces_checked: usize,
 }
 
 impl RdmaReport {
@@ -577,6 +580,25 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
     }
     if o.aes {
+        // no data packet on the wire, either way, carries a 16-byte piece of any plaintext
+        let mut plain = std::collections::HashSet::new();
+        for (side, list) in wrs.iter().enumerate() {
+            let (me, peer) = if side == 0 { (&*a, &*b) } else { (&*b, &*a) };
+            for w in list {
+                let d = if w.op == wr_op::WRITE { me.mem.read(w.laddr, w.len as usize) } else { peer.mem.read(w.raddr, w.len as usize) };
+                plain.extend(d.chunks_exact(16).map(|c| c.to_vec()));
+            }
+        }
+        for (_, f) in ab.frames.iter().chain(ba.frames.iter()) {
+            let Ok(p) = nicgen_model::roce::parse(f) else { continue };
+            for c in p.payload.chunks_exact(16) {
+                r.aes_pieces_checked += 1;
+                if plain.contains(c) {
+                    r.errors.push(format!("AES: plaintext on the wire in PSN {:#x} to QPN {}", p.hdr.bth.psn, p.hdr.bth.dqpn));
+                    break;
+                }
+            }
+        }
         // every WRITE packet on the wire, decrypted by RustCrypto with the counter block the
         // model derives, equals the destination's bytes; the wire itself differs from them
         let owner = |side: usize, dqpn: u32| (0..o.qps).find(|&q| qpn(1 - side, q) == dqpn);
