@@ -12,7 +12,7 @@ use crate::em::vxlan::{EmVxlanEncap, VxlanTunFields};
 use crate::em::EmHdrFields;
 use crate::roce::rx::parse::RoceRxParse;
 use crate::roce::tx::build::{RoceTxBuild, TxFields};
-use crate::service::slot::PayloadSlot11;
+use crate::service::slot::{AesSlot, PayloadSlot11};
 use crate::stream::AxisFifo512;
 use nicgen_model::roce::{opcode, IpHdr, RoceHeaders};
 use nicgen_sim::axis::*;
@@ -163,6 +163,7 @@ pub fn block_figures() -> Vec<BlockFigure> {
     add("roce_rx_parse", "RX parser: header channel + payload stream", measure(RoceRxParse::default(), &with, &[], &["hdr_ready"]));
     add("roce_tx_build", "TX deparser: Ethernet/IPv4/UDP/BTH/RETH, pad, ICRC (latency from header and payload offered)", measure(RoceTxBuild::default(), &payloads, &[("hdr", build_headers(16, 4096))], &[]));
     add("payload_slot", "service slot, 11-cycle pass-through core", measure(PayloadSlot11::default(), &without, &[], &[]));
+    add("aes_slot", "AES-CTR service in a payload slot (the 18-cycle core runs on every beat; shell +3)", measure(AesSlot::default(), &without, &[], &[]));
     add("axis_fifo", "512-beat BRAM FIFO", measure(AxisFifo512::default(), &without, &[], &[]));
     // the EM's blocks, on the same 4 KiB frames (IPv4/UDP) and on minimum-size frames
     // (64 bytes on the wire with the FCS: 60 in the stream)

@@ -180,11 +180,13 @@ fn rcon(i: usize) -> u8 {
 /// one 256-entry constant table (LUTs after synthesis, a table lookup in Verilator).
 fn cipher_verilog() -> String {
     let mut v = String::new();
-    v += "reg [7:0] sbox [0:255];\ninitial begin\n";
+    // one function, not inlined by Verilator (so its case becomes one table there); each call
+    // is its own 256 x 8 ROM for synthesis (LUTs)
+    v += "function [7:0] sb;\n  input [7:0] x;\n  /* verilator no_inline_task */\n  begin\n    case (x)\n";
     for (i, s) in sbox().iter().enumerate() {
-        v += &format!("  sbox[{i}] = 8'h{s:02x};\n");
+        v += &format!("      8'h{i:02x}: sb = 8'h{s:02x};\n");
     }
-    v += "end\n";
+    v += "      default: sb = 8'h00;\n    endcase\n  end\nendfunction\n";
     v += "function [7:0] x2;\n  input [7:0] x;\n  x2 = {x[6:0], 1'b0} ^ (8'h1b & {8{x[7]}});\nendfunction\n";
     // stage r holds the state before round r and the key window whose first 4 words are round
     // r's key; stage 0 the state after round 0's AddRoundKey
@@ -198,7 +200,7 @@ fn cipher_verilog() -> String {
     let key_step = |v: &mut String, r: usize, k: &str, m: &str, even: bool, rc128: u8, rc256: u8| {
         // RotWord of word 7 (bits 31:0) and of word 3 (bits 159:128)
         *v += &format!("wire [31:0] sw{r} = {m} ? {} : {{{k}[151:128], {k}[159:152]}};\n", if even { format!("{{{k}[23:0], {k}[31:24]}}") } else { format!("{k}[31:0]") });
-        *v += &format!("wire [31:0] ts{r} = {{sbox[sw{r}[31:24]], sbox[sw{r}[23:16]], sbox[sw{r}[15:8]], sbox[sw{r}[7:0]]}} ^ {{({m} ? 8'h{:02x} : 8'h{rc128:02x}), 24'd0}};\n", if even { rc256 } else { 0 });
+        *v += &format!("wire [31:0] ts{r} = {{sb(sw{r}[31:24]), sb(sw{r}[23:16]), sb(sw{r}[15:8]), sb(sw{r}[7:0])}} ^ {{({m} ? 8'h{:02x} : 8'h{rc128:02x}), 24'd0}};\n", if even { rc256 } else { 0 });
         *v += &format!("wire [31:0] n{r}_0 = {k}[255:224] ^ ts{r};\nwire [31:0] n{r}_1 = {k}[223:192] ^ n{r}_0;\nwire [31:0] n{r}_2 = {k}[191:160] ^ n{r}_1;\nwire [31:0] n{r}_3 = {k}[159:128] ^ n{r}_2;\n");
         *v += &format!("wire [255:0] nk{r} = {m} ? {{{k}[127:0], n{r}_0, n{r}_1, n{r}_2, n{r}_3}} : {{n{r}_0, n{r}_1, n{r}_2, n{r}_3, 128'd0}};\n");
     };
@@ -220,7 +222,7 @@ fn cipher_verilog() -> String {
             for c in 0..4 {
                 for i in 0..4 {
                     let n = 4 * ((c + i) % 4) + i;
-                    t.push(format!("sbox[{s}[{}:{}]]", 127 - 8 * n, 120 - 8 * n));
+                    t.push(format!("sb({s}[{}:{}])", 127 - 8 * n, 120 - 8 * n));
                 }
             }
             v += &format!("wire [127:0] t{r}_{j} = {{{}}};\n", t.join(", "));
