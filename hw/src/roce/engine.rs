@@ -450,7 +450,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_win.val()) | (self.bridge.wr_addr.val() == self.a_mlo.val())
             | (self.bridge.wr_addr.val() == self.a_mhi.val()) | (self.bridge.wr_addr.val() == self.a_ip[0].val())
             | (self.bridge.wr_addr.val() == self.a_ip[1].val()) | (self.bridge.wr_addr.val() == self.a_ip[2].val())
-            | (self.bridge.wr_addr.val() == self.a_ip[3].val()) | self.svc_hit.val();
+            | (self.bridge.wr_addr.val() == self.a_ip[3].val()) | (self.svc_on.val() & ((self.bridge.wr_addr.val() & self.svc_mask.val()) == self.a_svc.val()));
         self.bridge.wr_err.next = !(self.own_wr.val() | self.stage.wr_hit.val());
         if self.bridge.wr_en.val() {
             if self.bridge.wr_addr.val() == self.a_sel.val() {
