@@ -3,6 +3,8 @@
 //! contexts, keys, counter blocks, PSN wrap tracking, generations) against RustCrypto `ctr`
 //! with the counter blocks of `nicgen_model::aes_ctr`, under random gaps and backpressure at
 //! every `tkeep` residue, across PSN wrap-around, retransmission and QPN reuse.
+mod common;
+use common::*;
 use nicgen_hw::service::aes_ctr::*;
 use nicgen_hw::service::slot::*;
 use nicgen_model::aes_ctr::*;
@@ -181,30 +183,13 @@ fn expect(pkts: &[Pkt], qps: &[(QpCtx, Option<Key>)], ext: &mut HashMap<(u32, bo
 }
 
 fn run(s: &mut Slot, pkts: &[Pkt], qps: &[(QpCtx, Option<Key>)], valid: u32, ready: u32, seed: u64) -> (Vec<Vec<u8>>, u64) {
-    let sim = &mut s.sim;
-    let s_meta = sim.port("s_meta");
-    let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
-    let mut m = AxisMonitor::new(sim, "m_axis", ready, seed + 9);
-    for p in pkts {
-        d.push(AxisFrame::new(p.data.clone()));
-    }
-    let (mut quiet, mut cycles) = (0, 0u64);
-    while quiet < 40 {
-        let p = &pkts[(d.frames as usize).min(pkts.len() - 1)];
-        sim.set(s_meta, &SlotMetaFields { qpn: qps[p.qp].0.qpn, psn: p.psn, off: 0, opcode: p.opcode }.to_words());
-        d.drive(sim);
-        m.drive(sim);
-        sim.eval();
-        d.sample(sim);
-        let got = m.sample(sim);
-        sim.tick();
-        cycles += 1;
-        quiet = if got || !d.idle() { 0 } else { quiet + 1 };
-        assert!(cycles < 1_000_000, "slot stalled");
-    }
-    let p = sim.port("overrun");
-    assert_eq!(sim.get_u64(p), 0);
-    (m.frames.iter().map(|f| f.data.clone()).collect(), cycles)
+    let frames: Vec<AxisFrame> = pkts.iter().map(|p| AxisFrame::new(p.data.clone())).collect();
+    let metas: Vec<Vec<u32>> = pkts.iter().map(|p| SlotMetaFields { qpn: qps[p.qp].0.qpn, psn: p.psn, off: 0, opcode: p.opcode }.to_words()).collect();
+    // a reset clears the pipeline, not the key, context and wrap tables
+    let (out, cycles) = run_with_frame_words(&mut s.sim, "s_meta", &frames, &metas, valid, ready, seed);
+    let p = s.sim.port("overrun");
+    assert_eq!(s.sim.get_u64(p), 0);
+    (out.into_iter().map(|f| f.data).collect(), cycles)
 }
 
 #[test]

@@ -51,6 +51,13 @@ pub fn full_rate_cycles<S: CycleSim>(sim: &mut S, frames: &[AxisFrame]) -> (u64,
 /// Push `frames` into `s_axis` with `params[i]` on port `param` while frame `i` is offered (a
 /// per-frame input sampled with the first beat), collect `m_axis`; random gaps and backpressure.
 pub fn run_with_frame_param<S: CycleSim>(sim: &mut S, param: &str, frames: &[AxisFrame], params: &[usize], valid: u32, ready: u32, seed: u64) -> (Vec<AxisFrame>, u64) {
+    let words: Vec<Vec<u32>> = params.iter().map(|&p| vec![p as u32, (p as u64 >> 32) as u32]).collect();
+    run_with_frame_words(sim, param, frames, &words, valid, ready, seed)
+}
+
+/// [`run_with_frame_param`] for a port of any width: `words[i]` (32-bit words, least
+/// significant first) while frame `i` is offered.
+pub fn run_with_frame_words<S: CycleSim>(sim: &mut S, param: &str, frames: &[AxisFrame], words: &[Vec<u32>], valid: u32, ready: u32, seed: u64) -> (Vec<AxisFrame>, u64) {
     sim.reset(2);
     let pp = sim.port(param);
     let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
@@ -60,8 +67,9 @@ pub fn run_with_frame_param<S: CycleSim>(sim: &mut S, param: &str, frames: &[Axi
     }
     let mut quiet = 0;
     let mut cycles = 0u64;
+    let idle = vec![0u32; words.first().map_or(1, |w| w.len())];
     while quiet < 30 {
-        sim.set_u64(pp, *params.get(d.frames as usize).unwrap_or(&0) as u64);
+        sim.set(pp, words.get(d.frames as usize).unwrap_or(&idle));
         d.drive(sim);
         m.drive(sim);
         sim.eval();
