@@ -5,7 +5,8 @@
 use crate::roce::ctrl::{STAGE_CFG, STAGE_RQ, STAGE_SQ_PSN};
 use crate::roce::engine::{reg, RoceEngine4k, RoceEngine500, RoceEngineAes, ENGINE_COUNTERS};
 use crate::service::aes_ctr as aes;
-use nicgen_model::aes_ctr::{ctr_xor, CtrBlock, Key};
+use nicgen_model::aes_ctr::{ctr_xor, Key, PsnExt, QpCrypto};
+use nicgen_model::opcode;
 use crate::roce::qp::*;
 use crate::roce::*;
 use anyhow::{bail, Result};
@@ -580,7 +581,9 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
     }
     if o.aes {
-        // no data packet on the wire, either way, carries a 16-byte piece of any plaintext
+        // no data packet on the wire, either way, carries a 16-byte piece of any plaintext;
+        // every WRITE packet on the wire, decrypted by RustCrypto with the counter block the
+        // model derives, equals the destination's bytes, and the wire itself differs from them
         let mut plain = std::collections::HashSet::new();
         for (side, list) in wrs.iter().enumerate() {
             let (me, peer) = if side == 0 { (&*a, &*b) } else { (&*b, &*a) };
@@ -589,30 +592,25 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 plain.extend(d.chunks_exact(16).map(|c| c.to_vec()));
             }
         }
-        for (_, f) in ab.frames.iter().chain(ba.frames.iter()) {
-            let Ok(p) = nicgen_model::roce::parse(f) else { continue };
-            for c in p.payload.chunks_exact(16) {
-                r.aes_pieces_checked += 1;
-                if plain.contains(c) {
-                    r.errors.push(format!("AES: plaintext on the wire in PSN {:#x} to QPN {}", p.hdr.bth.psn, p.hdr.bth.dqpn));
-                    break;
-                }
-            }
-        }
-        // every WRITE packet on the wire, decrypted by RustCrypto with the counter block the
-        // model derives, equals the destination's bytes; the wire itself differs from them
         let owner = |side: usize, dqpn: u32| (0..o.qps).find(|&q| qpn(1 - side, q) == dqpn);
         for (side, link) in [(0usize, &ab), (1, &ba)] {
             let peer = if side == 0 { &*b } else { &*a };
-            let mut ext = vec![nicgen_model::aes_ctr::PsnExt::default(); o.qps];
+            let mut ext = vec![PsnExt::default(); o.qps];
             // each PSN's address, learned at its first transmission (a retransmitted MIDDLE or
             // LAST packet carries no RETH)
             let mut va = vec![0u64; o.qps];
             let mut at: std::collections::HashMap<(usize, u32), u64> = Default::default();
             for (_, f) in &link.frames {
                 let Ok(p) = nicgen_model::roce::parse(f) else { continue };
+                for c in p.payload.chunks_exact(16) {
+                    r.aes_pieces_checked += 1;
+                    if plain.contains(c) {
+                        r.errors.push(format!("AES: plaintext on the wire in PSN {:#x} to QPN {}", p.hdr.bth.psn, p.hdr.bth.dqpn));
+                        break;
+                    }
+                }
                 let op = p.hdr.bth.opcode;
-                if !(0x06..=0x0b).contains(&op) || p.payload.is_empty() {
+                if !(opcode::WRITE_FIRST..=opcode::WRITE_ONLY_IMM).contains(&op) || p.payload.is_empty() {
                     continue;
                 }
                 let Some(q) = owner(side, p.hdr.bth.dqpn) else { continue };
@@ -623,9 +621,9 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 let addr = *at.entry((q, p.hdr.bth.psn)).or_insert(va[q]);
                 let (wrap, next) = ext[q].see(p.hdr.bth.psn);
                 ext[q] = next;
-                let ctr = CtrBlock { key_id: (q % 256) as u8, resp: false, side: side == 1, qpn: qpn(side, q), gen: gens[side][q], wrap, psn: p.hdr.bth.psn };
+                let ctx = QpCrypto { key_id: (q % 256) as u8, qpn: qpn(side, q), gen: gens[side][q], side: side == 1, peer_qpn: qpn(1 - side, q), peer_gen: gens[1 - side][q] };
                 let mut plain = p.payload.clone();
-                ctr_xor(&keys[q], ctr.iv(), &mut plain);
+                ctr_xor(&keys[q], ctx.block(false, false, wrap, p.hdr.bth.psn).iv(), &mut plain);
                 let dst = peer.mem.read(addr, plain.len());
                 if plain != dst || (p.payload.len() >= 8 && p.payload == dst) {
                     if r.errors.len() < 10 {

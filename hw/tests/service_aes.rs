@@ -105,17 +105,6 @@ fn cipher_matches_nist_vectors_and_rustcrypto_one_beat_per_cycle() {
     }
 }
 
-/// One QP's AES context as software sets it, and the model's view of it.
-#[derive(Clone)]
-struct QpCtx {
-    qpn: u32,
-    key_id: u8,
-    side: bool,
-    peer_qpn: u32,
-    peer_gen: u32,
-    gen: u32,
-}
-
 struct Slot {
     sim: VerilatorSim,
     cfg: usize,
@@ -138,7 +127,7 @@ impl Slot {
         self.write(reg::KEY_CMD, slot as u32 | (k.is_256() as u32) << 8);
     }
     /// Set a QP up (its generation advances); returns the generation.
-    fn qp(&mut self, c: &QpCtx, enable: bool) -> u32 {
+    fn qp(&mut self, c: &QpCrypto, enable: bool) -> u32 {
         self.write(reg::QP_KEY, c.key_id as u32 | (enable as u32) << 8 | (c.side as u32) << 9);
         self.write(reg::QP_PEER_QPN, c.peer_qpn);
         self.write(reg::QP_PEER_GEN, c.peer_gen);
@@ -163,7 +152,7 @@ struct Pkt {
 
 /// The model: what the TX slot must emit for each packet, in order (RustCrypto keystream from
 /// the model's counter block; a QP without encryption passes unchanged).
-fn expect(pkts: &[Pkt], qps: &[(QpCtx, Option<Key>)], ext: &mut HashMap<(u32, bool, u32), PsnExt>) -> Vec<Vec<u8>> {
+fn expect(pkts: &[Pkt], qps: &[(QpCrypto, Option<Key>)], ext: &mut HashMap<(u32, bool, u32), PsnExt>) -> Vec<Vec<u8>> {
     pkts.iter()
         .map(|p| {
             let (c, key) = &qps[p.qp];
@@ -172,9 +161,7 @@ fn expect(pkts: &[Pkt], qps: &[(QpCtx, Option<Key>)], ext: &mut HashMap<(u32, bo
             let st = ext.entry((c.qpn, resp, c.gen)).or_default();
             let (wrap, next) = st.see(p.psn);
             *st = next;
-            // TX: request data is in this QP's PSN space, response data in the peer's
-            let loc = !resp;
-            let b = CtrBlock { key_id: c.key_id, resp, side: if loc { c.side } else { !c.side }, qpn: if loc { c.qpn } else { c.peer_qpn }, gen: if loc { c.gen } else { c.peer_gen }, wrap, psn: p.psn };
+            let b = c.block(false, resp, wrap, p.psn);
             let mut d = p.data.clone();
             ctr_xor(key, b.iv(), &mut d);
             d
@@ -182,7 +169,7 @@ fn expect(pkts: &[Pkt], qps: &[(QpCtx, Option<Key>)], ext: &mut HashMap<(u32, bo
         .collect()
 }
 
-fn run(s: &mut Slot, pkts: &[Pkt], qps: &[(QpCtx, Option<Key>)], valid: u32, ready: u32, seed: u64) -> (Vec<Vec<u8>>, u64) {
+fn run(s: &mut Slot, pkts: &[Pkt], qps: &[(QpCrypto, Option<Key>)], valid: u32, ready: u32, seed: u64) -> (Vec<Vec<u8>>, u64) {
     let frames: Vec<AxisFrame> = pkts.iter().map(|p| AxisFrame::new(p.data.clone())).collect();
     let metas: Vec<Vec<u32>> = pkts.iter().map(|p| SlotMetaFields { qpn: qps[p.qp].0.qpn, psn: p.psn, off: 0, opcode: p.opcode }.to_words()).collect();
     // a reset clears the pipeline, not the key, context and wrap tables
@@ -206,10 +193,10 @@ fn slot_encrypts_like_rustcrypto_across_wrap_retransmission_and_reuse() {
     s.key(3, &k128);
     s.key(200, &k256);
     let mut qps = vec![
-        (QpCtx { qpn: 5, key_id: 3, side: false, peer_qpn: 0x12_3456, peer_gen: 77, gen: 0 }, Some(k128.clone())),
-        (QpCtx { qpn: 300, key_id: 200, side: true, peer_qpn: 0xab_cdef, peer_gen: 5, gen: 0 }, Some(k256.clone())),
+        (QpCrypto { qpn: 5, key_id: 3, side: false, peer_qpn: 0x12_3456, peer_gen: 77, gen: 0 }, Some(k128.clone())),
+        (QpCrypto { qpn: 300, key_id: 200, side: true, peer_qpn: 0xab_cdef, peer_gen: 5, gen: 0 }, Some(k256.clone())),
         // set up without encryption: passes unchanged
-        (QpCtx { qpn: 9, key_id: 3, side: false, peer_qpn: 1, peer_gen: 1, gen: 0 }, None),
+        (QpCrypto { qpn: 9, key_id: 3, side: false, peer_qpn: 1, peer_gen: 1, gen: 0 }, None),
     ];
     for (c, k) in qps.iter_mut() {
         c.gen = s.qp(c, k.is_some());

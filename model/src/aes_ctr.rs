@@ -51,6 +51,37 @@ impl CtrBlock {
     }
 }
 
+/// One end's AES context of a QP, as the hardware's QP context holds it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct QpCrypto {
+    pub key_id: u8,
+    /// This end's QPN, generation and side bit.
+    pub qpn: u32,
+    pub gen: u32,
+    pub side: bool,
+    /// The peer's QPN and generation.
+    pub peer_qpn: u32,
+    pub peer_gen: u32,
+}
+
+impl QpCrypto {
+    /// The counter block of a payload passing this end's TX slot (`rx` false) or RX slot. The
+    /// payload is in its owner's PSN space: TX request data and RX response data are this QP's,
+    /// the other two the peer's (with the other side bit).
+    pub fn block(&self, rx: bool, resp: bool, wrap: u32, psn: u32) -> CtrBlock {
+        let own = resp == rx;
+        CtrBlock {
+            key_id: self.key_id,
+            resp,
+            side: if own { self.side } else { !self.side },
+            qpn: if own { self.qpn } else { self.peer_qpn },
+            gen: if own { self.gen } else { self.peer_gen },
+            wrap,
+            psn,
+        }
+    }
+}
+
 /// An AES key of either size.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Key {
@@ -62,9 +93,9 @@ impl Key {
     /// The key as the hardware's key registers hold it: eight 32-bit words, the key's first
     /// byte in the most significant byte of word 0; an AES-128 key fills words 0..3.
     pub fn words(&self) -> [u32; 8] {
-        let b: Vec<u8> = match self {
-            Key::Aes128(k) => k.to_vec(),
-            Key::Aes256(k) => k.to_vec(),
+        let b: &[u8] = match self {
+            Key::Aes128(k) => k,
+            Key::Aes256(k) => k,
         };
         let mut w = [0u32; 8];
         for (i, c) in b.chunks(4).enumerate() {
@@ -106,7 +137,10 @@ impl PsnExt {
         }
         let w = self.wrap;
         match (self.quad, p) {
-            (3, 0) => (w.wrapping_add(1) & 0x3fff_ffff, PsnExt { set: true, quad: 0, wrap: w.wrapping_add(1) & 0x3fff_ffff }),
+            (3, 0) => {
+                let n = w.wrapping_add(1) & 0x3fff_ffff;
+                (n, PsnExt { set: true, quad: 0, wrap: n })
+            }
             (0, 3) => (w.wrapping_sub(1) & 0x3fff_ffff, *self),
             (q, p) if p == (q + 1) & 3 => (w, PsnExt { set: true, quad: p, wrap: w }),
             _ => (w, *self),
@@ -116,7 +150,7 @@ impl PsnExt {
 
 /// Opcodes whose payload is response data.
 pub fn is_resp_opcode(opcode: u8) -> bool {
-    (0x0d..=0x10).contains(&opcode)
+    (crate::opcode::READ_RESP_FIRST..=crate::opcode::READ_RESP_ONLY).contains(&opcode)
 }
 
 #[cfg(test)]
@@ -165,13 +199,13 @@ mod tests {
         let mut gen: [HashMap<u32, u32>; 2] = [HashMap::new(), HashMap::new()];
         for _incarnation in 0..3 {
             // setup: both ends advance their own generation and learn the peer's
-            let conns: Vec<[(u32, u32, u32, u32); 2]> = pairs
+            let conns: Vec<[QpCrypto; 2]> = pairs
                 .iter()
                 .map(|&(a, b)| {
                     let ga = *gen[0].entry(a).and_modify(|g| *g += 1).or_insert(1);
                     let gb = *gen[1].entry(b).and_modify(|g| *g += 1).or_insert(1);
-                    // (own qpn, own gen, peer qpn, peer gen) at node 0 and node 1
-                    [(a, ga, b, gb), (b, gb, a, ga)]
+                    // node 0 takes side bit 0, node 1 side bit 1
+                    [QpCrypto { key_id: 1, qpn: a, gen: ga, side: false, peer_qpn: b, peer_gen: gb }, QpCrypto { key_id: 1, qpn: b, gen: gb, side: true, peer_qpn: a, peer_gen: ga }]
                 })
                 .collect();
             for (ci, c) in conns.iter().enumerate() {
@@ -195,15 +229,11 @@ mod tests {
                     }
                 }
                 for (sender, resp, psn, data) in sent {
-                    // the sender's TX slot: request data is its own PSN space, response data
-                    // the peer's
-                    let (own, own_gen, peer, peer_gen) = c[sender];
-                    let loc = !resp;
+                    // the sender's TX slot
                     let st = &mut ext[sender][resp as usize];
                     let (wrap, n) = st.see(psn);
                     *st = n;
-                    let side = if loc { sender == 1 } else { sender != 1 };
-                    let b = CtrBlock { key_id: 1, resp, side, qpn: if loc { own } else { peer }, gen: if loc { own_gen } else { peer_gen }, wrap, psn };
+                    let b = c[sender].block(false, resp, wrap, psn);
                     let iv = u128::from_be_bytes(b.iv());
                     for (i, blk) in data.chunks(16).enumerate() {
                         let ctr = (iv + i as u128).to_be_bytes();

@@ -446,6 +446,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tx.svc_cfg.next = self.svc_cfg.val();
         self.rx_slot.cfg.next = self.svc_cfg.val();
         self.rx_slot.rx.next = true;
+        // (the service window's decode is written out again below, not read from `svc_hit`: a local
+        // shared by the write-error term and the `wr_en` term makes Verilator see a loop)
         self.own_wr.next = (self.bridge.wr_addr.val() == self.a_sel.val()) | (self.bridge.wr_addr.val() == self.a_cmd.val())
             | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_win.val()) | (self.bridge.wr_addr.val() == self.a_mlo.val())
             | (self.bridge.wr_addr.val() == self.a_mhi.val()) | (self.bridge.wr_addr.val() == self.a_ip[0].val())

@@ -20,6 +20,7 @@
 //! CDC blocks and the M2M endpoint; its rust-hdl model only drives the outputs idle.
 use crate::service::slot::{SlotBeat, SlotMetaFields, META_BITS};
 use crate::stream::{DATA_W, KEEP_W};
+use nicgen_model::opcode as op;
 use rust_hdl::prelude::*;
 
 crate::record!(
@@ -176,8 +177,7 @@ fn rcon(i: usize) -> u8 {
     r
 }
 
-/// The cipher pipeline as plain wires and registers (no functions): every S-box is a read of
-/// one 256-entry constant table (LUTs after synthesis, a table lookup in Verilator).
+/// The cipher pipeline as wires and registers; the S-box is one case function (see below).
 fn cipher_verilog() -> String {
     let mut v = String::new();
     // one function, not inlined by Verilator (so its case becomes one table there); each call
@@ -287,7 +287,7 @@ fn aes_verilog(qa: usize) -> String {
     v += "  if (reset) last_gen <= 24'd0;\nend\n";
     // ---- S0: the QP context and the wrap state of (QPN, kind)
     v += &format!("wire [7:0] i_op = in_beat[{}:{}];\n", mb + o_o + 7, mb + o_o);
-    v += "wire i_resp = (i_op >= 8'h0d) && (i_op <= 8'h10);\n";
+    v += &format!("wire i_resp = (i_op >= 8'h{:02x}) && (i_op <= 8'h{:02x});\n", op::READ_RESP_FIRST, op::READ_RESP_ONLY);
     v += &format!("wire [{}:0] i_q = in_beat[{}:{}];\n", qa - 1, mb + q_o + qa - 1, mb + q_o);
     v += &format!("reg [81:0] ctx_q;\nreg [56:0] st_q;\nreg p1_v, p1_resp;\nreg [{}:0] p1_b;\nreg [{qa}:0] p1_sa;\n", bw - 1);
     v += "always @(posedge clock) begin\n  ctx_q <= ctxmem[i_q];\n  st_q <= stmem[{i_q, i_resp}];\n  p1_v <= in_valid & ~reset;\n  p1_b <= in_beat;\n  p1_resp <= i_resp;\n  p1_sa <= {i_q, i_resp};\nend\n";
