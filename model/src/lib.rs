@@ -7,6 +7,7 @@ pub mod icrc;
 pub mod m2m;
 pub mod pcap;
 pub mod roce;
+pub mod sniff;
 
 pub use icrc::{icrc_of, check_icrc, IcrcVerdict};
 pub use roce::*;

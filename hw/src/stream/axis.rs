@@ -27,8 +27,21 @@ pub struct AxisSink<const D: usize, const K: usize> {
     pub tready: Signal<Out, Bit>,
 }
 
+/// A passive tap on a stream (a monitor): every signal is an input, and a beat passes when
+/// `tvalid & tready`. A tap has no way to push back.
+#[derive(LogicInterface, Default)]
+pub struct AxisTap<const D: usize, const K: usize> {
+    pub tdata: Signal<In, Bits<D>>,
+    pub tkeep: Signal<In, Bits<K>>,
+    pub tlast: Signal<In, Bit>,
+    pub tuser: Signal<In, Bit>,
+    pub tvalid: Signal<In, Bit>,
+    pub tready: Signal<In, Bit>,
+}
+
 pub const DATA_W: usize = 512;
 pub const KEEP_W: usize = 64;
 /// The default 512-bit stream.
 pub type Axis512Sink = AxisSink<DATA_W, KEEP_W>;
 pub type Axis512Source = AxisSource<DATA_W, KEEP_W>;
+pub type Axis512Tap = AxisTap<DATA_W, KEEP_W>;

@@ -17,6 +17,7 @@ use crate::roce::engine::{reg, RoceEngine500, RoceEngineAes, ENGINE_COUNTERS};
 use crate::roce::ctrl::STAGE_FIELDS;
 use crate::service::aes_ctr::{self as aes, AesCipher4};
 use crate::service::slot::{AesSlot, PayloadSlot11, TapJoin8};
+use crate::service::sniffer::{self as sniff, Sniffer512};
 use crate::stream::*;
 use crate::m2m::endpoint::M2mEndpoint;
 use crate::m2m::node::EmNode;
@@ -155,6 +156,33 @@ fn engine_regs(mut t: Top, svc: bool) -> Top {
     t
 }
 
+/// The sniffer and its register window.
+fn sniffer_top() -> Top {
+    use sniff::reg as r;
+    let mut t = make("sniffer", "traffic sniffer at the MAC: RX and TX taps, field filter (IP, UDP port, BTH opcode and QPN), snap length, ns timestamps, capture records that never backpressure", Sniffer512::default(), &[]);
+    let cfg: [(&str, u16, usize, &'static str, &'static str); 10] = [
+        ("ctrl", r::CTRL, 2, "rw", "bit 0: capture RX, bit 1: capture TX (taken at a frame's first beat)"),
+        ("snaplen", r::SNAPLEN, 16, "rw", "bytes captured per frame (reset 65535); 0: descriptors only"),
+        ("filter_ip", r::IP, 32, "rw", "IPv4 address matched against source or destination"),
+        ("filter_ip_mask", r::IP_MASK, 32, "rw", "IPv4 address mask (0: any frame)"),
+        ("filter_port", r::PORT, 32, "rw", "UDP port (15:0) matched against source or destination, mask (31:16; 0: any frame)"),
+        ("filter_opcode", r::OPCODE, 16, "rw", "BTH opcode (7:0) of RoCEv2 frames, mask (15:8; 0: any frame)"),
+        ("filter_qpn", r::QPN, 24, "rw", "BTH destination QPN of RoCEv2 frames"),
+        ("filter_qpn_mask", r::QPN_MASK, 24, "rw", "QPN mask (0: any frame)"),
+        ("ts_lo", r::TS_LO, 32, "ro", "nanosecond counter, bits 31:0; reading latches bits 63:32"),
+        ("ts_hi", r::TS_HI, 32, "ro", "nanosecond counter, bits 63:32, as latched"),
+    ];
+    let mut regs: Vec<Reg> = cfg.iter().map(|(n, o, w, a, doc)| Reg { name: n.to_string(), port: String::new(), offset: *o as u32, width: *w, access: a, doc }).collect();
+    let docs: [&'static str; 4] = ["frames seen on the tap", "records captured", "frames the filter passed over", "records dropped: no room in the data ring or descriptor queue"];
+    for (dir, base) in [("rx", r::RX_COUNTERS), ("tx", r::TX_COUNTERS)] {
+        for (i, (n, doc)) in r::COUNTERS.iter().zip(docs).enumerate() {
+            regs.push(Reg { name: format!("{dir}_{n}"), port: String::new(), offset: (base + 4 * i as u16) as u32, width: 32, access: "ro", doc });
+        }
+    }
+    t.regs = regs;
+    t
+}
+
 /// Every top level, in emission order.
 pub fn all_tops() -> Vec<Top> {
     let mut rx_regs = ICRC_COUNTERS.to_vec();
@@ -181,6 +209,7 @@ pub fn all_tops() -> Vec<Top> {
         make("aes_slot", "AES-CTR service in a payload slot: QP contexts, 256 keys, PSN wrap tracking, 4 AES blocks per beat (AES-128/256), 18 cycles", AesSlot::default(), &[("overrun", "beats the core returned without room (must stay 0)")]),
         make("aes_cipher4", "AES-128/256 encryption of 4 consecutive counter blocks per cycle, 15-cycle pipeline, round keys expanded on the fly", AesCipher4::<{ aes::kind::AES }>::default(), &[]),
         make("tap_join", "parallel tap: frame copy to a tap core, per-frame verdict joined before the RX buffer (8-cycle core)", TapJoin8::default(), &[("drops", "good frames dropped by verdict"), ("flags", "frames flagged by verdict"), ("overrun", "beats the delay returned without room (must stay 0)")]),
+        sniffer_top(),
         make("em_parse", "EM parser: Ethernet/802.1Q/IPv4/TCP/UDP/VXLAN header channel, drops by cause", EmParse::default(), &EM_PARSE_COUNTERS),
         make("em_vxlan_encap", "EM VXLAN encapsulation: 50 outer bytes (Ethernet, IPv4 with checksum, UDP 4789 with a hashed source port, VXLAN)", EmVxlanEncap::default(), &[]),
         make("em_vxlan_decap", "EM VXLAN decapsulation: the outer bytes of VXLAN frames removed, other frames unchanged", EmVxlanDecap::default(), &[]),
