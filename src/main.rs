@@ -215,6 +215,18 @@ enum SimScenario {
         /// Retries before a QP's work completes with `retry exceeded`.
         #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u8).range(0..=7))]
         retry_cnt: u8,
+        /// The traffic sniffer (its Verilog, under Verilator) at node A's MAC: its records go
+        /// to this PCAPNG (interface rx and tx, ns timestamps), each checked against the frame
+        /// the link model saw.
+        #[arg(long)]
+        sniff: Option<PathBuf>,
+        /// Sniffer snap length in bytes (64: the headers only).
+        #[arg(long, default_value_t = 65535)]
+        snap: u16,
+        /// Sniffer filter: field=value[/mask], comma-separated, fields qpn, opcode, ip, port
+        /// (e.g. `qpn=0x101,opcode=0x0a`).
+        #[arg(long, default_value = "")]
+        sniff_filter: nicgen_model::sniff::Filter,
     },
 }
 
@@ -282,6 +294,16 @@ enum OmCmd {
 enum PcapCmd {
     /// Verify every RoCEv2 frame's ICRC twice: golden model and the Verilog checker.
     Check { file: PathBuf },
+    /// Turn the sniffer's capture records (its `m_axis_cap` words, as DMA'd to memory) into
+    /// PCAPNG: interface 0 is RX, 1 is TX, nanosecond timestamps, drop counts per packet.
+    Records {
+        file: PathBuf,
+        #[arg(short, long)]
+        out: PathBuf,
+        /// The snap length the sniffer ran with (for the interface descriptions).
+        #[arg(long, default_value_t = 65535)]
+        snap: u32,
+    },
 }
 
 fn main() -> Result<()> {
@@ -293,7 +315,7 @@ fn main() -> Result<()> {
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -319,6 +341,7 @@ fn main() -> Result<()> {
                 timeout,
                 retry_cnt,
                 card: nicgen_sim::cardmem::CardParams::from_ns_gbps(hbm_latency_ns, hbm_gbps),
+                sniff: sniff.map(|path| nicgen_hw::scenario::SniffOpts { path, snap, filter: sniff_filter }),
                 ..Default::default()
             };
             cmd::sim::rdma(&o, pcie_latency_ns, pcie_gbps, campaign.is_some())
@@ -344,6 +367,7 @@ fn main() -> Result<()> {
             std::fs::remove_file(&store).ok();
             Ok(())
         }
+        Cmd::Pcap { cmd: PcapCmd::Records { file, out, snap } } => cmd::pcap::records(&file, &out, snap),
         Cmd::Pcap { cmd: PcapCmd::Check { file } } => {
             let bad = cmd::pcap::check(&file)?;
             if bad > 0 {

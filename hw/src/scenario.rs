@@ -12,6 +12,7 @@ use crate::roce::*;
 use anyhow::{bail, Result};
 use nicgen_model::pcap::{write_pcap, Captured};
 use nicgen_sim::axil::AxilMaster;
+use nicgen_sim::axis::{AxisMonitor, AxisPorts};
 use nicgen_sim::chan::{ChanDriver, ChanMonitor};
 use nicgen_sim::cardmem::{CardMem, CardParams};
 use nicgen_sim::host::*;
@@ -67,11 +68,13 @@ pub struct RdmaOpts {
     pub stall_qp: Option<(usize, u64)>,
     /// The retransmission buffer's card memory.
     pub card: CardParams,
+    /// The sniffer at node A's MAC, writing PCAPNG.
+    pub sniff: Option<SniffOpts>,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default() }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None }
     }
 }
 
@@ -123,6 +126,10 @@ pub struct RdmaReport {
     /// With AES: 16-byte pieces of data packets on the wire (both ways) looked up among the
     /// 16-byte pieces of every message's plaintext (a hit is an error).
     pub aes_pieces_checked: usize,
+    /// With the sniffer: records captured at A's MAC (RX, TX), each checked against the link
+    /// model's frame, and records lost for room.
+    pub sniffed: [usize; 2],
+    pub sniff_lost: u32,
 }
 
 impl RdmaReport {
@@ -281,9 +288,104 @@ impl Node {
     }
 }
 
+/// The sniffer (`nicgen_hw::service::sniffer`) at node A's MAC: it watches A's TX and RX
+/// streams beat by beat, and its capture records drain into a monitor.
+pub struct SniffAt {
+    pub sim: VerilatorSim,
+    taps: [(AxisPorts, AxisPorts); 2],
+    mon: AxisMonitor,
+    pub opts: SniffOpts,
+}
+
+/// Where the sniffer writes, and how it is set.
+#[derive(Clone, Debug)]
+pub struct SniffOpts {
+    pub path: PathBuf,
+    pub snap: u16,
+    pub filter: nicgen_model::sniff::Filter,
+}
+
+impl SniffAt {
+    pub fn new(node: &VerilatorSim, opts: SniffOpts) -> Result<Self> {
+        use crate::service::sniffer::{reg as sr, Sniffer512};
+        let mut sim = verilate(&mut Sniffer512::default());
+        sim.reset(2);
+        let mut axil = AxilMaster::new(&sim, "s_axil", 100, 1);
+        axil.idle(&mut sim);
+        let f = &opts.filter;
+        let regs = [
+            (sr::SNAPLEN, opts.snap as u32),
+            (sr::IP, f.ip.0),
+            (sr::IP_MASK, f.ip.1),
+            (sr::PORT, f.port.0 as u32 | (f.port.1 as u32) << 16),
+            (sr::OPCODE, f.opcode.0 as u32 | (f.opcode.1 as u32) << 8),
+            (sr::QPN, f.qpn.0),
+            (sr::QPN_MASK, f.qpn.1),
+            (sr::CTRL, 3),
+        ];
+        for (a, v) in regs {
+            if axil.write(&mut sim, a, v, 0xf) != 0 {
+                bail!("sniffer register {a:#x} refused a write");
+            }
+        }
+        let taps = [
+            (AxisPorts::find(node, "s_axis_rx"), AxisPorts::find(&sim, "tap_rx")),
+            (AxisPorts::find(node, "m_axis_tx"), AxisPorts::find(&sim, "tap_tx")),
+        ];
+        let mon = AxisMonitor::new(&sim, "m_axis_cap", 100, 1);
+        Ok(SniffAt { sim, taps, mon, opts })
+    }
+    /// One cycle: copy what A's MAC streams carry (after A's `eval`) onto the taps. The RX
+    /// side is a CMAC's, which has no `tready`: every beat offered is taken.
+    pub fn watch(&mut self, node: &mut VerilatorSim) {
+        for (i, (from, to)) in self.taps.iter().enumerate() {
+            self.sim.set(to.tdata, &node.get_words(from.tdata));
+            self.sim.set(to.tkeep, &node.get_words(from.tkeep));
+            self.sim.set_bit(to.tlast, node.get_bit(from.tlast));
+            self.sim.set_bit(to.tuser.unwrap(), from.tuser.is_some_and(|u| node.get_bit(u)));
+            self.sim.set_bit(to.tvalid, node.get_bit(from.tvalid));
+            let ready = i == 0 || from.tready.is_some_and(|r| node.get_bit(r));
+            self.sim.set_bit(to.tready.unwrap(), ready);
+        }
+        self.step();
+    }
+    fn step(&mut self) {
+        self.mon.drive(&mut self.sim);
+        self.sim.eval();
+        self.mon.sample(&mut self.sim);
+        self.sim.tick();
+    }
+    /// Stop watching, drain the records, write the PCAPNG, and check each direction against
+    /// the frames the link model saw cross A's MAC (`tx`: what A sent; `rx`: what reached A).
+    /// Returns records per direction and records lost for room.
+    pub fn finish(&mut self, rx: &[Vec<u8>], tx: &[Vec<u8>]) -> Result<([usize; 2], u32)> {
+        use nicgen_model::sniff::*;
+        for (_, to) in &self.taps {
+            self.sim.set_bit(to.tvalid, false);
+        }
+        let mut quiet = 0;
+        while quiet < 20 {
+            self.step();
+            quiet = if self.sim.get_bit(self.mon.ports.tvalid) { 0 } else { quiet + 1 };
+        }
+        let bytes: Vec<u8> = self.mon.frames.iter().flat_map(|f| f.data.clone()).collect();
+        let recs = parse_records(&bytes)?;
+        write_pcapng(&self.opts.path, &recs, self.opts.snap as u32)?;
+        let mut n = [0usize; 2];
+        let mut lost = 0;
+        for (dir, frames) in [(DIR_RX, rx), (DIR_TX, tx)] {
+            let mine: Vec<&Record> = recs.iter().filter(|r| r.dir == dir).collect();
+            let ck = check_records(&mine, frames, &self.opts.filter, self.opts.snap).map_err(|e| anyhow::anyhow!("sniffer, {}: {e}", ["RX", "TX"][dir as usize]))?;
+            n[dir as usize] = ck.captured;
+            lost += ck.lost;
+        }
+        Ok((n, lost))
+    }
+}
+
 /// One cycle of the two-node system: drive both engines' host models and links, evaluate,
 /// sample, clock. `posted[s][i]` gets the cycle node `s`'s SQ accepted its work request `i`.
-fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: &mut [Vec<u64>; 2]) {
+fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: &mut [Vec<u64>; 2], sniff: &mut Option<SniffAt>) {
     for x in [&mut *a, &mut *b] {
         x.dma.drive(&mut x.sim);
         x.rb.drive(&mut x.sim);
@@ -296,6 +398,9 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
     ba.drive_rx(&mut a.sim);
     a.sim.eval();
     b.sim.eval();
+    if let Some(s) = sniff {
+        s.watch(&mut a.sim);
+    }
     for (x, posted) in [&mut *a, &mut *b].into_iter().zip(posted.iter_mut()) {
         x.dma.sample(&mut x.sim, &mut x.mem);
         x.rb.sample(&mut x.sim);
@@ -432,6 +537,11 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     ab.script = o.script[0].clone();
     ab.stall = o.stall_qp.map(|(q, until)| (qpn(1, q), until));
     ba.script = o.script[1].clone();
+    ba.keep_arrived = o.sniff.is_some();
+    let mut sniff = match &o.sniff {
+        Some(so) => Some(SniffAt::new(&a.sim, so.clone())?),
+        None => None,
+    };
     let scripted = !o.script[0].is_empty() || !o.script[1].is_empty() || o.stall_qp.is_some();
     let start = a.sim.cycle();
     let mut progress = (0usize, start);
@@ -448,7 +558,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 pushed[side] += 1;
             }
         }
-        step(a, b, &mut ab, &mut ba, &mut posted);
+        step(a, b, &mut ab, &mut ba, &mut posted, &mut sniff);
         let done = a.cq.seen.len() + b.cq.seen.len();
         if done != progress.0 {
             progress = (done, a.sim.cycle());
@@ -468,7 +578,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let sim_secs = wall.elapsed().as_secs_f64();
     // let the last DMA writes land (the SQs are empty by now)
     for _ in 0..2000 {
-        step(a, b, &mut ab, &mut ba, &mut posted);
+        step(a, b, &mut ab, &mut ba, &mut posted, &mut sniff);
     }
     let mut r = RdmaReport { messages: total, cycles: end - start, sim_secs, cycles_per_sec: (end - start) as f64 / sim_secs, faults: [ab.counts, ba.counts], ..Default::default() };
     r.nak_to_rtx = nak_to_rtx(&ab, &ba);
@@ -636,6 +746,16 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                     va[q] = addr + plain.len() as u64;
                 }
             }
+        }
+    }
+    if let Some(s) = &mut sniff {
+        let tx: Vec<Vec<u8>> = ab.frames.iter().map(|(_, f)| f.clone()).collect();
+        match s.finish(&ba.arrived, &tx) {
+            Ok((n, lost)) => {
+                r.sniffed = n;
+                r.sniff_lost = lost;
+            }
+            Err(e) => r.errors.push(format!("{e:#}")),
         }
     }
     if let Some(path) = &o.pcap {

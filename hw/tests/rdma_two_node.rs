@@ -80,7 +80,21 @@ fn aes_service_slots_keep_line_rate() {
         let dir = std::env::temp_dir().join(format!("nicgen-aes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("aes-{op:?}.pcap"));
-        let r = check(RdmaOpts { aes: true, pcap: Some(path.clone()), ..o });
+        // the WRITE run also has the sniffer at A's MAC, whose records the scenario checks
+        // against the link model's frames
+        let sniff = (op == Op::Write).then(|| SniffOpts { path: dir.join("aes-sniff.pcapng"), snap: 0xffff, filter: Default::default() });
+        let r = check(RdmaOpts { aes: true, pcap: Some(path.clone()), sniff: sniff.clone(), ..o });
+        if let Some(s) = &sniff {
+            // tshark reads the sniffer's PCAPNG: every WRITE packet left A's TX, every ACK
+            // reached its RX; the frames are the link's (checked by the scenario), so the
+            // payload on the wire is ciphertext there too
+            let rows = tshark_fields(&s.path, &["frame.interface_name", "infiniband.bth.opcode"]).unwrap();
+            assert_eq!(rows.len(), r.sniffed[0] + r.sniffed[1]);
+            let writes = rows.iter().filter(|x| x[0] == "tx" && ["6", "7", "8", "10"].contains(&x[1].as_str())).count();
+            assert_eq!(writes, 96 * 8, "WRITE packets in the sniffer's capture");
+            assert!(rows.iter().any(|x| x[0] == "rx" && x[1] == "17"), "ACKs in the sniffer's capture");
+            assert_eq!(r.sniff_lost, 0);
+        }
         // the capture: scapy finds every ICRC right (it covers the ciphertext); the scenario
         // found no 16-byte piece of any message's plaintext in any data packet on the wire
         let frames: Vec<Vec<u8>> = pcap::read_pcap(&path).unwrap().into_iter().map(|c| c.data).collect();

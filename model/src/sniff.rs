@@ -166,3 +166,96 @@ impl Filter {
         ip_ok && port_ok && op_ok && qpn_ok
     }
 }
+
+/// What [`check_records`] found for one direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Checked {
+    pub captured: usize,
+    /// Frames the filter passes that have no record: reported by the records' drop counts.
+    pub lost: u32,
+    /// Of those, the ones after the last record (no record has reported them yet).
+    pub tail: u32,
+    /// Frames the filter passes over.
+    pub filtered: usize,
+}
+
+/// Check one direction's records against the frames that crossed its tap, in order: each record
+/// names its frame (`seq`), which the filter must pass; the frames the filter passes between two
+/// records must equal the later one's drop count; the bytes must be the frame's first
+/// `min(length, snap)` and the length the frame's.
+pub fn check_records(recs: &[&Record], frames: &[Vec<u8>], filter: &Filter, snap: u16) -> std::result::Result<Checked, String> {
+    let want: Vec<bool> = frames.iter().map(|x| filter.matches(x)).collect();
+    let (mut next, mut lost) = (0usize, 0u32);
+    for r in recs {
+        let i = r.seq as usize;
+        if i < next || i >= frames.len() {
+            return Err(format!("record for frame {i} out of order or beyond the {} frames (next {next})", frames.len()));
+        }
+        if !want[i] {
+            return Err(format!("frame {i} captured, but the filter should pass over it"));
+        }
+        let skipped = want[next..i].iter().filter(|w| **w).count() as u32;
+        if r.drops != skipped {
+            return Err(format!("frame {i}: drop count {} but {skipped} frames the filter passes have no record", r.drops));
+        }
+        lost += skipped;
+        let x = &frames[i];
+        if r.orig_len as usize != x.len() {
+            return Err(format!("frame {i}: length {} recorded, {} on the tap", r.orig_len, x.len()));
+        }
+        if r.data[..] != x[..x.len().min(snap as usize)] {
+            return Err(format!("frame {i}: captured bytes differ from the frame's first {}", r.data.len()));
+        }
+        next = i + 1;
+    }
+    let tail = want[next..].iter().filter(|w| **w).count() as u32;
+    Ok(Checked { captured: recs.len(), lost: lost + tail, tail, filtered: want.iter().filter(|w| !**w).count() })
+}
+
+impl std::str::FromStr for Filter {
+    type Err = anyhow::Error;
+    /// `field=value[/mask]`, comma-separated; fields `qpn`, `opcode`, `ip` (dotted or a
+    /// number), `port`. Numbers may be hex (`0x…`). Without a mask, the whole field must match.
+    fn from_str(s: &str) -> Result<Self> {
+        fn num(v: &str) -> Result<u32> {
+            if let Ok(ip) = v.parse::<std::net::Ipv4Addr>() {
+                return Ok(u32::from(ip));
+            }
+            let r = match v.strip_prefix("0x") {
+                Some(h) => u32::from_str_radix(h, 16),
+                None => v.parse(),
+            };
+            r.with_context(|| format!("filter value {v:?}: not a number or IPv4 address"))
+        }
+        let mut f = Filter::default();
+        for item in s.split(',').filter(|x| !x.is_empty()) {
+            let (k, v) = item.split_once('=').with_context(|| format!("filter {item:?}: expected field=value[/mask]"))?;
+            let (v, m) = match v.split_once('/') {
+                Some((v, m)) => (num(v)?, Some(num(m)?)),
+                None => (num(v)?, None),
+            };
+            let full = |bits: u32| -> Result<(u32, u32)> {
+                let all = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+                let m = m.unwrap_or(all);
+                if v > all || m > all {
+                    bail!("filter {k}: value {v:#x} or mask {m:#x} wider than {bits} bits");
+                }
+                Ok((v, m))
+            };
+            match k {
+                "qpn" => f.qpn = full(24)?,
+                "ip" => f.ip = full(32)?,
+                "port" => {
+                    let (v, m) = full(16)?;
+                    f.port = (v as u16, m as u16);
+                }
+                "opcode" => {
+                    let (v, m) = full(8)?;
+                    f.opcode = (v as u8, m as u8);
+                }
+                _ => bail!("filter field {k:?}: one of qpn, opcode, ip, port"),
+            }
+        }
+        Ok(f)
+    }
+}

@@ -326,6 +326,10 @@ pub struct MacLink {
     pub arrivals: Vec<u64>,
     /// Beats the receiver did not take (its RX must never push back).
     pub rx_refused: u64,
+    /// With `keep_arrived`: every frame as it reached the receiver (after any fault), in order.
+    pub keep_arrived: bool,
+    pub arrived: Vec<Vec<u8>>,
+    arriving: Vec<u8>,
     /// Cycles the MAC wanted a beat in the middle of a frame and the sender had none (a real
     /// MAC would underrun).
     pub underruns: u64,
@@ -357,6 +361,9 @@ impl MacLink {
             frames: vec![],
             arrivals: vec![],
             rx_refused: 0,
+            keep_arrived: false,
+            arrived: vec![],
+            arriving: vec![],
             underruns: 0,
         }
     }
@@ -519,6 +526,12 @@ impl MacLink {
                 self.rx_refused += 1;
             }
             let b = self.flight.pop_front().unwrap();
+            if self.keep_arrived {
+                self.arriving.extend(unpack_beat(&b.1, keep_len(&b.2, self.rx.bytes)));
+                if b.3 {
+                    self.arrived.push(std::mem::take(&mut self.arriving));
+                }
+            }
             if b.3 {
                 self.arrivals.push(to.cycle());
                 if let Some(id) = self.flight_ids.pop_front() {

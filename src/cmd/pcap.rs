@@ -1,5 +1,6 @@
 //! `nicgen pcap check FILE`: every RoCEv2 frame's ICRC, verified by the golden model and by the
-//! ICRC checker's Verilog under Verilator.
+//! ICRC checker's Verilog under Verilator. `nicgen pcap records`: the sniffer's capture records
+//! as PCAPNG.
 use anyhow::{bail, Result};
 use nicgen_hw::crc::icrc::IcrcCheck;
 use nicgen_model::pcap::read_pcap;
@@ -68,4 +69,16 @@ pub fn check(file: &Path) -> Result<usize> {
     }
     println!("{} frames, {roce} roce, {bad} bad", caps.len());
     Ok(bad)
+}
+
+/// `nicgen pcap records FILE -o OUT`: capture records to PCAPNG.
+pub fn records(file: &Path, out: &Path, snap: u32) -> Result<()> {
+    use nicgen_model::sniff::*;
+    let bytes = std::fs::read(file).map_err(|e| anyhow::anyhow!("reading {}: {e}", file.display()))?;
+    let recs = parse_records(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    write_pcapng(out, &recs, snap)?;
+    let n = |d| recs.iter().filter(|r| r.dir == d).count();
+    let lost: u64 = recs.iter().map(|r| r.drops as u64).sum();
+    println!("{}: {} records ({} RX, {} TX), {lost} reported lost; written to {}", file.display(), recs.len(), n(DIR_RX), n(DIR_TX), out.display());
+    Ok(())
 }

@@ -181,6 +181,12 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
     if o.aes {
         println!("{:<28} {:>12}", "AES WRITE packets checked", r.aes_checked);
     }
+    if let Some(s) = &o.sniff {
+        println!("{:<28} {:>12}", "sniffed at A, RX (checked)", r.sniffed[0]);
+        println!("{:<28} {:>12}", "sniffed at A, TX (checked)", r.sniffed[1]);
+        println!("{:<28} {:>12}", "sniffer records lost", r.sniff_lost);
+        println!("sniffer capture (PCAPNG): {}", s.path.display());
+    }
     println!("counters (node A / node B), nonzero:");
     for (n, a, b) in &r.counters {
         if *a > 0 || *b > 0 {
@@ -194,7 +200,7 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
         print_recovery(&r);
     }
     if campaign {
-        let clean = rdma(&RdmaOpts { faults: Default::default(), pcap: None, verbose: false, ..o.clone() })?;
+        let clean = rdma(&RdmaOpts { faults: Default::default(), pcap: None, sniff: None, verbose: false, ..o.clone() })?;
         println!("{:<28} {:>12.3}", "lossless twin goodput", clean.goodput_gbps);
         println!("{:<28} {:>11.1}%", "goodput vs lossless", 100.0 * r.goodput_gbps / clean.goodput_gbps);
     }
