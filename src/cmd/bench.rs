@@ -3,7 +3,7 @@
 //! BALBOA's published figure where there is one. Writes `bench.md`, `bench.json` and plots.
 use nicgen_sim::cardmem::CardParams;
 use anyhow::{bail, Result};
-use nicgen_hw::blockbench::{block_figures, BlockFigure};
+use nicgen_hw::blockbench::{block_figures, sniffer_figures, BlockFigure, SniffFigure};
 use nicgen_hw::scenario::*;
 use nicgen_sim::host::{DmaParams, NS_PER_CYCLE};
 use serde::Serialize;
@@ -130,6 +130,7 @@ struct Report {
     settings: Settings,
     rows: Vec<Row>,
     blocks: Vec<BlockFigure>,
+    sniffer: Vec<SniffFigure>,
     em: Vec<EmRow>,
     sim_cycles_per_sec: f64,
 }
@@ -280,6 +281,8 @@ pub fn run(b: &BenchOpts) -> Result<()> {
     }
     bar.set_message("per-block latency and II");
     let blocks = block_figures();
+    bar.set_message("sniffer at line rate");
+    let sniffer = sniffer_figures();
     bar.set_message("EM rates");
     let em = em_rows(b.smoke)?;
     bar.finish_and_clear();
@@ -301,6 +304,7 @@ pub fn run(b: &BenchOpts) -> Result<()> {
         settings,
         rows,
         blocks,
+        sniffer,
         em,
         sim_cycles_per_sec: cyc as f64 / secs.max(1e-9),
     };
@@ -352,6 +356,10 @@ fn markdown(r: &Report) -> String {
     let _ = writeln!(m, "## Per block (4 KiB RoCEv2 WRITE frames, Verilator)\n\n| block | latency cycles | II (cycles per beat, in or out, whichever is more) | what |\n|---|---:|---:|---|");
     for b in &r.blocks {
         let _ = writeln!(m, "| {} | {} | {:.3} | {} |", b.block, b.latency_cycles, b.ii, b.about);
+    }
+    let _ = writeln!(m, "\n## Traffic sniffer at a 100G MAC: back-to-back frames at line rate on one or both taps, capture stream always ready\n\n| frame B (no FCS) | snap B | taps | frames offered | records | % captured | capture words/cycle | record latency (last beat in → descriptor out, cycles) |\n|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for x in &r.sniffer {
+        let _ = writeln!(m, "| {} | {} | {} | {} | {} | {:.1} | {:.3} | {} |", x.frame, x.snap, x.directions, x.offered, x.captured, x.pct, x.out_words_per_cycle, x.latency_cycles);
     }
     let _ = writeln!(m, "\n## EM (DistDPU execution module): clean UDP traffic both ways at once, 512-bit datapath at 250 MHz, every frame checked against the model\n");
     let _ = writeln!(m, "| mode | frame B | direction | out frame B | Mpps | wire Gb/s | 100G line rate Mpps | % of line rate | goodput Gb/s |\n|---|---:|---|---:|---:|---:|---:|---:|---:|");

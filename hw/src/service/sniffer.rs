@@ -195,14 +195,18 @@ fn tap_verilog(dir: u8, a: usize, m: usize) -> String {
     v += "  if (fin) seen <= seen + 32'd1;\n";
     v += "  if (fin && on_c && !fm_fin) filt <= filt + 32'd1;\n";
     v += &format!("  if (reset) begin\n    wr <= {n}'d0;\n    wc <= {n}'d0;\n    mwp <= {mn}'d0;\n    seen <= 32'd0;\n    capd <= 32'd0;\n    filt <= 32'd0;\n    full_n <= 32'd0;\n    drops <= 32'd0;\n  end\nend\n", n = a + 1, mn = m + 1);
-    // reader: descriptor, then the record's words, into a 4-entry output queue
-    v += "reg [1:0] st;\nreg [15:0] rem;\nreg infl, infl_last;\nreg [511:0] dq;\n";
+    // reader: descriptor, then the record's words, into a 4-entry output queue. The next
+    // descriptor is fetched ahead (`mq`), so a record follows the last with no idle cycle: each
+    // cycle issues one word (the descriptor from `mq`, or a data word from the ring), which
+    // reaches the queue the next cycle.
+    v += "reg [1:0] st;\nreg [15:0] rem;\nreg infl, infl_hdr, infl_last, mqv;\nreg [511:0] dq, dd;\n";
     v += &format!("reg [{}:0] mq;\n", mw - 1);
     v += "reg [511:0] q0, q1w, q2, q3;\nreg [3:0] ql;\nreg [1:0] qh, qt;\nreg [2:0] qn;\n";
     v += "wire pop = (qn != 3'd0) & m_axis$tready;\n";
     v += "wire room = ({1'b0, qn} + {3'd0, infl}) < 4'd4;\n";
-    v += "wire issue_hdr = st == 2'd0 && room && mrp != mwp;\n";
+    v += "wire take_hdr = st == 2'd0 && mqv && room;\n";
     v += "wire issue_dat = st == 2'd2 && room;\n";
+    v += "wire fetch = (!mqv || take_hdr) && mrp != mwp;\n";
     v += "wire [15:0] m_clen = mq[95:80];\n";
     v += "wire [15:0] nw = {6'd0, m_clen[15:6]} + {15'd0, m_clen[5:0] != 6'd0};\n";
     v += &format!(
@@ -212,20 +216,21 @@ fn tap_verilog(dir: u8, a: usize, m: usize) -> String {
         d1 = mw - 33,
         d0 = mw - 64
     );
-    v += "wire push = infl | (st == 2'd1);\n";
-    v += "wire [511:0] pw = (st == 2'd1) ? desc : dq;\n";
-    v += "wire pl = (st == 2'd1) ? (nw == 16'd0) : infl_last;\n";
+    v += "wire push = infl;\n";
+    v += "wire [511:0] pw = infl_hdr ? dd : dq;\n";
+    v += "wire pl = infl_last;\n";
     v += "always @(posedge clock) begin\n";
     v += &format!("  if (issue_dat) dq <= mem[rd[{}:0]];\n", a - 1);
-    v += &format!("  if (issue_hdr) mq <= meta[mrp[{}:0]];\n", m - 1);
-    v += "  infl <= issue_dat;\n  infl_last <= rem == 16'd1;\n";
-    v += "  if (issue_hdr) begin\n    mrp <= mrp + 1'b1;\n    st <= 2'd1;\n  end\n";
-    v += "  if (st == 2'd1) begin\n    rem <= nw;\n    st <= (nw == 16'd0) ? 2'd0 : 2'd2;\n  end\n";
-    v += "  if (issue_dat) begin\n    rd <= rd + 1'b1;\n    rem <= rem - 16'd1;\n    if (rem == 16'd1) st <= 2'd0;\n  end\n";
+    v += &format!("  if (fetch) mq <= meta[mrp[{}:0]];\n", m - 1);
+    v += "  if (fetch) mrp <= mrp + 1'b1;\n";
+    v += "  mqv <= fetch | (mqv & !take_hdr);\n";
+    v += "  infl <= take_hdr | issue_dat;\n  infl_hdr <= take_hdr;\n";
+    v += "  if (take_hdr) begin\n    dd <= desc;\n    infl_last <= nw == 16'd0;\n    rem <= nw;\n    st <= (nw == 16'd0) ? 2'd0 : 2'd2;\n  end\n";
+    v += "  if (issue_dat) begin\n    infl_last <= rem == 16'd1;\n    rd <= rd + 1'b1;\n    rem <= rem - 16'd1;\n    if (rem == 16'd1) st <= 2'd0;\n  end\n";
     v += "  if (push) begin\n    case (qt)\n      2'd0: q0 <= pw;\n      2'd1: q1w <= pw;\n      2'd2: q2 <= pw;\n      default: q3 <= pw;\n    endcase\n    ql[qt] <= pl;\n    qt <= qt + 2'd1;\n  end\n";
     v += "  if (pop) qh <= qh + 2'd1;\n";
     v += "  qn <= qn + {2'd0, push} - {2'd0, pop};\n";
-    v += &format!("  if (reset) begin\n    st <= 2'd0;\n    infl <= 1'b0;\n    rd <= {}'d0;\n    mrp <= {}'d0;\n    qh <= 2'd0;\n    qt <= 2'd0;\n    qn <= 3'd0;\n  end\nend\n", a + 1, m + 1);
+    v += &format!("  if (reset) begin\n    st <= 2'd0;\n    infl <= 1'b0;\n    mqv <= 1'b0;\n    rd <= {}'d0;\n    mrp <= {}'d0;\n    qh <= 2'd0;\n    qt <= 2'd0;\n    qn <= 3'd0;\n  end\nend\n", a + 1, m + 1);
     v += "always @(*) begin\n  case (qh)\n    2'd0: m_axis$tdata = q0;\n    2'd1: m_axis$tdata = q1w;\n    2'd2: m_axis$tdata = q2;\n    default: m_axis$tdata = q3;\n  endcase\n";
     v += "  m_axis$tlast = ql[qh];\n  m_axis$tkeep = {64{1'b1}};\n  m_axis$tuser = 1'b0;\n  m_axis$tvalid = qn != 3'd0;\n";
     v += "  c_seen = seen;\n  c_cap = capd;\n  c_filt = filt;\n  c_full = full_n;\nend\n";
