@@ -111,6 +111,13 @@ fn bench_smoke_writes_table_json_and_plots() {
     let blocks = v["blocks"].as_array().unwrap();
     assert!(blocks.iter().any(|b| b["block"] == "icrc_check" && b["ii"].as_f64().unwrap() == 1.0));
     assert!(blocks.iter().any(|b| b["block"] == "roce_tx_build" && b["ii"].as_f64().unwrap() < 1.05));
+    // the sniffer keeps every record of one direction of 4 KiB frames at line rate, and the
+    // headers of both directions; whole 64-byte frames outrun the capture stream (counted)
+    let sn = v["sniffer"].as_array().unwrap();
+    let pct = |frame: u64, snap: u64, dirs: u64| sn.iter().find(|x| x["frame"] == frame && x["snap"] == snap && x["directions"] == dirs).unwrap()["pct"].as_f64().unwrap();
+    assert_eq!(pct(4154, 65535, 1), 100.0);
+    assert_eq!(pct(4154, 64, 2), 100.0);
+    assert!(pct(60, 65535, 2) < 100.0);
     assert!(std::fs::read_to_string(dir.join("bench.md")).unwrap().contains("| READ | 32768 |"));
     for p in ["throughput", "latency", "qp_share", "loss"] {
         for ext in ["png", "svg"] {
