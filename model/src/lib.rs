@@ -2,6 +2,7 @@
 //! the other RC extension headers), the ICRC, and PCAP I/O. The L2–L4 headers are built and
 //! parsed with `etherparse`; the CRC is the `crc` crate's CRC-32 (ISO-HDLC).
 pub mod aes_ctr;
+pub mod dlrm;
 pub mod em;
 pub mod icrc;
 pub mod m2m;

@@ -43,6 +43,8 @@ pub mod kind {
     pub const PASS: usize = 0;
     /// AES-CTR.
     pub const AES: usize = 1;
+    /// DLRM preprocessing (the application slot's example, RX side).
+    pub const DLRM: usize = 2;
 }
 
 /// The configuration registers, byte offsets within the engine's service window.

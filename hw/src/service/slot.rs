@@ -19,6 +19,7 @@
 //! The pass-through defaults are [`SlotPass`] (a delay line) and [`TapPass`] (always pass).
 use crate::record::{FromBits, ToBits};
 use crate::service::aes_ctr::{kind, AesCtr, SvcCfg, AES_LATENCY};
+use crate::service::dlrm::{DlrmCore, DLRM_LATENCY};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
@@ -290,12 +291,14 @@ pub struct PayloadSlot<const L: usize, const S: usize, const A: usize> {
     shell: SlotShell<SLOT_A>,
     core: SlotPass<L>,
     svc: AesCtr<S, A>,
+    dlrm: DlrmCore<S, A>,
     use_svc: Constant<Bit>,
+    use_dlrm: Constant<Bit>,
 }
 
 impl<const L: usize, const S: usize, const A: usize> Default for PayloadSlot<L, S, A> {
     fn default() -> Self {
-        assert!(S == kind::PASS || AES_LATENCY + 4 <= 1 << SLOT_A);
+        assert!(S == kind::PASS || AES_LATENCY.max(DLRM_LATENCY) + 4 <= 1 << SLOT_A);
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -310,7 +313,9 @@ impl<const L: usize, const S: usize, const A: usize> Default for PayloadSlot<L, 
             shell: Default::default(),
             core: Default::default(),
             svc: Default::default(),
-            use_svc: Constant::new(S != kind::PASS),
+            dlrm: Default::default(),
+            use_svc: Constant::new(S == kind::AES),
+            use_dlrm: Constant::new(S == kind::DLRM),
         }
     }
 }
@@ -318,9 +323,14 @@ impl<const L: usize, const S: usize, const A: usize> Default for PayloadSlot<L, 
 impl<const L: usize, const S: usize, const A: usize> Logic for PayloadSlot<L, S, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, shell, core, svc);
+        clock!(self, clock, shell, core, svc, dlrm);
         self.shell.reset.next = self.reset.val();
         self.svc.reset.next = self.reset.val();
+        self.dlrm.reset.next = self.reset.val();
+        self.dlrm.in_beat.next = self.shell.core_in.val();
+        self.dlrm.in_valid.next = self.shell.core_in_valid.val();
+        self.dlrm.cfg.next = self.cfg.val();
+        self.dlrm.rx.next = self.rx.val();
         Axis512Sink::link(&mut self.s_axis, &mut self.shell.s_axis);
         Axis512Source::link(&mut self.m_axis, &mut self.shell.m_axis);
         self.shell.s_meta.next = self.s_meta.val();
@@ -337,6 +347,10 @@ impl<const L: usize, const S: usize, const A: usize> Logic for PayloadSlot<L, S,
         if self.use_svc.val() {
             self.shell.core_out.next = self.svc.out_beat.val();
             self.shell.core_out_valid.next = self.svc.out_valid.val();
+        }
+        if self.use_dlrm.val() {
+            self.shell.core_out.next = self.dlrm.out_beat.val();
+            self.shell.core_out_valid.next = self.dlrm.out_valid.val();
         }
         self.overrun.next = self.shell.overrun.val();
     }
@@ -587,9 +601,15 @@ impl<const L: usize> Logic for TapJoin<L> {
 pub type PayloadSlot11 = PayloadSlot<11, { kind::PASS }, 1>;
 /// The AES-CTR slot with a 9-bit (512-entry) QP context, emitted as a top and tested alone.
 pub type AesSlot = PayloadSlot<1, { kind::AES }, 9>;
+/// The DLRM application slot: the operation per QP for 512 QPs.
+pub type DlrmSlot = PayloadSlot<1, { kind::DLRM }, 9>;
 pub type TapJoin8 = TapJoin<8>;
 
 nicgen_sim::impl_ports!(PayloadSlot11, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_meta,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta, overrun, cfg, rx, gen]);
+
+nicgen_sim::impl_ports!(DlrmSlot, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_meta,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta, overrun, cfg, rx, gen]);
 

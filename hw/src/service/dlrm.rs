@@ -1,0 +1,173 @@
+//! DLRM preprocessing in the application slot (BALBOA §8): Neg2Zero, Logarithm (`ln(1 + x)`)
+//! and Modulus on the sixteen 32-bit lanes of each beat, at one beat per cycle, for the QPs the
+//! slot is bound to. The arithmetic is `nicgen_model::dlrm` (bit for bit), which states the
+//! logarithm's error bound and is tested against Rust's `ln_1p`.
+//!
+//! Per QP (a table in block RAM, by QPN) an operation code ([`nicgen_model::dlrm::op`]): pass,
+//! Neg2Zero, Logarithm, Neg2Zero then Logarithm (DLRM's dense features), or Modulus (sparse
+//! ids). The slot transforms data only on the RX side (received WRITE and READ RESPONSE
+//! payloads, before their DMA write); on the TX side it passes everything.
+//!
+//! Lane pipeline ([`LANE_STAGES`] stages): decode and align (`1 + x` exactly, or `x`), normalize,
+//! reciprocal-table multiply, `d`, two Horner multiplies (each registered before use), `q`,
+//! `d·q` and `mx·q`, `e·ln 2 + ln c + d·q`, leading one, round and pack. Modulus: `x·R`, `q·M`,
+//! `x - q·M`, one correction.
+use crate::service::aes_ctr::{kind, SvcCfg};
+use crate::service::slot::{SlotBeat, SlotMetaFields, META_BITS};
+use crate::stream::{DATA_W, KEEP_W};
+use nicgen_model::dlrm::{lnc, ln2, rc, C3, FRAC, QNAN};
+use rust_hdl::prelude::*;
+
+/// Registers in the slot's configuration window.
+pub mod reg {
+    /// Write `qpn | op << 24`: the QP's operation (`nicgen_model::dlrm::op`).
+    pub const QP_OP: u8 = 0x40;
+    /// The modulus `M` (0: pass the value, 1: zero).
+    pub const MOD_M: u8 = 0x44;
+    /// The reciprocal `R = ⌊2^64 / M⌋` (`nicgen_model::dlrm::mod_magic`), low and high words.
+    pub const MOD_R_LO: u8 = 0x48;
+    pub const MOD_R_HI: u8 = 0x4c;
+}
+
+/// Stages of a lane.
+pub const LANE_STAGES: usize = 12;
+/// Beat in to beat out: the operation's table read, then the lanes.
+pub const DLRM_LATENCY: usize = 1 + LANE_STAGES;
+
+/// The DLRM slot core (`S` = [`kind::DLRM`]; otherwise an idle stub). `A`: QPN address bits of
+/// the operation table.
+#[derive(LogicBlock, Default)]
+pub struct DlrmCore<const S: usize, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub in_beat: Signal<In, SlotBeat>,
+    pub in_valid: Signal<In, Bit>,
+    pub out_beat: Signal<Out, SlotBeat>,
+    pub out_valid: Signal<Out, Bit>,
+    pub cfg: Signal<In, SvcCfg>,
+    pub rx: Signal<In, Bit>,
+}
+
+impl<const S: usize, const A: usize> Logic for DlrmCore<S, A> {
+    // Verilog only (checked under Verilator): the rust-hdl model is idle.
+    fn update(&mut self) {
+        self.out_beat.next = SlotBeat::default();
+        self.out_valid.next = false;
+    }
+    fn connect(&mut self) {
+        self.out_beat.connect();
+        self.out_valid.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(if S == kind::DLRM {
+            dlrm_verilog(A)
+        } else {
+            "wire unused_stub = ^{clock, reset, in_beat, in_valid, cfg, rx};\nalways @(*) begin\n  out_beat = 0;\n  out_valid = 1'b0;\nend\n".into()
+        })
+    }
+}
+
+fn case_rom(name: &str, w: usize, f: impl Fn(usize) -> u64) -> String {
+    let mut v = format!("function [{}:0] {name};\n  input [6:0] ix;\n  case (ix)\n", w - 1);
+    for i in 0..128 {
+        v += &format!("    7'd{i}: {name} = {w}'d{};\n", f(i));
+    }
+    v += &format!("    default: {name} = {w}'d0;\n  endcase\nendfunction\n");
+    v
+}
+
+fn dlrm_verilog(qa: usize) -> String {
+    let nq = 1usize << qa;
+    let mb = DATA_W + KEEP_W + 2;
+    let (q_o, _) = SlotMetaFields::slot("qpn");
+    let bw = DATA_W + KEEP_W + 2 + META_BITS;
+    let one = 1u64 << FRAC;
+    let mut v = String::new();
+    // ---- configuration: the operation table and the modulus
+    v += "wire c_we = cfg[0];\nwire [7:0] c_ad = cfg[8:1];\nwire [31:0] c_d = cfg[40:9];\n";
+    v += "reg [31:0] mod_m, r_lo, r_hi;\n";
+    v += &format!("(* ram_style = \"block\" *) reg [2:0] opmem [0:{}];\n", nq - 1);
+    v += &format!("integer i;\ninitial begin\n  for (i = 0; i < {nq}; i = i + 1) opmem[i] = 3'd0;\n  mod_m = 32'd0;\n  r_lo = 32'd0;\n  r_hi = 32'd0;\nend\n");
+    v += "always @(posedge clock) begin\n  if (c_we) begin\n";
+    v += &format!("    if (c_ad == 8'h{:02x}) opmem[c_d[{}:0]] <= c_d[26:24];\n", reg::QP_OP, qa - 1);
+    v += &format!("    if (c_ad == 8'h{:02x}) mod_m <= c_d;\n", reg::MOD_M);
+    v += &format!("    if (c_ad == 8'h{:02x}) r_lo <= c_d;\n", reg::MOD_R_LO);
+    v += &format!("    if (c_ad == 8'h{:02x}) r_hi <= c_d;\n", reg::MOD_R_HI);
+    v += "  end\nend\n";
+    v += "wire [63:0] mod_r = {r_hi, r_lo};\n";
+    // ---- S0: the QP's operation (RX only)
+    v += &format!("wire [{}:0] i_q = in_beat[{}:{}];\n", qa - 1, mb + q_o + qa - 1, mb + q_o);
+    v += &format!("reg [2:0] op_q;\nreg p1_v;\nreg [{}:0] p1_b;\n", bw - 1);
+    v += "always @(posedge clock) begin\n  op_q <= opmem[i_q];\n  p1_v <= in_valid & ~reset;\n  p1_b <= in_beat;\nend\n";
+    v += "wire [2:0] op = rx ? op_q : 3'd0;\n";
+    // ---- tables and helpers
+    v += &case_rom("rc_t", 49, rc);
+    v += &case_rom("lnc_t", 48, lnc);
+    v += "function [5:0] lead55;\n  input [54:0] x;\n  integer k;\n  begin\n    lead55 = 6'd0;\n    for (k = 0; k < 55; k = k + 1) if (x[k]) lead55 = k[5:0];\n  end\nendfunction\n";
+    v += "function [6:0] lead73;\n  input [72:0] x;\n  integer k;\n  begin\n    lead73 = 7'd0;\n    for (k = 0; k < 73; k = k + 1) if (x[k]) lead73 = k[6:0];\n  end\nendfunction\n";
+    // ---- the rest of the beat waits beside the lanes
+    let n = LANE_STAGES;
+    let rest = bw - DATA_W;
+    v += &format!("reg [{}:0] bd [0:{}];\nreg [{}:0] vd;\ninteger d;\n", rest - 1, n - 1, n - 1);
+    v += &format!("always @(posedge clock) begin\n  bd[0] <= p1_b[{}:{DATA_W}];\n  vd[0] <= p1_v & ~reset;\n  for (d = 1; d < {n}; d = d + 1) begin\n    bd[d] <= bd[d-1];\n    vd[d] <= vd[d-1] & ~reset;\n  end\nend\n", bw - 1);
+    v += "wire [511:0] lanes;\ngenvar gl;\ngenerate for (gl = 0; gl < 16; gl = gl + 1) begin : g_lane\n";
+    v += "  wire [31:0] xi = p1_b[32*gl +: 32];\n";
+    // S1 (a): decode, Neg2Zero, align; the modulus' first multiply
+    v += "  wire nan_i = xi[30:23] == 8'hff && xi[22:0] != 23'd0;\n";
+    v += "  wire [31:0] xn = (op[0] && xi[31] && !nan_i) ? 32'd0 : xi;\n";
+    v += "  wire s = xn[31];\n  wire [7:0] ex = xn[30:23];\n  wire [22:0] fr = xn[22:0];\n  wire [23:0] mx = {1'b1, fr};\n";
+    v += &format!("  wire sp = (ex == 8'hff) | s | (ex < 8'd103);\n  wire [31:0] spv = (ex == 8'hff) ? ((fr != 23'd0) ? (xn | 32'h00400000) : (s ? 32'h{QNAN:08x} : xn)) : (s ? ((xn[30:0] == 31'd0) ? xn : 32'h{QNAN:08x}) : xn);\n");
+    v += "  wire [7:0] shm = ex - 8'd120;\n  wire [7:0] shs = ex - 8'd102;\n";
+    v += "  reg a_sp, a_cs, a_cl, a_log, a_mod;\n  reg [31:0] a_alt, a_x;\n  reg [7:0] a_ex;\n  reg [23:0] a_mx;\n  reg [22:0] a_fr;\n  reg [54:0] a_y;\n  reg [41:0] a_ds;\n  reg [95:0] a_mp;\n";
+    v += "  always @(posedge clock) begin\n    a_sp <= sp;\n    a_cs <= ex < 8'd120;\n    a_cl <= ex >= 8'd151;\n    a_log <= op[1] & ~op[2];\n    a_mod <= op[2];\n    a_alt <= (op[1] & ~op[2]) ? spv : xn;\n    a_x <= xi;\n    a_ex <= ex;\n    a_mx <= mx;\n    a_fr <= fr;\n";
+    v += "    a_y <= (55'd1 << 30) + ({31'd0, mx} << shm[4:0]);\n    a_ds <= {18'd0, mx} << shs[4:0];\n    a_mp <= {64'd0, xi} * {32'd0, mod_r};\n  end\n";
+    // S2 (b): normalize 1 + x; the modulus' quotient
+    v += "  wire [5:0] lp = lead55(a_y);\n  wire [54:0] yf = a_y & ~(55'd1 << lp);\n";
+    v += "  wire [54:0] f_w = (lp <= 6'd48) ? (yf << (6'd48 - lp)) : (yf >> (lp - 6'd48));\n  wire [47:0] f_m = f_w[47:0];\n";
+    v += "  reg b_sp, b_cs, b_log, b_mod;\n  reg [31:0] b_alt, b_x, b_q;\n  reg [7:0] b_e, b_ex;\n  reg [47:0] b_f;\n  reg [23:0] b_mx;\n  reg [41:0] b_ds;\n";
+    v += "  always @(posedge clock) begin\n    b_sp <= a_sp;\n    b_cs <= a_cs;\n    b_log <= a_log;\n    b_mod <= a_mod;\n    b_alt <= a_alt;\n    b_x <= a_x;\n    b_q <= a_mp[95:64];\n    b_ex <= a_ex;\n    b_mx <= a_mx;\n    b_ds <= a_ds;\n";
+    v += "    b_e <= a_cl ? (a_ex - 8'd127) : ({2'd0, lp} - 8'd30);\n    b_f <= a_cl ? {a_fr, 25'd0} : f_m;\n  end\n";
+    // S3 (c): m · (1/c); ln c; q·M
+    v += "  wire [6:0] ti = b_f[47:41];\n  wire [97:0] mp = {49'd0, 1'b1, b_f} * {49'd0, rc_t(ti)};\n";
+    v += "  reg c_sp, c_cs, c_log, c_mod;\n  reg [31:0] c_alt, c_x;\n  reg [63:0] c_qm;\n  reg [7:0] c_e, c_ex;\n  reg [23:0] c_mx;\n  reg [41:0] c_ds;\n  reg [49:0] c_p;\n  reg [47:0] c_ln;\n";
+    v += "  always @(posedge clock) begin\n    c_sp <= b_sp;\n    c_cs <= b_cs;\n    c_log <= b_log;\n    c_mod <= b_mod;\n    c_alt <= b_alt;\n    c_x <= b_x;\n    c_qm <= {32'd0, b_q} * {32'd0, mod_m};\n    c_e <= b_e;\n    c_ex <= b_ex;\n    c_mx <= b_mx;\n    c_ds <= b_ds;\n    c_p <= mp[97:48];\n    c_ln <= lnc_t(ti);\n  end\n";
+    // S4 (d): d; 1/3 - d/4; x - q·M
+    v += &format!("  wire [49:0] dm = (c_p > 50'd{one}) ? (c_p - 50'd{one}) : 50'd0;\n  wire [41:0] dd = c_cs ? c_ds : dm[41:0];\n");
+    v += "  reg d_sp, d_cs, d_log, d_mod;\n  reg [31:0] d_alt, d_x;\n  reg [32:0] d_r;\n  reg [7:0] d_e, d_ex;\n  reg [23:0] d_mx;\n  reg [41:0] d_d;\n  reg [47:0] d_t3, d_ln;\n";
+    v += &format!("  always @(posedge clock) begin\n    d_sp <= c_sp;\n    d_cs <= c_cs;\n    d_log <= c_log;\n    d_mod <= c_mod;\n    d_alt <= c_alt;\n    d_x <= c_x;\n    d_r <= {{1'b0, c_x}} - c_qm[32:0];\n    d_e <= c_e;\n    d_ex <= c_ex;\n    d_mx <= c_mx;\n    d_d <= dd;\n    d_t3 <= 48'd{C3} - {{8'd0, dd[41:2]}};\n    d_ln <= c_ln;\n  end\n");
+    // S5 (e): d · t3; the modulus' correction decides the lane's value when it is not a log
+    v += "  wire [31:0] mr = (mod_m == 32'd0) ? d_x : (mod_m == 32'd1) ? 32'd0 : (d_r >= {1'b0, mod_m}) ? (d_r[31:0] - mod_m) : d_r[31:0];\n";
+    v += "  reg e_use;\n  reg [31:0] e_alt;\n  reg e_cs;\n  reg [7:0] e_e, e_ex;\n  reg [23:0] e_mx;\n  reg [41:0] e_d;\n  reg [89:0] e_p1;\n  reg [47:0] e_ln;\n";
+    v += "  always @(posedge clock) begin\n    e_use <= d_mod | ~d_log | d_sp;\n    e_alt <= d_mod ? mr : d_alt;\n    e_cs <= d_cs;\n    e_e <= d_e;\n    e_ex <= d_ex;\n    e_mx <= d_mx;\n    e_d <= d_d;\n    e_p1 <= {48'd0, d_d} * {42'd0, d_t3};\n    e_ln <= d_ln;\n  end\n";
+    // the lane's alternative value (pass, Neg2Zero, special, modulus) waits for the log's stages
+    // (registered at stage 5, needed beside stage 11's registers: alt_d[j] sits beside stage 6 + j)
+    v += "  reg [32:0] alt_d [0:5];\n  integer k2;\n";
+    v += "  always @(posedge clock) begin\n    alt_d[0] <= {e_use, e_alt};\n    for (k2 = 1; k2 <= 5; k2 = k2 + 1) alt_d[k2] <= alt_d[k2-1];\n  end\n";
+    // S6 (f): t2 = 1/2 - d·t3
+    v += &format!("  reg f_cs;\n  reg [7:0] f_e, f_ex;\n  reg [23:0] f_mx;\n  reg [41:0] f_d;\n  reg [47:0] f_t2, f_ln;\n  always @(posedge clock) begin\n    f_cs <= e_cs;\n    f_e <= e_e;\n    f_ex <= e_ex;\n    f_mx <= e_mx;\n    f_d <= e_d;\n    f_t2 <= 48'd{} - {{6'd0, e_p1[89:48]}};\n    f_ln <= e_ln;\n  end\n", one >> 1);
+    // S7 (g): d · t2
+    v += "  reg g_cs;\n  reg [7:0] g_e, g_ex;\n  reg [23:0] g_mx;\n  reg [41:0] g_d;\n  reg [89:0] g_p2;\n  reg [47:0] g_ln;\n  always @(posedge clock) begin\n    g_cs <= f_cs;\n    g_e <= f_e;\n    g_ex <= f_ex;\n    g_mx <= f_mx;\n    g_d <= f_d;\n    g_p2 <= {48'd0, f_d} * {42'd0, f_t2};\n    g_ln <= f_ln;\n  end\n";
+    // S8 (h): q = 1 - d·t2
+    v += &format!("  reg h_cs;\n  reg [7:0] h_e, h_ex;\n  reg [23:0] h_mx;\n  reg [41:0] h_d;\n  reg [48:0] h_q;\n  reg [47:0] h_ln;\n  always @(posedge clock) begin\n    h_cs <= g_cs;\n    h_e <= g_e;\n    h_ex <= g_ex;\n    h_mx <= g_mx;\n    h_d <= g_d;\n    h_q <= 49'd{one} - {{7'd0, g_p2[89:48]}};\n    h_ln <= g_ln;\n  end\n");
+    // S9 (i): d·q and mx·q
+    v += "  wire [90:0] dq = {49'd0, h_d} * {42'd0, h_q};\n";
+    v += "  reg i_cs;\n  reg [7:0] i_e, i_ex;\n  reg [72:0] i_ps;\n  reg [42:0] i_t;\n  reg [47:0] i_ln;\n  always @(posedge clock) begin\n    i_cs <= h_cs;\n    i_e <= h_e;\n    i_ex <= h_ex;\n    i_ps <= {49'd0, h_mx} * {24'd0, h_q};\n    i_t <= dq[90:48];\n    i_ln <= h_ln;\n  end\n";
+    // S10 (j): R = e·ln 2 + ln c + d·q, or mx·q
+    v += &format!("  wire [72:0] rr = ({{65'd0, i_e}} * 73'd{}) + {{25'd0, i_ln}} + {{30'd0, i_t}};\n", ln2());
+    v += "  reg j_cs;\n  reg [7:0] j_ex;\n  reg [72:0] j_v;\n  always @(posedge clock) begin\n    j_cs <= i_cs;\n    j_ex <= i_ex;\n    j_v <= i_cs ? i_ps : rr;\n  end\n";
+    // S11 (k): the leading one
+    v += "  reg k_cs;\n  reg [7:0] k_ex;\n  reg [72:0] k_v;\n  reg [6:0] k_lp;\n  always @(posedge clock) begin\n    k_cs <= j_cs;\n    k_ex <= j_ex;\n    k_v <= j_v;\n    k_lp <= lead73(j_v);\n  end\n";
+    // S12 (l): round to nearest even, pack; or the alternative value
+    v += "  wire [6:0] sh1 = k_lp - 7'd24;\n  wire [72:0] vs = k_v >> sh1;\n  wire [23:0] mant = vs[24:1];\n  wire rnd = vs[0];\n";
+    v += "  wire sticky = (k_v & ((73'd1 << sh1) - 73'd1)) != 73'd0;\n  wire [24:0] m2 = {1'b0, mant} + {24'd0, rnd & (sticky | mant[0])};\n";
+    v += "  wire [8:0] eb = k_cs ? ({2'd0, k_lp} + {1'b0, k_ex} - 9'd71) : ({2'd0, k_lp} + 9'd79);\n";
+    v += "  wire [7:0] eo = m2[24] ? (eb[7:0] + 8'd1) : eb[7:0];\n  wire [22:0] mo = m2[24] ? m2[23:1] : m2[22:0];\n";
+    v += "  wire [32:0] alt = alt_d[5];\n";
+    v += "  reg [31:0] l_o;\n  always @(posedge clock) l_o <= alt[32] ? alt[31:0] : {1'b0, eo, mo};\n";
+    v += "  assign lanes[32*gl +: 32] = l_o;\n";
+    v += "  wire unused_l = ^{eb[8], rr[72:60], vs[72:25], k_v[72], i_e[7], c_qm[63:33], shm[7:5], shs[7:5], a_mp[63:0], mp[47:0], dm[49:42], e_p1[47:0], g_p2[47:0], dq[47:0], f_w[54:48]};\n";
+    v += "end endgenerate\n";
+    v += &format!("always @(*) begin\n  out_beat = {{bd[{}], lanes}};\n  out_valid = vd[{}];\nend\n", n - 1, n - 1);
+    v += &format!("wire unused_d = ^{{p1_b[{}:{}], in_beat}};\n", bw - 1, DATA_W);
+    v
+}
