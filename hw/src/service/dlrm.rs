@@ -6,7 +6,8 @@
 //! Per QP (a table in block RAM, by QPN) an operation code ([`nicgen_model::dlrm::op`]): pass,
 //! Neg2Zero, Logarithm, Neg2Zero then Logarithm (DLRM's dense features), or Modulus (sparse
 //! ids). The slot transforms data only on the RX side (received WRITE and READ RESPONSE
-//! payloads, before their DMA write); on the TX side it passes everything.
+//! payloads, before their DMA write); on the TX side it passes everything. A lane that is not
+//! wholly inside `tkeep` (a payload that is not a multiple of 4 bytes) passes unchanged.
 //!
 //! Lane pipeline ([`LANE_STAGES`] stages): decode and align (`1 + x` exactly, or `x`), normalize,
 //! reciprocal-table multiply, `d`, two Horner multiplies (each registered before use), `q`,
@@ -99,7 +100,7 @@ fn dlrm_verilog(qa: usize) -> String {
     v += &format!("wire [{}:0] i_q = in_beat[{}:{}];\n", qa - 1, mb + q_o + qa - 1, mb + q_o);
     v += &format!("reg [2:0] op_q;\nreg p1_v;\nreg [{}:0] p1_b;\n", bw - 1);
     v += "always @(posedge clock) begin\n  op_q <= opmem[i_q];\n  p1_v <= in_valid & ~reset;\n  p1_b <= in_beat;\nend\n";
-    v += "wire [2:0] op = rx ? op_q : 3'd0;\n";
+    v += "wire [2:0] op_b = rx ? op_q : 3'd0;\n";
     // ---- tables and helpers
     v += &case_rom("rc_t", 49, rc);
     v += &case_rom("lnc_t", 48, lnc);
@@ -112,6 +113,8 @@ fn dlrm_verilog(qa: usize) -> String {
     v += &format!("always @(posedge clock) begin\n  bd[0] <= p1_b[{}:{DATA_W}];\n  vd[0] <= p1_v & ~reset;\n  for (d = 1; d < {n}; d = d + 1) begin\n    bd[d] <= bd[d-1];\n    vd[d] <= vd[d-1] & ~reset;\n  end\nend\n", bw - 1);
     v += "wire [511:0] lanes;\ngenvar gl;\ngenerate for (gl = 0; gl < 16; gl = gl + 1) begin : g_lane\n";
     v += "  wire [31:0] xi = p1_b[32*gl +: 32];\n";
+    // a lane only partly inside tkeep is not a whole value: it passes unchanged
+    v += &format!("  wire [2:0] op = p1_b[{DATA_W} + 4*gl + 3] ? op_b : 3'd0;\n");
     // S1 (a): decode, Neg2Zero, align; the modulus' first multiply
     v += "  wire nan_i = xi[30:23] == 8'hff && xi[22:0] != 23'd0;\n";
     v += "  wire [31:0] xn = (op[0] && xi[31] && !nan_i) ? 32'd0 : xi;\n";

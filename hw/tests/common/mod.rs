@@ -58,7 +58,18 @@ pub fn run_with_frame_param<S: CycleSim>(sim: &mut S, param: &str, frames: &[Axi
 /// [`run_with_frame_param`] for a port of any width: `words[i]` (32-bit words, least
 /// significant first) while frame `i` is offered.
 pub fn run_with_frame_words<S: CycleSim>(sim: &mut S, param: &str, frames: &[AxisFrame], words: &[Vec<u32>], valid: u32, ready: u32, seed: u64) -> (Vec<AxisFrame>, u64) {
+    run_with_frame_words_held(sim, param, frames, words, &[], valid, ready, seed)
+}
+
+/// [`run_with_frame_words`] with the inputs `held` set to their values after the reset (which
+/// zeroes every input).
+#[allow(clippy::too_many_arguments)]
+pub fn run_with_frame_words_held<S: CycleSim>(sim: &mut S, param: &str, frames: &[AxisFrame], words: &[Vec<u32>], held: &[(&str, bool)], valid: u32, ready: u32, seed: u64) -> (Vec<AxisFrame>, u64) {
     sim.reset(2);
+    for (name, v) in held {
+        let p = sim.port(name);
+        sim.set_bit(p, *v);
+    }
     let pp = sim.port(param);
     let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
     let mut m = AxisMonitor::new(sim, "m_axis", ready, seed + 9);
