@@ -254,36 +254,32 @@ pub struct Sniffer<const A: usize, const M: usize> {
     rx: SniffTap<A, M>,
     tx: SniffTap<A, M>,
     arb: AxisArb4,
-    ctrl: DFF<Bits<2>>,
-    snap: DFF<Bits<16>>,
-    ip: DFF<Bits<32>>,
-    ip_m: DFF<Bits<32>>,
-    port: DFF<Bits<32>>,
-    op: DFF<Bits<16>>,
-    qpn: DFF<Bits<24>>,
-    qpn_m: DFF<Bits<24>>,
+    /// The configuration registers, in [`reg`] order from `CTRL` to `QPN_MASK`.
+    cfg: [DFF<Bits<32>>; CFG_REGS],
     ts: DFF<Bits<64>>,
     ts_hi: DFF<Bits<32>>,
     rdata: DFF<Bits<32>>,
     rerr: DFF<Bit>,
     ns: Constant<Bits<64>>,
-    snap_reset: Constant<Bits<16>>,
-    a: [Constant<Bits<16>>; 18],
+    snap_reset: Constant<Bits<32>>,
+    a_cfg: [Constant<Bits<16>>; CFG_REGS],
+    a_ts: [Constant<Bits<16>>; 2],
+    a_cnt: [Constant<Bits<16>>; 8],
     z512: Constant<Bits<512>>,
     z64: Constant<Bits<64>>,
-    z24: Constant<Bits<24>>,
-    z16: Constant<Bits<16>>,
-    z2: Constant<Bits<2>>,
+    z32: Constant<Bits<32>>,
+    cnt: [Signal<Local, Bits<32>>; 8],
     unused_strb: Signal<Local, Bits<4>>,
     unused_arb: Signal<Local, Bit>,
+    unused_cfg: Signal<Local, Bit>,
 }
+
+/// Configuration registers: `CTRL` to `QPN_MASK`, one word apart.
+const CFG_REGS: usize = 8;
 
 impl<const A: usize, const M: usize> Default for Sniffer<A, M> {
     fn default() -> Self {
-        let mut offs = vec![reg::CTRL, reg::SNAPLEN, reg::IP, reg::IP_MASK, reg::PORT, reg::OPCODE, reg::QPN, reg::QPN_MASK, reg::TS_LO, reg::TS_HI];
-        for base in [reg::RX_COUNTERS, reg::TX_COUNTERS] {
-            offs.extend((0..4).map(|i| base + 4 * i));
-        }
+        let cnt: Vec<u16> = [reg::RX_COUNTERS, reg::TX_COUNTERS].iter().flat_map(|b| (0..4).map(move |i| b + 4 * i)).collect();
         Sniffer {
             clock: Default::default(),
             reset: Default::default(),
@@ -295,28 +291,23 @@ impl<const A: usize, const M: usize> Default for Sniffer<A, M> {
             rx: SniffTap::new(nicgen_model::sniff::DIR_RX),
             tx: SniffTap::new(nicgen_model::sniff::DIR_TX),
             arb: AxisArb4::new(false),
-            ctrl: Default::default(),
-            snap: Default::default(),
-            ip: Default::default(),
-            ip_m: Default::default(),
-            port: Default::default(),
-            op: Default::default(),
-            qpn: Default::default(),
-            qpn_m: Default::default(),
+            cfg: Default::default(),
             ts: Default::default(),
             ts_hi: Default::default(),
             rdata: Default::default(),
             rerr: Default::default(),
             ns: Constant::new(NS_PER_CYCLE.into()),
             snap_reset: Constant::new(0xffffu64.into()),
-            a: std::array::from_fn(|i| Constant::new((offs[i] as u64).into())),
+            a_cfg: std::array::from_fn(|i| Constant::new((reg::CTRL as u64 + 4 * i as u64).into())),
+            a_ts: [Constant::new((reg::TS_LO as u64).into()), Constant::new((reg::TS_HI as u64).into())],
+            a_cnt: std::array::from_fn(|i| Constant::new((cnt[i] as u64).into())),
             z512: Constant::new(0u64.into()),
             z64: Constant::new(0u64.into()),
-            z24: Constant::new(0u64.into()),
-            z16: Constant::new(0u64.into()),
-            z2: Constant::new(0u64.into()),
+            z32: Constant::new(0u64.into()),
+            cnt: Default::default(),
             unused_strb: Default::default(),
             unused_arb: Default::default(),
+            unused_cfg: Default::default(),
         }
     }
 }
@@ -324,7 +315,11 @@ impl<const A: usize, const M: usize> Default for Sniffer<A, M> {
 impl<const A: usize, const M: usize> Logic for Sniffer<A, M> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, ctrl, snap, ip, ip_m, port, op, qpn, qpn_m, ts, ts_hi, rdata, rerr);
+        dff_setup!(self, clock, ts, ts_hi, rdata, rerr);
+        for i in 0..CFG_REGS {
+            self.cfg[i].clock.next = self.clock.val();
+            self.cfg[i].d.next = self.cfg[i].q.val();
+        }
         clock!(self, clock, bridge, rx, tx, arb);
         self.bridge.reset.next = self.reset.val();
         self.rx.reset.next = self.reset.val();
@@ -349,137 +344,87 @@ impl<const A: usize, const M: usize> Logic for Sniffer<A, M> {
         self.unused_arb.next = self.arb.s2_axis.tready.val() | self.arb.s3_axis.tready.val() | self.arb.grant.val().any();
         // the nanosecond clock
         self.ts.d.next = self.ts.q.val() + self.ns.val();
-        // configuration, shared by both taps
-        self.rx.en.next = self.ctrl.q.val().get_bit(0);
-        self.tx.en.next = self.ctrl.q.val().get_bit(1);
+        // configuration, shared by both taps (register order: reg::CTRL .. reg::QPN_MASK)
+        self.rx.en.next = self.cfg[0].q.val().get_bit(0);
+        self.tx.en.next = self.cfg[0].q.val().get_bit(1);
         self.rx.ts.next = self.ts.q.val();
         self.tx.ts.next = self.ts.q.val();
-        self.rx.snap.next = self.snap.q.val();
-        self.tx.snap.next = self.snap.q.val();
-        self.rx.ip_v.next = self.ip.q.val();
-        self.tx.ip_v.next = self.ip.q.val();
-        self.rx.ip_m.next = self.ip_m.q.val();
-        self.tx.ip_m.next = self.ip_m.q.val();
-        self.rx.port_v.next = self.port.q.val().get_bits::<16>(0);
-        self.tx.port_v.next = self.port.q.val().get_bits::<16>(0);
-        self.rx.port_m.next = self.port.q.val().get_bits::<16>(16);
-        self.tx.port_m.next = self.port.q.val().get_bits::<16>(16);
-        self.rx.op_v.next = self.op.q.val().get_bits::<8>(0);
-        self.tx.op_v.next = self.op.q.val().get_bits::<8>(0);
-        self.rx.op_m.next = self.op.q.val().get_bits::<8>(8);
-        self.tx.op_m.next = self.op.q.val().get_bits::<8>(8);
-        self.rx.qpn_v.next = self.qpn.q.val();
-        self.tx.qpn_v.next = self.qpn.q.val();
-        self.rx.qpn_m.next = self.qpn_m.q.val();
-        self.tx.qpn_m.next = self.qpn_m.q.val();
-        // writes: the eight configuration registers; anything else is refused
+        self.rx.snap.next = self.cfg[1].q.val().get_bits::<16>(0);
+        self.tx.snap.next = self.cfg[1].q.val().get_bits::<16>(0);
+        self.rx.ip_v.next = self.cfg[2].q.val();
+        self.tx.ip_v.next = self.cfg[2].q.val();
+        self.rx.ip_m.next = self.cfg[3].q.val();
+        self.tx.ip_m.next = self.cfg[3].q.val();
+        self.rx.port_v.next = self.cfg[4].q.val().get_bits::<16>(0);
+        self.tx.port_v.next = self.cfg[4].q.val().get_bits::<16>(0);
+        self.rx.port_m.next = self.cfg[4].q.val().get_bits::<16>(16);
+        self.tx.port_m.next = self.cfg[4].q.val().get_bits::<16>(16);
+        self.rx.op_v.next = self.cfg[5].q.val().get_bits::<8>(0);
+        self.tx.op_v.next = self.cfg[5].q.val().get_bits::<8>(0);
+        self.rx.op_m.next = self.cfg[5].q.val().get_bits::<8>(8);
+        self.tx.op_m.next = self.cfg[5].q.val().get_bits::<8>(8);
+        self.rx.qpn_v.next = self.cfg[6].q.val().get_bits::<24>(0);
+        self.tx.qpn_v.next = self.cfg[6].q.val().get_bits::<24>(0);
+        self.rx.qpn_m.next = self.cfg[7].q.val().get_bits::<24>(0);
+        self.tx.qpn_m.next = self.cfg[7].q.val().get_bits::<24>(0);
+        self.unused_cfg.next = self.cfg[0].q.val().get_bits::<30>(2).any()
+            | self.cfg[1].q.val().get_bits::<16>(16).any()
+            | self.cfg[5].q.val().get_bits::<16>(16).any()
+            | self.cfg[6].q.val().get_bits::<8>(24).any()
+            | self.cfg[7].q.val().get_bits::<8>(24).any();
+        // writes: the configuration registers; anything else is refused
         self.bridge.wr_err.next = true;
-        if self.bridge.wr_addr.val() == self.a[0].val() {
-            self.bridge.wr_err.next = false;
-            if self.bridge.wr_en.val() {
-                self.ctrl.d.next = self.bridge.wr_data.val().get_bits::<2>(0);
-            }
-        }
-        if self.bridge.wr_addr.val() == self.a[1].val() {
-            self.bridge.wr_err.next = false;
-            if self.bridge.wr_en.val() {
-                self.snap.d.next = self.bridge.wr_data.val().get_bits::<16>(0);
-            }
-        }
-        if self.bridge.wr_addr.val() == self.a[2].val() {
-            self.bridge.wr_err.next = false;
-            if self.bridge.wr_en.val() {
-                self.ip.d.next = self.bridge.wr_data.val();
-            }
-        }
-        if self.bridge.wr_addr.val() == self.a[3].val() {
-            self.bridge.wr_err.next = false;
-            if self.bridge.wr_en.val() {
-                self.ip_m.d.next = self.bridge.wr_data.val();
-            }
-        }
-        if self.bridge.wr_addr.val() == self.a[4].val() {
-            self.bridge.wr_err.next = false;
-            if self.bridge.wr_en.val() {
-                self.port.d.next = self.bridge.wr_data.val();
-            }
-        }
-        if self.bridge.wr_addr.val() == self.a[5].val() {
-            self.bridge.wr_err.next = false;
-            if self.bridge.wr_en.val() {
-                self.op.d.next = self.bridge.wr_data.val().get_bits::<16>(0);
-            }
-        }
-        if self.bridge.wr_addr.val() == self.a[6].val() {
-            self.bridge.wr_err.next = false;
-            if self.bridge.wr_en.val() {
-                self.qpn.d.next = self.bridge.wr_data.val().get_bits::<24>(0);
-            }
-        }
-        if self.bridge.wr_addr.val() == self.a[7].val() {
-            self.bridge.wr_err.next = false;
-            if self.bridge.wr_en.val() {
-                self.qpn_m.d.next = self.bridge.wr_data.val().get_bits::<24>(0);
+        for i in 0..CFG_REGS {
+            if self.bridge.wr_addr.val() == self.a_cfg[i].val() {
+                self.bridge.wr_err.next = false;
+                if self.bridge.wr_en.val() {
+                    self.cfg[i].d.next = self.bridge.wr_data.val();
+                }
             }
         }
         // every register is a whole word: the byte strobes are not used
         self.unused_strb.next = self.bridge.wr_strb.val();
         // reads, answered the next cycle
+        self.cnt[0].next = self.rx.c_seen.val();
+        self.cnt[1].next = self.rx.c_cap.val();
+        self.cnt[2].next = self.rx.c_filt.val();
+        self.cnt[3].next = self.rx.c_full.val();
+        self.cnt[4].next = self.tx.c_seen.val();
+        self.cnt[5].next = self.tx.c_cap.val();
+        self.cnt[6].next = self.tx.c_filt.val();
+        self.cnt[7].next = self.tx.c_full.val();
         if self.bridge.rd_en.val() {
-            self.rdata.d.next = 0.into();
-            self.rerr.d.next = false;
-            if self.bridge.rd_addr.val() == self.a[0].val() {
-                self.rdata.d.next = bit_cast::<32, 2>(self.ctrl.q.val());
-            } else if self.bridge.rd_addr.val() == self.a[1].val() {
-                self.rdata.d.next = bit_cast::<32, 16>(self.snap.q.val());
-            } else if self.bridge.rd_addr.val() == self.a[2].val() {
-                self.rdata.d.next = self.ip.q.val();
-            } else if self.bridge.rd_addr.val() == self.a[3].val() {
-                self.rdata.d.next = self.ip_m.q.val();
-            } else if self.bridge.rd_addr.val() == self.a[4].val() {
-                self.rdata.d.next = self.port.q.val();
-            } else if self.bridge.rd_addr.val() == self.a[5].val() {
-                self.rdata.d.next = bit_cast::<32, 16>(self.op.q.val());
-            } else if self.bridge.rd_addr.val() == self.a[6].val() {
-                self.rdata.d.next = bit_cast::<32, 24>(self.qpn.q.val());
-            } else if self.bridge.rd_addr.val() == self.a[7].val() {
-                self.rdata.d.next = bit_cast::<32, 24>(self.qpn_m.q.val());
-            } else if self.bridge.rd_addr.val() == self.a[8].val() {
+            self.rdata.d.next = self.z32.val();
+            self.rerr.d.next = true;
+            for i in 0..CFG_REGS {
+                if self.bridge.rd_addr.val() == self.a_cfg[i].val() {
+                    self.rdata.d.next = self.cfg[i].q.val();
+                    self.rerr.d.next = false;
+                }
+            }
+            for i in 0..8 {
+                if self.bridge.rd_addr.val() == self.a_cnt[i].val() {
+                    self.rdata.d.next = self.cnt[i].val();
+                    self.rerr.d.next = false;
+                }
+            }
+            if self.bridge.rd_addr.val() == self.a_ts[0].val() {
                 self.rdata.d.next = self.ts.q.val().get_bits::<32>(0);
                 self.ts_hi.d.next = self.ts.q.val().get_bits::<32>(32);
-            } else if self.bridge.rd_addr.val() == self.a[9].val() {
+                self.rerr.d.next = false;
+            }
+            if self.bridge.rd_addr.val() == self.a_ts[1].val() {
                 self.rdata.d.next = self.ts_hi.q.val();
-            } else if self.bridge.rd_addr.val() == self.a[10].val() {
-                self.rdata.d.next = self.rx.c_seen.val();
-            } else if self.bridge.rd_addr.val() == self.a[11].val() {
-                self.rdata.d.next = self.rx.c_cap.val();
-            } else if self.bridge.rd_addr.val() == self.a[12].val() {
-                self.rdata.d.next = self.rx.c_filt.val();
-            } else if self.bridge.rd_addr.val() == self.a[13].val() {
-                self.rdata.d.next = self.rx.c_full.val();
-            } else if self.bridge.rd_addr.val() == self.a[14].val() {
-                self.rdata.d.next = self.tx.c_seen.val();
-            } else if self.bridge.rd_addr.val() == self.a[15].val() {
-                self.rdata.d.next = self.tx.c_cap.val();
-            } else if self.bridge.rd_addr.val() == self.a[16].val() {
-                self.rdata.d.next = self.tx.c_filt.val();
-            } else if self.bridge.rd_addr.val() == self.a[17].val() {
-                self.rdata.d.next = self.tx.c_full.val();
-            } else {
-                self.rerr.d.next = true;
+                self.rerr.d.next = false;
             }
         }
         self.bridge.rd_data.next = self.rdata.q.val();
         self.bridge.rd_err.next = self.rerr.q.val();
         if self.reset.val() {
-            self.ctrl.d.next = self.z2.val();
-            self.snap.d.next = self.snap_reset.val();
-            self.ip.d.next = 0.into();
-            self.ip_m.d.next = 0.into();
-            self.port.d.next = 0.into();
-            self.op.d.next = self.z16.val();
-            self.qpn.d.next = self.z24.val();
-            self.qpn_m.d.next = self.z24.val();
+            for i in 0..CFG_REGS {
+                self.cfg[i].d.next = self.z32.val();
+            }
+            self.cfg[1].d.next = self.snap_reset.val();
             self.ts.d.next = self.z64.val();
         }
     }
