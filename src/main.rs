@@ -227,7 +227,23 @@ enum SimScenario {
         /// (e.g. `qpn=0x101,opcode=0x0a`).
         #[arg(long, default_value = "")]
         sniff_filter: nicgen_model::sniff::Filter,
+        /// DLRM preprocessing in node A's RX slot, on every QP of A: data arriving at A (READ
+        /// responses, B's WRITEs) is transformed before its DMA write and checked against the
+        /// model. Uses the services engine (AES-CTR, then DLRM, on RX).
+        #[arg(long, value_enum)]
+        dlrm: Option<DlrmOp>,
+        /// The modulus of `--dlrm modulus`.
+        #[arg(long, default_value_t = 1_000_003)]
+        dlrm_mod: u32,
     },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy)]
+enum DlrmOp {
+    Neg2zero,
+    Log,
+    Neg2zeroLog,
+    Modulus,
 }
 
 /// Faults on both link directions, per frame, each a fraction from 0 to 0.1.
@@ -315,7 +331,7 @@ fn main() -> Result<()> {
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter, dlrm, dlrm_mod } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -342,6 +358,16 @@ fn main() -> Result<()> {
                 retry_cnt,
                 card: nicgen_sim::cardmem::CardParams::from_ns_gbps(hbm_latency_ns, hbm_gbps),
                 sniff: sniff.map(|path| nicgen_hw::scenario::SniffOpts { path, snap, filter: sniff_filter }),
+                dlrm: dlrm.map(|d| {
+                    use nicgen_model::dlrm::op;
+                    let o = match d {
+                        DlrmOp::Neg2zero => op::NEG2ZERO,
+                        DlrmOp::Log => op::LOG,
+                        DlrmOp::Neg2zeroLog => op::NEG2ZERO_LOG,
+                        DlrmOp::Modulus => op::MODULUS,
+                    };
+                    (o, dlrm_mod)
+                }),
                 ..Default::default()
             };
             cmd::sim::rdma(&o, pcie_latency_ns, pcie_gbps, campaign.is_some())

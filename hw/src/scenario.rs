@@ -70,11 +70,15 @@ pub struct RdmaOpts {
     pub card: CardParams,
     /// The sniffer at node A's MAC, writing PCAPNG.
     pub sniff: Option<SniffOpts>,
+    /// DLRM preprocessing in node A's RX slot: every QP of A bound to this operation
+    /// (`nicgen_model::dlrm::op`), with this modulus. Data arriving at A is checked against the
+    /// model's transform of its source.
+    pub dlrm: Option<(u8, u32)>,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None }
     }
 }
 
@@ -130,6 +134,10 @@ pub struct RdmaReport {
     /// model's frame, and records lost for room.
     pub sniffed: [usize; 2],
     pub sniff_lost: u32,
+    /// With DLRM: 32-bit lanes that reached A checked against the model's transform, and how
+    /// many of them the transform changed.
+    pub dlrm_lanes: usize,
+    pub dlrm_changed: usize,
 }
 
 impl RdmaReport {
@@ -207,7 +215,7 @@ fn build_engine(table_qps: usize, aes: bool) -> Result<VerilatorSim> {
         (500, false) => gen(RoceEngine500::default()),
         (4096, false) => gen(RoceEngine4k::new(4096)),
         (500, true) => gen(RoceEngineAes::new(500)),
-        (n, _) => bail!("no engine with {n} QPs and AES is built here (500 or 4096 QPs, or 500 with AES)"),
+        (n, _) => bail!("no engine with {n} QPs and services is built here (500 or 4096 QPs, or 500 with services)"),
     };
     MADE.lock().unwrap().push((key, (v.clone(), ports.clone())));
     VerilatorSim::build(&v, "roce_engine", ports, "clock", &VerilatorOptions::from_env())
@@ -217,9 +225,10 @@ impl Node {
     pub fn new(dma: DmaParams, seed: u64, table_qps: usize) -> Result<Self> {
         Self::with_services(dma, seed, table_qps, false)
     }
-    /// An engine with AES-CTR in its payload slots (`aes`) or with pass-through slots.
-    pub fn with_services(dma: DmaParams, seed: u64, table_qps: usize, aes: bool) -> Result<Self> {
-        let mut sim = build_engine(table_qps, aes)?;
+    /// An engine with services in its payload slots (`svc`: AES-CTR on TX, AES-CTR then DLRM
+    /// on RX) or with pass-through slots.
+    pub fn with_services(dma: DmaParams, seed: u64, table_qps: usize, svc: bool) -> Result<Self> {
+        let mut sim = build_engine(table_qps, svc)?;
         sim.reset(4);
         let dma = DmaPort::new(&sim, dma, seed);
         let rb = CardMem::new(&sim, "m_axi_rb", CardParams::default(), seed + 4);
@@ -281,6 +290,18 @@ impl Node {
         self.write(b + aes::reg::QP_PEER_GEN as u16, peer_gen)?;
         self.write(b + aes::reg::QP_CMD as u16, qpn | (keep as u32) << 31)?;
         Ok(self.read(b + aes::reg::QP_GEN as u16))
+    }
+    /// Bind a QP to a DLRM operation (RX slot).
+    pub fn dlrm_qp(&mut self, qpn: u32, op: u8) -> Result<()> {
+        self.write(reg::SVC_BASE + crate::service::dlrm::reg::QP_OP as u16, qpn | (op as u32) << 24)
+    }
+    /// The DLRM modulus and its reciprocal.
+    pub fn dlrm_mod(&mut self, m: u32) -> Result<()> {
+        use crate::service::dlrm::reg as d;
+        let r = nicgen_model::dlrm::mod_magic(m);
+        self.write(reg::SVC_BASE + d::MOD_M as u16, m)?;
+        self.write(reg::SVC_BASE + d::MOD_R_LO as u16, r as u32)?;
+        self.write(reg::SVC_BASE + d::MOD_R_HI as u16, (r >> 32) as u32)
     }
     /// Every counter of the register map, in [`ENGINE_COUNTERS`] order.
     pub fn counters(&mut self) -> Vec<u64> {
@@ -419,7 +440,8 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
-    let mut n = [Node::with_services(o.dma, o.seed, o.table_qps, o.aes)?, Node::with_services(o.dma, o.seed + 100, o.table_qps, o.aes)?];
+    let svc = o.aes || o.dlrm.is_some();
+    let mut n = [Node::with_services(o.dma, o.seed, o.table_qps, svc)?, Node::with_services(o.dma, o.seed + 100, o.table_qps, svc)?];
     for node in n.iter_mut() {
         node.rb.p = o.card;
     }
@@ -493,6 +515,12 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 bail!("QP {}: an update without a new generation changed it from {} to {g}", qpn(0, q), gens[0][q]);
             }
         }
+    }
+    if let Some((op, m)) = o.dlrm {
+        for q in 0..o.qps {
+            n[0].dlrm_qp(qpn(0, q), op)?;
+        }
+        n[0].dlrm_mod(m)?;
     }
     // work: A posts every message, signaled; with `b_op`, B posts as many to A
     let stride = (o.size as u64).div_ceil(4096) * 4096 + 4096;
@@ -613,7 +641,20 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         let (me, peer) = if side == 0 { (&*a, &*b) } else { (&*b, &*a) };
         for w in list {
             let len = w.len as usize;
-            let (src, dst) = if w.op == wr_op::WRITE { (me.mem.read(w.laddr, len), peer.mem.read(w.raddr, len)) } else { (peer.mem.read(w.raddr, len), me.mem.read(w.laddr, len)) };
+            let (mut src, dst) = if w.op == wr_op::WRITE { (me.mem.read(w.laddr, len), peer.mem.read(w.raddr, len)) } else { (peer.mem.read(w.raddr, len), me.mem.read(w.laddr, len)) };
+            // data that reached A went through A's DLRM slot: whole 32-bit lanes from the
+            // message's start are transformed, a partial last lane passes
+            let to_a = (side == 0) == (w.op == wr_op::READ);
+            if let (true, Some((op, m))) = (to_a, o.dlrm) {
+                let rcp = nicgen_model::dlrm::mod_magic(m);
+                for c in src.chunks_exact_mut(4) {
+                    let x = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    let y = nicgen_model::dlrm::lane(op, x, m, rcp);
+                    r.dlrm_lanes += 1;
+                    r.dlrm_changed += (y != x) as usize;
+                    c.copy_from_slice(&y.to_le_bytes());
+                }
+            }
             if src != dst {
                 r.mismatches += 1;
                 if r.errors.len() < 10 {

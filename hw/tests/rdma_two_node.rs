@@ -4,6 +4,7 @@
 //! its source, every frame on the link against scapy (ICRC) and tshark (fields), and the
 //! 4096-QP engine runs the same scenario.
 use nicgen_hw::service::aes_ctr::AES_LATENCY;
+use nicgen_hw::service::dlrm::DLRM_LATENCY;
 use nicgen_hw::scenario::*;
 use nicgen_model::*;
 use nicgen_sim::host::DmaParams;
@@ -105,9 +106,10 @@ fn aes_service_slots_keep_line_rate() {
         assert_eq!(data_frames, 96 * 8, "{op:?}: data packets in the capture");
         assert!(r.aes_pieces_checked >= 96 * 32768 / 16, "{op:?}: {} payload pieces checked", r.aes_pieces_checked);
         let extra = r.cycles as i64 - base.cycles as i64;
-        // the data's path gains two slots and a tap; a READ's request also crosses a tap, and
-        // its window is reopened by its responses, so a READ run can meet the round trip twice
-        let one_way = 2 * (AES_LATENCY as i64 - 1) + 10;
+        // the data's path gains two slots and a tap (and DLRM, unbound, after AES in the RX
+        // slot); a READ's request also crosses a tap, and its window is reopened by its
+        // responses, so a READ run can meet the round trip twice
+        let one_way = 2 * (AES_LATENCY as i64 - 1) + DLRM_LATENCY as i64 + 10;
         let added = if op == Op::Write { one_way } else { 2 * (one_way + 10) };
         assert!((0..=added + 8).contains(&extra), "{op:?}: {} cycles with AES slots, {} with 1-cycle slots", r.cycles, base.cycles);
         assert!(r.ceiling_frac >= 0.985, "{op:?}: {:.4} of the ceiling", r.ceiling_frac);
@@ -158,5 +160,21 @@ fn both_nodes_post_at_once() {
     for (a, b) in [(Op::Write, Op::Write), (Op::Read, Op::Write)] {
         let r = check(RdmaOpts { op: a, b_op: Some(b), size: 32768, count: 64, qps: 4, seed: 32, ..Default::default() });
         assert!(r.ceiling_frac > 0.95, "{a:?}/{b:?}: {:.4} of the ceiling of the directions with data", r.ceiling_frac);
+    }
+}
+
+/// DLRM preprocessing in A's RX slot (the services engine: AES then DLRM on RX): A's RDMA READ
+/// data and B's WRITEs into A are transformed before their DMA write, each 32-bit lane as the
+/// model says (the model is checked against Rust's `ln_1p`, float comparison and `%` in
+/// `service_dlrm`); A's WRITEs into B arrive unchanged. Random sizes give partial last lanes.
+#[test]
+fn dlrm_slot_transforms_data_arriving_at_its_qps() {
+    use nicgen_model::dlrm::op;
+    for (k, (o, m)) in [(op::NEG2ZERO_LOG, 0), (op::MODULUS, 1_000_003)].into_iter().enumerate() {
+        let r = check(RdmaOpts { op: Op::Read, b_op: Some(Op::Write), size: 9000, random_size: true, count: 24, qps: 4, seed: 40 + k as u64, dlrm: Some((o, m)), ..Default::default() });
+        assert!(r.dlrm_lanes > 24 * 500, "{} lanes checked", r.dlrm_lanes);
+        // random bits: positive values below 2^-24 (a fifth of all) keep their value under the
+        // logarithm; a random id below M is its own remainder
+        assert!(r.dlrm_changed * 10 > r.dlrm_lanes * 7, "{} of {} lanes changed", r.dlrm_changed, r.dlrm_lanes);
     }
 }

@@ -181,6 +181,10 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
     if o.aes {
         println!("{:<28} {:>12}", "AES WRITE packets checked", r.aes_checked);
     }
+    if o.dlrm.is_some() {
+        println!("{:<28} {:>12}", "DLRM lanes checked at A", r.dlrm_lanes);
+        println!("{:<28} {:>12}", "  of them transformed", r.dlrm_changed);
+    }
     if let Some(s) = &o.sniff {
         println!("{:<28} {:>12}", "sniffed at A, RX (checked)", r.sniffed[0]);
         println!("{:<28} {:>12}", "sniffed at A, TX (checked)", r.sniffed[1]);

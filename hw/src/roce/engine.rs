@@ -108,7 +108,7 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 }
 
 #[derive(LogicBlock)]
-pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize> {
+pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axis_rx: Axis512Sink,
@@ -142,7 +142,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     tx: RoceTx<A, R, LT, S>,
     wmux: DmaWrMux,
     /// The RX payload slot, on the merged DMA write data.
-    rx_slot: PayloadSlot<LR, S, A>,
+    rx_slot: PayloadSlot<LR, SR, A>,
     bridge: AxilBridge,
     window: StatusWindow<49>,
     stage: QpStage,
@@ -186,7 +186,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     unused: Signal<Local, Bit>,
 }
 
-impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize> RoceEngine<A, R, LT, LR, LP, S> {
+impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize> RoceEngine<A, R, LT, LR, LP, S, SR> {
     /// An engine whose QP table holds `num_qps` QPs (at most 2^A).
     pub fn new(num_qps: usize) -> Self {
         assert!(num_qps <= 1 << A);
@@ -254,7 +254,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             ack16: c(ACK_EVERY_DEFAULT as u64),
             win16: c(WINDOW_MAX as u64),
             zero32: c(0),
-            svc_on: Constant::new(S != kind::PASS),
+            svc_on: Constant::new(S != kind::PASS || SR != kind::PASS),
             a_svc: c(reg::SVC_BASE as u64),
             svc_mask: c(0xff00),
             a_gen: c(reg::SVC_BASE as u64 + aes::reg::QP_GEN as u64),
@@ -265,7 +265,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
     }
 }
 
-impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize> Logic for RoceEngine<A, R, LT, LR, LP, S> {
+impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize> Logic for RoceEngine<A, R, LT, LR, LP, S, SR> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
@@ -578,13 +578,13 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 }
 
 /// The default engine: 500 QPs in 512-entry tables, pass-through service slots (1 cycle each).
-pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1, { kind::PASS }>;
-pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }>;
+pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }>;
+pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }, { kind::PASS }>;
 /// The default engine with AES-CTR in both payload slots (TX encrypts, RX decrypts;
 /// `service::aes_ctr::AES_LATENCY` cycles each) and an 11-cycle parallel tap (BALBOA's 44 ns).
-pub type RoceEngineAes = RoceEngine<9, 13, 1, 1, 11, { kind::AES }>;
+pub type RoceEngineAes = RoceEngine<9, 13, 1, 1, 11, { kind::AES }, { kind::AES_DLRM }>;
 
-impl Default for RoceEngine<9, 13, 1, 1, 1, { kind::PASS }> {
+impl Default for RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }> {
     fn default() -> Self {
         Self::new(500)
     }

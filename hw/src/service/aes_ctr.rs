@@ -45,6 +45,8 @@ pub mod kind {
     pub const AES: usize = 1;
     /// DLRM preprocessing (the application slot's example, RX side).
     pub const DLRM: usize = 2;
+    /// AES-CTR, then DLRM preprocessing, in one slot (the kinds are bits).
+    pub const AES_DLRM: usize = AES | DLRM;
 }
 
 /// The configuration registers, byte offsets within the engine's service window.
@@ -91,7 +93,7 @@ impl<const S: usize> Logic for AesCipher4<S> {
         self.out_valid.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(if S == kind::AES {
+        Verilog::Custom(if S & kind::AES != 0 {
             cipher_verilog()
         } else {
             "wire unused_stub = ^{clock, in_valid, ctr, key};\nalways @(*) begin\n  ks = 512'd0;\n  out_valid = 1'b0;\nend\n".into()
@@ -133,7 +135,7 @@ impl<const S: usize, const A: usize> Logic for AesCtr<S, A> {
         self.cipher.key.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(if S == kind::AES { aes_verilog(A) } else { stub_verilog() })
+        Verilog::Custom(if S & kind::AES != 0 { aes_verilog(A) } else { stub_verilog() })
     }
 }
 

@@ -60,7 +60,7 @@ impl<const S: usize, const A: usize> Logic for DlrmCore<S, A> {
         self.out_valid.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(if S == kind::DLRM {
+        Verilog::Custom(if S & kind::DLRM != 0 {
             dlrm_verilog(A)
         } else {
             "wire unused_stub = ^{clock, reset, in_beat, in_valid, cfg, rx};\nalways @(*) begin\n  out_beat = 0;\n  out_valid = 1'b0;\nend\n".into()

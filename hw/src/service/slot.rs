@@ -266,9 +266,9 @@ impl<const L: usize> Logic for SlotPass<L> {
     }
 }
 
-/// Shell capacity of a slot of latency `L`: 32 beats, enough for one beat per cycle up to
-/// `L` = 28.
-pub const SLOT_A: usize = 5;
+/// Shell capacity of a slot of latency `L`: 64 beats, enough for one beat per cycle up to
+/// `L` = 60 (AES and DLRM in series need 31).
+pub const SLOT_A: usize = 6;
 
 /// A payload slot: the shell around the pass-through core of latency `L` (service `S` =
 /// [`kind::PASS`]) or around a service core (`S` = [`kind::AES`]: [`AesCtr`], whose latency is
@@ -294,11 +294,14 @@ pub struct PayloadSlot<const L: usize, const S: usize, const A: usize> {
     dlrm: DlrmCore<S, A>,
     use_svc: Constant<Bit>,
     use_dlrm: Constant<Bit>,
+    /// AES, then DLRM: the DLRM core takes the AES core's output.
+    chain: Constant<Bit>,
 }
 
 impl<const L: usize, const S: usize, const A: usize> Default for PayloadSlot<L, S, A> {
     fn default() -> Self {
-        assert!(S == kind::PASS || AES_LATENCY.max(DLRM_LATENCY) + 4 <= 1 << SLOT_A);
+        let lat = if S & kind::AES != 0 { AES_LATENCY } else { 0 } + if S & kind::DLRM != 0 { DLRM_LATENCY } else { 0 };
+        assert!(lat + 4 <= 1 << SLOT_A, "the slot's FIFO must hold the core's latency");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -314,8 +317,9 @@ impl<const L: usize, const S: usize, const A: usize> Default for PayloadSlot<L, 
             core: Default::default(),
             svc: Default::default(),
             dlrm: Default::default(),
-            use_svc: Constant::new(S == kind::AES),
-            use_dlrm: Constant::new(S == kind::DLRM),
+            use_svc: Constant::new(S & kind::AES != 0),
+            use_dlrm: Constant::new(S & kind::DLRM != 0),
+            chain: Constant::new(S & kind::AES_DLRM == kind::AES_DLRM),
         }
     }
 }
@@ -329,6 +333,10 @@ impl<const L: usize, const S: usize, const A: usize> Logic for PayloadSlot<L, S,
         self.dlrm.reset.next = self.reset.val();
         self.dlrm.in_beat.next = self.shell.core_in.val();
         self.dlrm.in_valid.next = self.shell.core_in_valid.val();
+        if self.chain.val() {
+            self.dlrm.in_beat.next = self.svc.out_beat.val();
+            self.dlrm.in_valid.next = self.svc.out_valid.val();
+        }
         self.dlrm.cfg.next = self.cfg.val();
         self.dlrm.rx.next = self.rx.val();
         Axis512Sink::link(&mut self.s_axis, &mut self.shell.s_axis);
