@@ -15,8 +15,9 @@ pub fn waivers() -> std::path::PathBuf {
 /// `roce_requester` alone takes 140 s on 2 cores, of `em_node` minutes.
 const YOSYS_WITHIN: [(&str, &[&str]); 8] = [
     ("aes_cipher4", &["aes_slot"]),
-    // the AES engine is the default engine's modules plus the AES slot: Yosys reads those two
-    ("roce_engine_aes", &["roce_engine", "aes_slot"]),
+    // the services engine is the default engine's modules plus the AES and DLRM slots' cores:
+    // Yosys reads those three
+    ("roce_engine_aes", &["roce_engine", "aes_slot", "dlrm_slot"]),
     ("em_node", &["em_datapath", "m2m_endpoint"]),
     ("em_classify", &["em_datapath"]),
     ("em_lookup", &["em_datapath"]),

@@ -102,7 +102,7 @@ fn engine_top() -> Top {
 
 /// The engine with AES-CTR in its payload slots, and its service window.
 fn engine_aes_top() -> Top {
-    engine_regs(make("roce_engine_aes", "RoCEv2 RC engine (500 QPs) with AES-CTR on the data path: TX encrypts, RX decrypts; 11-cycle tap", RoceEngineAes::new(500), &[]), true)
+    engine_regs(make("roce_engine_aes", "RoCEv2 RC engine (500 QPs) with services: AES-CTR on the data path (TX encrypts, RX decrypts), then DLRM preprocessing on RX for the QPs bound to it; 11-cycle tap", RoceEngineAes::new(500), &[]), true)
 }
 
 fn engine_regs(mut t: Top, svc: bool) -> Top {
@@ -149,6 +149,16 @@ fn engine_regs(mut t: Top, svc: bool) -> Top {
         ];
         for (n, o, w, acc, doc) in svc_regs {
             regs.push(Reg { name: n.into(), port: String::new(), offset: b + o as u32, width: w, access: acc, doc });
+        }
+        use crate::service::dlrm::reg as d;
+        let dlrm_regs: [(&str, u8, &'static str); 4] = [
+            ("dlrm_qp_op", d::QP_OP, "write qpn | op << 24: the QP's DLRM operation on RX (0 pass, 1 Neg2Zero, 2 ln(1+x), 3 both, 4 modulus)"),
+            ("dlrm_mod_m", d::MOD_M, "DLRM modulus M (0: pass, 1: zero)"),
+            ("dlrm_mod_r_lo", d::MOD_R_LO, "DLRM reciprocal floor(2^64 / M), bits 31:0"),
+            ("dlrm_mod_r_hi", d::MOD_R_HI, "DLRM reciprocal, bits 63:32"),
+        ];
+        for (n, o, doc) in dlrm_regs {
+            regs.push(Reg { name: n.into(), port: String::new(), offset: b + o as u32, width: 32, access: "wo", doc });
         }
     }
     t.regs = regs;
