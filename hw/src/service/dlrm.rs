@@ -9,10 +9,11 @@
 //! payloads, before their DMA write); on the TX side it passes everything. A lane that is not
 //! wholly inside `tkeep` (a payload that is not a multiple of 4 bytes) passes unchanged.
 //!
-//! Lane pipeline ([`LANE_STAGES`] stages): decode and align (`1 + x` exactly, or `x`), normalize,
-//! reciprocal-table multiply, `d`, two Horner multiplies (each registered before use), `q`,
-//! `d·q` and `mx·q`, `e·ln 2 + ln c + d·q`, leading one, round and pack. Modulus: `x·R`, `q·M`,
-//! `x - q·M`, one correction.
+//! Lane pipeline ([`LANE_STAGES`] stages): decode and align (`1 + x` exactly, or `x`), leading
+//! one, normalizing shift, reciprocal-table multiply, `d`, two Horner multiplies (each
+//! registered before use), `q`, `d·q`, `mx·q` and `e·ln 2`, their sum, leading one, normalizing
+//! shift with the round and sticky bits, round and pack. Modulus: `x·R`, `q·M`, `x - q·M`, one
+//! correction.
 use crate::service::aes_ctr::{kind, SvcCfg};
 use crate::service::slot::{SlotBeat, SlotMetaFields, META_BITS};
 use crate::stream::{DATA_W, KEEP_W};
@@ -31,7 +32,7 @@ pub mod reg {
 }
 
 /// Stages of a lane.
-pub const LANE_STAGES: usize = 12;
+pub const LANE_STAGES: usize = 14;
 /// Beat in to beat out: the operation's table read, then the lanes.
 pub const DLRM_LATENCY: usize = 1 + LANE_STAGES;
 
@@ -124,12 +125,14 @@ fn dlrm_verilog(qa: usize) -> String {
     v += "  reg a_sp, a_cs, a_cl, a_log, a_mod;\n  reg [31:0] a_alt, a_x;\n  reg [7:0] a_ex;\n  reg [23:0] a_mx;\n  reg [22:0] a_fr;\n  reg [54:0] a_y;\n  reg [41:0] a_ds;\n  reg [95:0] a_mp;\n";
     v += "  always @(posedge clock) begin\n    a_sp <= sp;\n    a_cs <= ex < 8'd120;\n    a_cl <= ex >= 8'd151;\n    a_log <= op[1] & ~op[2];\n    a_mod <= op[2];\n    a_alt <= (op[1] & ~op[2]) ? spv : xn;\n    a_x <= xi;\n    a_ex <= ex;\n    a_mx <= mx;\n    a_fr <= fr;\n";
     v += "    a_y <= (55'd1 << 30) + ({31'd0, mx} << shm[4:0]);\n    a_ds <= {18'd0, mx} << shs[4:0];\n    a_mp <= {64'd0, xi} * {32'd0, mod_r};\n  end\n";
-    // S2 (b): normalize 1 + x; the modulus' quotient
-    v += "  wire [5:0] lp = lead55(a_y);\n  wire [54:0] yf = a_y & ~(55'd1 << lp);\n";
-    v += "  wire [54:0] f_w = (lp <= 6'd48) ? (yf << (6'd48 - lp)) : (yf >> (lp - 6'd48));\n  wire [47:0] f_m = f_w[47:0];\n";
+    // S2 (n): the leading one of 1 + x; the modulus' quotient
+    v += "  reg n_sp, n_cs, n_cl, n_log, n_mod;\n  reg [31:0] n_alt, n_x, n_q;\n  reg [7:0] n_ex;\n  reg [23:0] n_mx;\n  reg [22:0] n_fr;\n  reg [54:0] n_y;\n  reg [41:0] n_ds;\n  reg [5:0] n_lp;\n";
+    v += "  always @(posedge clock) begin\n    n_sp <= a_sp;\n    n_cs <= a_cs;\n    n_cl <= a_cl;\n    n_log <= a_log;\n    n_mod <= a_mod;\n    n_alt <= a_alt;\n    n_x <= a_x;\n    n_q <= a_mp[95:64];\n    n_ex <= a_ex;\n    n_mx <= a_mx;\n    n_fr <= a_fr;\n    n_y <= a_y;\n    n_ds <= a_ds;\n    n_lp <= lead55(a_y);\n  end\n";
+    // S3 (b): normalize: the leading one to bit 54; the 48 bits below it are m's fraction
+    v += "  wire [54:0] f_w = n_y << (6'd54 - n_lp);\n  wire [47:0] f_m = f_w[53:6];\n";
     v += "  reg b_sp, b_cs, b_log, b_mod;\n  reg [31:0] b_alt, b_x, b_q;\n  reg [7:0] b_e, b_ex;\n  reg [47:0] b_f;\n  reg [23:0] b_mx;\n  reg [41:0] b_ds;\n";
-    v += "  always @(posedge clock) begin\n    b_sp <= a_sp;\n    b_cs <= a_cs;\n    b_log <= a_log;\n    b_mod <= a_mod;\n    b_alt <= a_alt;\n    b_x <= a_x;\n    b_q <= a_mp[95:64];\n    b_ex <= a_ex;\n    b_mx <= a_mx;\n    b_ds <= a_ds;\n";
-    v += "    b_e <= a_cl ? (a_ex - 8'd127) : ({2'd0, lp} - 8'd30);\n    b_f <= a_cl ? {a_fr, 25'd0} : f_m;\n  end\n";
+    v += "  always @(posedge clock) begin\n    b_sp <= n_sp;\n    b_cs <= n_cs;\n    b_log <= n_log;\n    b_mod <= n_mod;\n    b_alt <= n_alt;\n    b_x <= n_x;\n    b_q <= n_q;\n    b_ex <= n_ex;\n    b_mx <= n_mx;\n    b_ds <= n_ds;\n";
+    v += "    b_e <= n_cl ? (n_ex - 8'd127) : ({2'd0, n_lp} - 8'd30);\n    b_f <= n_cl ? {n_fr, 25'd0} : f_m;\n  end\n";
     // S3 (c): m · (1/c); ln c; q·M
     v += "  wire [6:0] ti = b_f[47:41];\n  wire [97:0] mp = {49'd0, 1'b1, b_f} * {49'd0, rc_t(ti)};\n";
     v += "  reg c_sp, c_cs, c_log, c_mod;\n  reg [31:0] c_alt, c_x;\n  reg [63:0] c_qm;\n  reg [7:0] c_e, c_ex;\n  reg [23:0] c_mx;\n  reg [41:0] c_ds;\n  reg [49:0] c_p;\n  reg [47:0] c_ln;\n";
@@ -143,9 +146,10 @@ fn dlrm_verilog(qa: usize) -> String {
     v += "  reg e_use;\n  reg [31:0] e_alt;\n  reg e_cs;\n  reg [7:0] e_e, e_ex;\n  reg [23:0] e_mx;\n  reg [41:0] e_d;\n  reg [89:0] e_p1;\n  reg [47:0] e_ln;\n";
     v += "  always @(posedge clock) begin\n    e_use <= d_mod | ~d_log | d_sp;\n    e_alt <= d_mod ? mr : d_alt;\n    e_cs <= d_cs;\n    e_e <= d_e;\n    e_ex <= d_ex;\n    e_mx <= d_mx;\n    e_d <= d_d;\n    e_p1 <= {48'd0, d_d} * {42'd0, d_t3};\n    e_ln <= d_ln;\n  end\n";
     // the lane's alternative value (pass, Neg2Zero, special, modulus) waits for the log's stages
-    // (registered at stage 5, needed beside stage 11's registers: alt_d[j] sits beside stage 6 + j)
-    v += "  reg [32:0] alt_d [0:5];\n  integer k2;\n";
-    v += "  always @(posedge clock) begin\n    alt_d[0] <= {e_use, e_alt};\n    for (k2 = 1; k2 <= 5; k2 = k2 + 1) alt_d[k2] <= alt_d[k2-1];\n  end\n";
+    // (registered beside stage 7 (f), needed beside stage 13's (l1): alt_d[j] sits beside
+    // stage 7 + j)
+    v += "  reg [32:0] alt_d [0:6];\n  integer k2;\n";
+    v += "  always @(posedge clock) begin\n    alt_d[0] <= {e_use, e_alt};\n    for (k2 = 1; k2 <= 6; k2 = k2 + 1) alt_d[k2] <= alt_d[k2-1];\n  end\n";
     // S6 (f): t2 = 1/2 - d·t3
     v += &format!("  reg f_cs;\n  reg [7:0] f_e, f_ex;\n  reg [23:0] f_mx;\n  reg [41:0] f_d;\n  reg [47:0] f_t2, f_ln;\n  always @(posedge clock) begin\n    f_cs <= e_cs;\n    f_e <= e_e;\n    f_ex <= e_ex;\n    f_mx <= e_mx;\n    f_d <= e_d;\n    f_t2 <= 48'd{} - {{6'd0, e_p1[89:48]}};\n    f_ln <= e_ln;\n  end\n", one >> 1);
     // S7 (g): d · t2
@@ -154,21 +158,23 @@ fn dlrm_verilog(qa: usize) -> String {
     v += &format!("  reg h_cs;\n  reg [7:0] h_e, h_ex;\n  reg [23:0] h_mx;\n  reg [41:0] h_d;\n  reg [48:0] h_q;\n  reg [47:0] h_ln;\n  always @(posedge clock) begin\n    h_cs <= g_cs;\n    h_e <= g_e;\n    h_ex <= g_ex;\n    h_mx <= g_mx;\n    h_d <= g_d;\n    h_q <= 49'd{one} - {{7'd0, g_p2[89:48]}};\n    h_ln <= g_ln;\n  end\n");
     // S9 (i): d·q and mx·q
     v += "  wire [90:0] dq = {49'd0, h_d} * {42'd0, h_q};\n";
-    v += "  reg i_cs;\n  reg [7:0] i_e, i_ex;\n  reg [72:0] i_ps;\n  reg [42:0] i_t;\n  reg [47:0] i_ln;\n  always @(posedge clock) begin\n    i_cs <= h_cs;\n    i_e <= h_e;\n    i_ex <= h_ex;\n    i_ps <= {49'd0, h_mx} * {24'd0, h_q};\n    i_t <= dq[90:48];\n    i_ln <= h_ln;\n  end\n";
+    v += &format!("  reg i_cs;\n  reg [7:0] i_ex;\n  reg [72:0] i_ps;\n  reg [42:0] i_t;\n  reg [47:0] i_ln;\n  reg [55:0] i_eln;\n  always @(posedge clock) begin\n    i_cs <= h_cs;\n    i_eln <= {{48'd0, h_e}} * 56'd{};\n    i_ex <= h_ex;\n    i_ps <= {{49'd0, h_mx}} * {{24'd0, h_q}};\n    i_t <= dq[90:48];\n    i_ln <= h_ln;\n  end\n", ln2());
     // S10 (j): R = e·ln 2 + ln c + d·q, or mx·q
-    v += &format!("  wire [72:0] rr = ({{65'd0, i_e}} * 73'd{}) + {{25'd0, i_ln}} + {{30'd0, i_t}};\n", ln2());
+    v += "  wire [72:0] rr = {17'd0, i_eln} + {25'd0, i_ln} + {30'd0, i_t};\n";
     v += "  reg j_cs;\n  reg [7:0] j_ex;\n  reg [72:0] j_v;\n  always @(posedge clock) begin\n    j_cs <= i_cs;\n    j_ex <= i_ex;\n    j_v <= i_cs ? i_ps : rr;\n  end\n";
     // S11 (k): the leading one
     v += "  reg k_cs;\n  reg [7:0] k_ex;\n  reg [72:0] k_v;\n  reg [6:0] k_lp;\n  always @(posedge clock) begin\n    k_cs <= j_cs;\n    k_ex <= j_ex;\n    k_v <= j_v;\n    k_lp <= lead73(j_v);\n  end\n";
-    // S12 (l): round to nearest even, pack; or the alternative value
-    v += "  wire [6:0] sh1 = k_lp - 7'd24;\n  wire [72:0] vs = k_v >> sh1;\n  wire [23:0] mant = vs[24:1];\n  wire rnd = vs[0];\n";
-    v += "  wire sticky = (k_v & ((73'd1 << sh1) - 73'd1)) != 73'd0;\n  wire [24:0] m2 = {1'b0, mant} + {24'd0, rnd & (sticky | mant[0])};\n";
-    v += "  wire [8:0] eb = k_cs ? ({2'd0, k_lp} + {1'b0, k_ex} - 9'd71) : ({2'd0, k_lp} + 9'd79);\n";
-    v += "  wire [7:0] eo = m2[24] ? (eb[7:0] + 8'd1) : eb[7:0];\n  wire [22:0] mo = m2[24] ? m2[23:1] : m2[22:0];\n";
-    v += "  wire [32:0] alt = alt_d[5];\n";
+    // S13 (l1): the leading one to bit 72: the mantissa, the round bit, the sticky bits
+    v += "  wire [72:0] vn = k_v << (7'd72 - k_lp);\n";
+    v += "  reg [23:0] l1_m;\n  reg l1_up;\n  reg [8:0] l1_eb;\n";
+    v += "  always @(posedge clock) begin\n    l1_m <= vn[72:49];\n    l1_up <= vn[48] & ((vn[47:0] != 48'd0) | vn[49]);\n    l1_eb <= k_cs ? ({2'd0, k_lp} + {1'b0, k_ex} - 9'd71) : ({2'd0, k_lp} + 9'd79);\n  end\n";
+    // S14 (l2): round to nearest even, pack; or the alternative value
+    v += "  wire [24:0] m2 = {1'b0, l1_m} + {24'd0, l1_up};\n";
+    v += "  wire [7:0] eo = m2[24] ? (l1_eb[7:0] + 8'd1) : l1_eb[7:0];\n  wire [22:0] mo = m2[24] ? m2[23:1] : m2[22:0];\n";
+    v += "  wire [32:0] alt = alt_d[6];\n";
     v += "  reg [31:0] l_o;\n  always @(posedge clock) l_o <= alt[32] ? alt[31:0] : {1'b0, eo, mo};\n";
     v += "  assign lanes[32*gl +: 32] = l_o;\n";
-    v += "  wire unused_l = ^{eb[8], rr[72:60], vs[72:25], k_v[72], i_e[7], c_qm[63:33], shm[7:5], shs[7:5], a_mp[63:0], mp[47:0], dm[49:42], e_p1[47:0], g_p2[47:0], dq[47:0], f_w[54:48]};\n";
+    v += "  wire unused_l = ^{l1_eb[8], rr[72:60], k_v[72], c_qm[63:33], shm[7:5], shs[7:5], a_mp[63:0], mp[47:0], dm[49:42], e_p1[47:0], g_p2[47:0], dq[47:0], f_w[54], f_w[5:0]};\n";
     v += "end endgenerate\n";
     v += &format!("always @(*) begin\n  out_beat = {{bd[{}], lanes}};\n  out_valid = vd[{}];\nend\n", n - 1, n - 1);
     v += &format!("wire unused_d = ^{{p1_b[{}:{}], in_beat}};\n", bw - 1, DATA_W);

@@ -217,7 +217,7 @@ pub fn all_tops() -> Vec<Top> {
         make("roce_tx_build", "RoCEv2 TX deparser: Ethernet/IP/UDP/BTH/RETH/AETH, pad, ICRC", RoceTxBuild::default(), &[]),
         make("payload_slot", "service payload slot: credit shell and an 11-cycle pass-through core (AES-class latency)", PayloadSlot11::default(), &[("overrun", "beats the core returned without room (must stay 0)")]),
         make("aes_slot", "AES-CTR service in a payload slot: QP contexts, 256 keys, PSN wrap tracking, 4 AES blocks per beat (AES-128/256), 18 cycles", AesSlot::default(), &[("overrun", "beats the core returned without room (must stay 0)")]),
-        make("dlrm_slot", "DLRM preprocessing in the application slot: per-QP Neg2Zero, ln(1+x) (f32, 0.54 ulp) and Modulus by reciprocal multiply on 16 lanes, RX side, 13 cycles", DlrmSlot::default(), &[("overrun", "beats the core returned without room (must stay 0)")]),
+        make("dlrm_slot", "DLRM preprocessing in the application slot: per-QP Neg2Zero, ln(1+x) (f32, 0.54 ulp) and Modulus by reciprocal multiply on 16 lanes, RX side, 15 cycles", DlrmSlot::default(), &[("overrun", "beats the core returned without room (must stay 0)")]),
         make("aes_cipher4", "AES-128/256 encryption of 4 consecutive counter blocks per cycle, 15-cycle pipeline, round keys expanded on the fly", AesCipher4::<{ aes::kind::AES }>::default(), &[]),
         make("tap_join", "parallel tap: frame copy to a tap core, per-frame verdict joined before the RX buffer (8-cycle core)", TapJoin8::default(), &[("drops", "good frames dropped by verdict"), ("flags", "frames flagged by verdict"), ("overrun", "beats the delay returned without room (must stay 0)")]),
         sniffer_top(),
