@@ -297,11 +297,10 @@ impl Node {
     }
     /// The DLRM modulus and its reciprocal.
     pub fn dlrm_mod(&mut self, m: u32) -> Result<()> {
-        use crate::service::dlrm::reg as d;
-        let r = nicgen_model::dlrm::mod_magic(m);
-        self.write(reg::SVC_BASE + d::MOD_M as u16, m)?;
-        self.write(reg::SVC_BASE + d::MOD_R_LO as u16, r as u32)?;
-        self.write(reg::SVC_BASE + d::MOD_R_HI as u16, (r >> 32) as u32)
+        for (a, v) in crate::service::dlrm::mod_writes(m) {
+            self.write(reg::SVC_BASE + a as u16, v)?;
+        }
+        Ok(())
     }
     /// Every counter of the register map, in [`ENGINE_COUNTERS`] order.
     pub fn counters(&mut self) -> Vec<u64> {
@@ -328,23 +327,12 @@ pub struct SniffOpts {
 
 impl SniffAt {
     pub fn new(node: &VerilatorSim, opts: SniffOpts) -> Result<Self> {
-        use crate::service::sniffer::{reg as sr, Sniffer512};
+        use crate::service::sniffer::{setup_writes, Sniffer512};
         let mut sim = verilate(&mut Sniffer512::default());
         sim.reset(2);
         let mut axil = AxilMaster::new(&sim, "s_axil", 100, 1);
         axil.idle(&mut sim);
-        let f = &opts.filter;
-        let regs = [
-            (sr::SNAPLEN, opts.snap as u32),
-            (sr::IP, f.ip.0),
-            (sr::IP_MASK, f.ip.1),
-            (sr::PORT, f.port.0 as u32 | (f.port.1 as u32) << 16),
-            (sr::OPCODE, f.opcode.0 as u32 | (f.opcode.1 as u32) << 8),
-            (sr::QPN, f.qpn.0),
-            (sr::QPN_MASK, f.qpn.1),
-            (sr::CTRL, 3),
-        ];
-        for (a, v) in regs {
+        for (a, v) in setup_writes(&opts.filter, opts.snap) {
             if axil.write(&mut sim, a, v, 0xf) != 0 {
                 bail!("sniffer register {a:#x} refused a write");
             }

@@ -112,13 +112,7 @@ struct Slot {
 
 impl Slot {
     fn write(&mut self, addr: u8, data: u32) {
-        let w = 1u64 | (addr as u64) << 1 | (data as u64) << 9;
-        self.sim.set(self.cfg, &[w as u32, (w >> 32) as u32]);
-        self.sim.eval();
-        self.sim.tick();
-        self.sim.set(self.cfg, &[0, 0]);
-        self.sim.eval();
-        self.sim.tick();
+        slot_cfg_write(&mut self.sim, self.cfg, addr, data);
     }
     fn key(&mut self, slot: u8, k: &Key) {
         for (i, w) in k.words().iter().enumerate() {

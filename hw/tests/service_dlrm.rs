@@ -7,23 +7,13 @@
 //! operation, an unbound QP, and the TX side passing everything.
 mod common;
 use common::*;
-use nicgen_hw::service::dlrm::{reg, DLRM_LATENCY};
+use nicgen_hw::service::dlrm::{mod_writes, reg, DLRM_LATENCY};
 use nicgen_hw::service::slot::*;
 use nicgen_model::dlrm::{self, op, LOG_ULP_BOUND};
 use nicgen_sim::axis::*;
 use nicgen_sim::*;
 
 const M: u32 = 1_000_003;
-
-fn write(sim: &mut VerilatorSim, cfg: usize, addr: u8, data: u32) {
-    let w = 1u64 | (addr as u64) << 1 | (data as u64) << 9;
-    sim.set(cfg, &[w as u32, (w >> 32) as u32]);
-    sim.eval();
-    sim.tick();
-    sim.set(cfg, &[0, 0]);
-    sim.eval();
-    sim.tick();
-}
 
 /// Values that matter: specials, subnormals, extremes, range boundaries, every exponent.
 fn values(rng: &mut Rng) -> Vec<u32> {
@@ -72,12 +62,12 @@ fn dlrm_slot_matches_the_model_and_rust_on_every_lane() {
     let cfg = sim.port("cfg");
     let bind = [(5u32, op::NEG2ZERO_LOG), (6, op::LOG), (7, op::NEG2ZERO), (8, op::MODULUS), (300, op::LOG)];
     for (q, o) in bind {
-        write(&mut sim, cfg, reg::QP_OP, q | (o as u32) << 24);
+        slot_cfg_write(&mut sim, cfg, reg::QP_OP, q | (o as u32) << 24);
     }
     let r = dlrm::mod_magic(M);
-    write(&mut sim, cfg, reg::MOD_M, M);
-    write(&mut sim, cfg, reg::MOD_R_LO, r as u32);
-    write(&mut sim, cfg, reg::MOD_R_HI, (r >> 32) as u32);
+    for (a, v) in mod_writes(M) {
+        slot_cfg_write(&mut sim, cfg, a, v);
+    }
     let mut rng = Rng::new(9);
     let vals = values(&mut rng);
     // packets: QPs 5..9 and 300 (9: unbound), every length 1..=192, then long ones carrying
@@ -132,10 +122,9 @@ fn dlrm_slot_matches_the_model_and_rust_on_every_lane() {
     let mq: Vec<usize> = (0..pkts.len()).filter(|i| pkts[*i].0 == 8).collect();
     let (mf, mm): (Vec<AxisFrame>, Vec<Vec<u32>>) = mq.iter().map(|i| (frames[*i].clone(), metas[*i].clone())).unzip();
     for m in [1u32, 0, 7, 0xffff_ffff, 0x8000_0000] {
-        let r = dlrm::mod_magic(m);
-        write(&mut sim, cfg, reg::MOD_M, m);
-        write(&mut sim, cfg, reg::MOD_R_LO, r as u32);
-        write(&mut sim, cfg, reg::MOD_R_HI, (r >> 32) as u32);
+        for (a, v) in mod_writes(m) {
+            slot_cfg_write(&mut sim, cfg, a, v);
+        }
         let (out, _) = run_with_frame_words_held(&mut sim, "s_meta", &mf, &mm, &[("rx", true)], 90, 90, m as u64);
         for (f, o) in mf.iter().zip(&out) {
             for (x, y) in f.data.chunks_exact(4).zip(o.data.chunks_exact(4)) {

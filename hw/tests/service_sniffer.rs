@@ -7,7 +7,7 @@
 //! counts and the counters, and the PCAPNG against tshark and `pcap-file`'s reader.
 mod common;
 use common::*;
-use nicgen_hw::service::sniffer::{reg, Sniffer512, NS_PER_CYCLE};
+use nicgen_hw::service::sniffer::{reg, setup_writes, Sniffer512, NS_PER_CYCLE};
 use nicgen_model::sniff::{check_records, parse_records, write_pcapng, Filter, Record};
 use nicgen_model::{IpHdr, RoceHeaders};
 use nicgen_sim::axil::AxilMaster;
@@ -110,14 +110,9 @@ impl Bench {
         self.mon.frames.clear();
         self.first = [vec![], vec![]];
         self.mid = [false; 2];
-        self.write(reg::SNAPLEN, snap as u32);
-        self.write(reg::IP, f.ip.0);
-        self.write(reg::IP_MASK, f.ip.1);
-        self.write(reg::PORT, f.port.0 as u32 | (f.port.1 as u32) << 16);
-        self.write(reg::OPCODE, f.opcode.0 as u32 | (f.opcode.1 as u32) << 8);
-        self.write(reg::QPN, f.qpn.0);
-        self.write(reg::QPN_MASK, f.qpn.1);
-        self.write(reg::CTRL, 3);
+        for (a, v) in setup_writes(f, snap) {
+            self.write(a, v);
+        }
     }
     fn step(&mut self) {
         for i in 0..2 {

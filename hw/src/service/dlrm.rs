@@ -31,6 +31,12 @@ pub mod reg {
     pub const MOD_R_HI: u8 = 0x4c;
 }
 
+/// The register writes that set the modulus `m` and its reciprocal (offset, value).
+pub fn mod_writes(m: u32) -> [(u8, u32); 3] {
+    let r = nicgen_model::dlrm::mod_magic(m);
+    [(reg::MOD_M, m), (reg::MOD_R_LO, r as u32), (reg::MOD_R_HI, (r >> 32) as u32)]
+}
+
 /// Stages of a lane.
 pub const LANE_STAGES: usize = 14;
 /// Beat in to beat out: the operation's table read, then the lanes.

@@ -47,6 +47,21 @@ pub mod reg {
     pub const COUNTERS: [&str; 4] = ["seen", "captured", "filtered", "dropped_full"];
 }
 
+/// The register writes that set the sniffer up: snap length, the filter's fields, then both
+/// taps on. (offset, value) pairs, in order.
+pub fn setup_writes(f: &nicgen_model::sniff::Filter, snap: u16) -> [(u16, u32); 8] {
+    [
+        (reg::SNAPLEN, snap as u32),
+        (reg::IP, f.ip.0),
+        (reg::IP_MASK, f.ip.1),
+        (reg::PORT, f.port.0 as u32 | (f.port.1 as u32) << 16),
+        (reg::OPCODE, f.opcode.0 as u32 | (f.opcode.1 as u32) << 8),
+        (reg::QPN, f.qpn.0),
+        (reg::QPN_MASK, f.qpn.1),
+        (reg::CTRL, 3),
+    ]
+}
+
 /// Nanoseconds per cycle at the 250 MHz design clock.
 pub const NS_PER_CYCLE: u64 = 4;
 /// Cycles from a beat at the tap to its write into the data ring.

@@ -134,3 +134,15 @@ pub fn em_frame(rng: &mut Rng, vlan: Option<u16>, proto: u8, dport: u16, payload
     v
 }
 
+
+/// One write into a service slot's configuration port `cfg` (an `SvcCfg`: we, addr, data),
+/// held for a cycle, then idle for a cycle.
+pub fn slot_cfg_write<S: CycleSim>(sim: &mut S, cfg: usize, addr: u8, data: u32) {
+    let w = 1u64 | (addr as u64) << 1 | (data as u64) << 9;
+    sim.set(cfg, &[w as u32, (w >> 32) as u32]);
+    sim.eval();
+    sim.tick();
+    sim.set(cfg, &[0, 0]);
+    sim.eval();
+    sim.tick();
+}
