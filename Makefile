@@ -4,9 +4,9 @@ NICGEN := target/release/nicgen
 GEN    ?= gen
 OUT    ?= out
 
-.PHONY: all setup build verilog lint demo sim report test check-hdl bench bitstream program flash clean
+.PHONY: all setup build verilog lint demo dpi sim report test check-hdl bench bitstream program flash clean
 
-all: setup build verilog lint demo
+all: setup build verilog lint dpi demo
 
 setup:
 	@bash scripts/setup.sh
@@ -30,6 +30,13 @@ demo: build
 	$(NICGEN) sim rdma --op mixed --size 16384 --count 200 --qps 4 --loss 0.01 --timeout 3 --campaign 200
 	@echo "Verilog, wrappers, file lists and register maps: $(GEN)/<top>/ (index: $(GEN)/tops.json)"
 	@echo "Capture of both directions of the link: $(OUT)/demo.pcap"
+
+# The DPI classifier's training (numpy, offline): trains the ternary file-type classifier
+# (CSV/PNG/text/ELF; not a malware detector) on files it generates or finds, reports held-out
+# accuracy, and writes $(OUT)/dpi/weights.json. The hardware is generated from the committed
+# hw/dpi/weights.json (the same script, seed 1); copy a new file there to change the network.
+dpi: setup
+	python3 scripts/dpi/train.py --out $(OUT)/dpi/weights.json
 
 sim: demo
 

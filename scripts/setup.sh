@@ -27,4 +27,8 @@ if ! python3 -c 'import scapy.contrib.roce' >/dev/null 2>&1; then
   echo "setup: installing scapy"
   python3 -m pip install -q 'scapy>=2.5' 
 fi
+if ! python3 -c 'import numpy' >/dev/null 2>&1; then
+  echo "setup: installing numpy (the DPI training script)"
+  python3 -m pip install -q numpy
+fi
 echo "setup: verilator $(verilator --version | awk '{print $2}'), yosys $(yosys -V | awk '{print $2}'), iverilog $(iverilog -V 2>/dev/null | head -1 | awk '{print $4}'), tshark $(tshark --version | head -1 | awk '{print $3}'), scapy $(python3 -c 'import scapy; print(scapy.__version__)')"

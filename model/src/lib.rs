@@ -3,6 +3,7 @@
 //! parsed with `etherparse`; the CRC is the `crc` crate's CRC-32 (ISO-HDLC).
 pub mod aes_ctr;
 pub mod dlrm;
+pub mod dpi;
 pub mod em;
 pub mod icrc;
 pub mod m2m;
