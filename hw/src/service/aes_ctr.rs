@@ -47,6 +47,10 @@ pub mod kind {
     pub const DLRM: usize = 2;
     /// AES-CTR, then DLRM preprocessing, in one slot (the kinds are bits).
     pub const AES_DLRM: usize = AES | DLRM;
+    /// DPI on the parallel tap (RX only; `nicgen_hw::service::dpi`).
+    pub const DPI: usize = 4;
+    /// The services engine's RX side: AES-CTR then DLRM in the payload slot, DPI on the tap.
+    pub const AES_DLRM_DPI: usize = AES | DLRM | DPI;
 }
 
 /// The configuration registers, byte offsets within the engine's service window.

@@ -20,6 +20,7 @@
 use crate::record::{FromBits, ToBits};
 use crate::service::aes_ctr::{kind, AesCtr, SvcCfg, AES_LATENCY};
 use crate::service::dlrm::{DlrmCore, DLRM_LATENCY};
+use crate::service::dpi::{DpiCore, DPI_LATENCY};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
@@ -629,3 +630,109 @@ nicgen_sim::impl_ports!(TapJoin8, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     tap, tap_valid, verdict, verdict_valid, drops, flags, overrun]);
+
+/// The engine's tap core: the pass-through core of latency `L` (`S` without [`kind::DPI`]) or
+/// the DPI classifier ([`DpiCore`], whose latency is [`DPI_LATENCY`]: `L` must equal it). `A`:
+/// QPN bits of the DPI policy table.
+#[derive(LogicBlock)]
+pub struct TapCore<const L: usize, const S: usize, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub in_beat: Signal<In, SlotBeat>,
+    pub in_valid: Signal<In, Bit>,
+    pub verdict: Signal<Out, Bits<2>>,
+    pub verdict_valid: Signal<Out, Bit>,
+    pub beat_class: Signal<Out, Bits<3>>,
+    pub beat_class_valid: Signal<Out, Bit>,
+    pub cfg: Signal<In, SvcCfg>,
+    pt: TapPass<L>,
+    dpi: DpiCore<S, A>,
+    dpi_on: Constant<Bit>,
+}
+
+impl<const L: usize, const S: usize, const A: usize> Default for TapCore<L, S, A> {
+    fn default() -> Self {
+        assert!(S & kind::DPI == 0 || L == DPI_LATENCY, "a DPI tap core has DPI_LATENCY cycles");
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_beat: Default::default(),
+            in_valid: Default::default(),
+            verdict: Default::default(),
+            verdict_valid: Default::default(),
+            beat_class: Default::default(),
+            beat_class_valid: Default::default(),
+            cfg: Default::default(),
+            pt: Default::default(),
+            dpi: Default::default(),
+            dpi_on: Constant::new(S & kind::DPI != 0),
+        }
+    }
+}
+
+impl<const L: usize, const S: usize, const A: usize> Logic for TapCore<L, S, A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, pt, dpi);
+        self.dpi.reset.next = self.reset.val();
+        self.pt.in_beat.next = self.in_beat.val();
+        self.pt.in_valid.next = self.in_valid.val();
+        self.dpi.in_beat.next = self.in_beat.val();
+        self.dpi.in_valid.next = self.in_valid.val();
+        self.dpi.cfg.next = self.cfg.val();
+        self.verdict.next = self.pt.verdict.val();
+        self.verdict_valid.next = self.pt.verdict_valid.val();
+        self.beat_class.next = self.dpi.beat_class.val();
+        self.beat_class_valid.next = self.dpi.beat_class_valid.val();
+        if self.dpi_on.val() {
+            self.verdict.next = self.dpi.verdict.val();
+            self.verdict_valid.next = self.dpi.verdict_valid.val();
+        }
+    }
+}
+
+/// The parallel tap with the DPI classifier as its core, emitted as a top and tested alone (the
+/// engine's RX front: frames in, frames out with the verdict joined).
+#[derive(LogicBlock, Default)]
+pub struct DpiTap<const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: Axis512Sink,
+    pub m_axis: Axis512Source,
+    pub cfg: Signal<In, SvcCfg>,
+    pub beat_class: Signal<Out, Bits<3>>,
+    pub beat_class_valid: Signal<Out, Bit>,
+    pub drops: Signal<Out, Bits<32>>,
+    pub flags: Signal<Out, Bits<32>>,
+    pub overrun: Signal<Out, Bits<32>>,
+    tj: TapJoin<DPI_LATENCY>,
+    core: TapCore<DPI_LATENCY, { kind::DPI }, A>,
+}
+
+impl<const A: usize> Logic for DpiTap<A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, tj, core);
+        self.tj.reset.next = self.reset.val();
+        self.core.reset.next = self.reset.val();
+        Axis512Sink::link(&mut self.s_axis, &mut self.tj.s_axis);
+        Axis512Source::link(&mut self.m_axis, &mut self.tj.m_axis);
+        self.core.in_beat.next = self.tj.tap.val();
+        self.core.in_valid.next = self.tj.tap_valid.val();
+        self.core.cfg.next = self.cfg.val();
+        self.tj.verdict.next = self.core.verdict.val();
+        self.tj.verdict_valid.next = self.core.verdict_valid.val();
+        self.beat_class.next = self.core.beat_class.val();
+        self.beat_class_valid.next = self.core.beat_class_valid.val();
+        self.drops.next = self.tj.drops.val();
+        self.flags.next = self.tj.flags.val();
+        self.overrun.next = self.tj.overrun.val();
+    }
+}
+
+pub type DpiTap9 = DpiTap<9>;
+
+nicgen_sim::impl_ports!(DpiTap9, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    cfg, beat_class, beat_class_valid, drops, flags, overrun]);

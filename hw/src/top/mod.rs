@@ -16,7 +16,7 @@ use crate::roce::tx::engine::RoceTx500;
 use crate::roce::engine::{reg, RoceEngine500, RoceEngineAes, ENGINE_COUNTERS};
 use crate::roce::ctrl::STAGE_FIELDS;
 use crate::service::aes_ctr::{self as aes, AesCipher4};
-use crate::service::slot::{AesSlot, DlrmSlot, PayloadSlot11, TapJoin8};
+use crate::service::slot::{AesSlot, DlrmSlot, DpiTap9, PayloadSlot11, TapJoin8};
 use crate::service::sniffer::{self as sniff, Sniffer512};
 use crate::stream::*;
 use crate::m2m::endpoint::M2mEndpoint;
@@ -220,6 +220,7 @@ pub fn all_tops() -> Vec<Top> {
         make("dlrm_slot", "DLRM preprocessing in the application slot: per-QP Neg2Zero, ln(1+x) (f32, 0.54 ulp) and Modulus by reciprocal multiply on 16 lanes, RX side, 15 cycles", DlrmSlot::default(), &[("overrun", "beats the core returned without room (must stay 0)")]),
         make("aes_cipher4", "AES-128/256 encryption of 4 consecutive counter blocks per cycle, 15-cycle pipeline, round keys expanded on the fly", AesCipher4::<{ aes::kind::AES }>::default(), &[]),
         make("tap_join", "parallel tap: frame copy to a tap core, per-frame verdict joined before the RX buffer (8-cycle core)", TapJoin8::default(), &[("drops", "good frames dropped by verdict"), ("flags", "frames flagged by verdict"), ("overrun", "beats the delay returned without room (must stay 0)")]),
+        make("dpi_tap", "DPI on the parallel tap: a ternary file-type classifier (CSV/PNG/text/ELF) generated from hw/dpi/weights.json per beat, per-frame vote, per-QP policy (pass/flag/drop) joined before the RX buffer, 16 cycles", DpiTap9::default(), &[("drops", "good frames dropped by verdict"), ("flags", "frames flagged by verdict"), ("overrun", "beats the delay returned without room (must stay 0)")]),
         sniffer_top(),
         make("em_parse", "EM parser: Ethernet/802.1Q/IPv4/TCP/UDP/VXLAN header channel, drops by cause", EmParse::default(), &EM_PARSE_COUNTERS),
         make("em_vxlan_encap", "EM VXLAN encapsulation: 50 outer bytes (Ethernet, IPv4 with checksum, UDP 4789 with a hashed source port, VXLAN)", EmVxlanEncap::default(), &[]),
