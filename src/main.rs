@@ -235,7 +235,25 @@ enum SimScenario {
         /// The modulus of `--dlrm modulus`.
         #[arg(long, default_value_t = 1_000_003)]
         dlrm_mod: u32,
+        /// DPI on node A's parallel tap, this policy on every QP of A: frames of the classes in
+        /// `--dpi-classes` are flagged (counted, and they pass) or dropped (the requester then
+        /// retries, and gives up with `retry exceeded`). A's flag and drop counters are checked
+        /// against the Rust model's verdict for every frame that reached A. Uses the services
+        /// engine.
+        #[arg(long, value_enum)]
+        dpi: Option<DpiPolicy>,
+        /// The DPI classes that take the policy, comma-separated (csv, png, text, elf; a file-type
+        /// classifier, not a malware detector).
+        #[arg(long, default_value = "elf", value_delimiter = ',')]
+        dpi_classes: Vec<String>,
     },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy)]
+enum DpiPolicy {
+    Pass,
+    Flag,
+    Drop,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy)]
@@ -331,7 +349,7 @@ fn main() -> Result<()> {
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter, dlrm, dlrm_mod } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -368,6 +386,19 @@ fn main() -> Result<()> {
                     };
                     (o, dlrm_mod)
                 }),
+                dpi: match dpi {
+                    None => None,
+                    Some(p) => {
+                        use nicgen_model::dpi::{verdict, Net};
+                        let net = Net::builtin();
+                        let mut mask = 0u8;
+                        for c in &dpi_classes {
+                            let k = net.class(c).ok_or_else(|| anyhow::anyhow!("--dpi-classes: {c} is not one of {}", net.classes.join(", ")))?;
+                            mask |= 1 << k;
+                        }
+                        Some(([verdict::PASS, verdict::FLAG, verdict::DROP][p as usize], mask))
+                    }
+                },
                 ..Default::default()
             };
             cmd::sim::rdma(&o, pcie_latency_ns, pcie_gbps, campaign.is_some())

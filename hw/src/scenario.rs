@@ -74,11 +74,15 @@ pub struct RdmaOpts {
     /// (`nicgen_model::dlrm::op`), with this modulus. Data arriving at A is checked against the
     /// model's transform of its source.
     pub dlrm: Option<(u8, u32)>,
+    /// DPI on node A's parallel tap: (policy of every QP of A (`nicgen_model::dpi::verdict`),
+    /// class mask). The frames that reach A's tap are checked against the model's verdicts:
+    /// A's flag and drop counters must equal the model's counts.
+    pub dpi: Option<(u8, u8)>,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None }
     }
 }
 
@@ -138,6 +142,11 @@ pub struct RdmaReport {
     /// many of them the transform changed.
     pub dlrm_lanes: usize,
     pub dlrm_changed: usize,
+    /// With DPI: frames that passed A's ICRC check (each given the model's verdict), and the
+    /// model's flag and drop counts (equal to A's counters, or an error is reported).
+    pub dpi_frames: usize,
+    pub dpi_flagged: u64,
+    pub dpi_dropped: u64,
 }
 
 impl RdmaReport {
@@ -302,6 +311,11 @@ impl Node {
         }
         Ok(())
     }
+    /// The DPI policy of a QP (`nicgen_model::dpi::verdict`).
+    pub fn dpi_policy(&mut self, qpn: u32, policy: u8) -> Result<()> {
+        let (a, v) = crate::service::dpi::policy_write(qpn, policy);
+        self.write(reg::SVC_BASE + a as u16, v)
+    }
     /// Every counter of the register map, in [`ENGINE_COUNTERS`] order.
     pub fn counters(&mut self) -> Vec<u64> {
         (0..ENGINE_COUNTERS.len()).map(|i| self.read(4 * i as u16) as u64).collect()
@@ -428,7 +442,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
-    let svc = o.aes || o.dlrm.is_some();
+    let svc = o.aes || o.dlrm.is_some() || o.dpi.is_some();
     let mut n = [Node::with_services(o.dma, o.seed, o.table_qps, svc)?, Node::with_services(o.dma, o.seed + 100, o.table_qps, svc)?];
     for node in n.iter_mut() {
         node.rb.p = o.card;
@@ -510,6 +524,12 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
         n[0].dlrm_mod(m)?;
     }
+    if let Some((policy, mask)) = o.dpi {
+        for q in 0..o.qps {
+            n[0].dpi_policy(qpn(0, q), policy)?;
+        }
+        n[0].write(reg::SVC_BASE + crate::service::dpi::reg::CLASS_MASK as u16, mask as u32)?;
+    }
     // work: A posts every message, signaled; with `b_op`, B posts as many to A
     let stride = (o.size as u64).div_ceil(4096) * 4096 + 4096;
     let mut wrs: [Vec<SqWrFields>; 2] = [vec![], vec![]];
@@ -553,7 +573,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     ab.script = o.script[0].clone();
     ab.stall = o.stall_qp.map(|(q, until)| (qpn(1, q), until));
     ba.script = o.script[1].clone();
-    ba.keep_arrived = o.sniff.is_some();
+    ba.keep_arrived = o.sniff.is_some() || o.dpi.is_some();
     let mut sniff = match &o.sniff {
         Some(so) => Some(SniffAt::new(&a.sim, so.clone())?),
         None => None,
@@ -775,6 +795,31 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                     va[q] = addr + plain.len() as u64;
                 }
             }
+        }
+    }
+    // DPI: the tap sees each frame that passed the ICRC check, without its ICRC; a frame takes
+    // the policy of its QP (A's QPs have o.dpi's, others pass)
+    if let Some((policy, mask)) = o.dpi {
+        use nicgen_model::dpi::{frame_verdict, verdict, Net};
+        let net = Net::builtin();
+        let mine: Vec<u32> = (0..o.qps).map(|q| qpn(0, q) & 511).collect();
+        for f in &ba.arrived {
+            if !nicgen_model::check_icrc(f).is_ok_and(|v| v.ok()) {
+                continue;
+            }
+            let body = &f[..f.len() - 4];
+            let q = nicgen_model::parse(f).map(|p| p.hdr.bth.dqpn & 511).unwrap_or(u32::MAX);
+            let pol = if mine.contains(&q) { policy } else { verdict::PASS };
+            match frame_verdict(&net, body, pol, mask) {
+                verdict::FLAG => r.dpi_flagged += 1,
+                verdict::DROP => r.dpi_dropped += 1,
+                _ => {}
+            }
+            r.dpi_frames += 1;
+        }
+        let (flag, drop) = (r.counter("rx_tap_flag").0, r.counter("rx_tap_drop").0);
+        if (flag, drop) != (r.dpi_flagged, r.dpi_dropped) {
+            r.errors.push(format!("DPI at A: flagged {flag}, dropped {drop}; the model flags {} and drops {} of {} frames", r.dpi_flagged, r.dpi_dropped, r.dpi_frames));
         }
     }
     if let Some(s) = &mut sniff {

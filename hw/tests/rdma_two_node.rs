@@ -178,3 +178,23 @@ fn dlrm_slot_transforms_data_arriving_at_its_qps() {
         assert!(r.dlrm_changed * 10 > r.dlrm_lanes * 7, "{} of {} lanes changed", r.dlrm_changed, r.dlrm_lanes);
     }
 }
+
+/// DPI on A's parallel tap (the services engine), against the Rust model's verdict for every
+/// frame that reached A. Flag: every READ response of the chosen classes is counted and still
+/// placed, so every byte arrives. Drop: the dropped responses never reach the requester, which
+/// retries and gives up (`retry exceeded`, then the QP's other work is flushed); responses
+/// without a payload beat to classify pass, and every WR still completes.
+#[test]
+fn dpi_tap_flags_and_drops_by_qp_policy() {
+    use nicgen_model::dpi::verdict;
+    let r = check(RdmaOpts { op: Op::Read, size: 9000, random_size: true, count: 24, qps: 4, seed: 50, dpi: Some((verdict::FLAG, 0xf)), ..Default::default() });
+    assert!(r.dpi_flagged >= 20 && r.dpi_dropped == 0, "{} flagged of {}", r.dpi_flagged, r.dpi_frames);
+    let o = RdmaOpts { op: Op::Read, size: 9000, random_size: true, count: 16, qps: 4, seed: 51, dpi: Some((verdict::DROP, 0xf)), timeout: 1, retry_cnt: 1, ..Default::default() };
+    let r = rdma(&o).unwrap();
+    assert!(!r.errors.iter().any(|e| e.starts_with("DPI")), "{:#?}", r.errors);
+    assert!(r.dpi_dropped >= 4, "{} dropped of {}", r.dpi_dropped, r.dpi_frames);
+    assert_eq!(r.by_status.iter().sum::<u64>(), o.count as u64, "every WR completes");
+    assert!(r.by_status[nicgen_hw::roce::cq_status::RETRY_EXCEEDED as usize] >= 1, "{:?}", r.by_status);
+    // the READs that completed successfully hold every byte
+    assert!(r.mismatches as u64 <= o.count as u64 - r.by_status[0], "{} mismatches, {:?}", r.mismatches, r.by_status);
+}

@@ -17,7 +17,7 @@ const YOSYS_WITHIN: [(&str, &[&str]); 8] = [
     ("aes_cipher4", &["aes_slot"]),
     // the services engine is the default engine's modules plus the AES and DLRM slots' cores:
     // Yosys reads those three
-    ("roce_engine_aes", &["roce_engine", "aes_slot", "dlrm_slot"]),
+    ("roce_engine_aes", &["roce_engine", "aes_slot", "dlrm_slot", "dpi_tap"]),
     ("em_node", &["em_datapath", "m2m_endpoint"]),
     ("em_classify", &["em_datapath"]),
     ("em_lookup", &["em_datapath"]),

@@ -185,6 +185,11 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
         println!("{:<28} {:>12}", "DLRM lanes checked at A", r.dlrm_lanes);
         println!("{:<28} {:>12}", "  of them transformed", r.dlrm_changed);
     }
+    if o.dpi.is_some() {
+        println!("{:<28} {:>12}", "DPI frames checked at A", r.dpi_frames);
+        println!("{:<28} {:>12}", "  flagged (model = counter)", r.dpi_flagged);
+        println!("{:<28} {:>12}", "  dropped (model = counter)", r.dpi_dropped);
+    }
     if let Some(s) = &o.sniff {
         println!("{:<28} {:>12}", "sniffed at A, RX (checked)", r.sniffed[0]);
         println!("{:<28} {:>12}", "sniffed at A, TX (checked)", r.sniffed[1]);

@@ -26,7 +26,8 @@ use crate::roce::rx::responder::RoceResponder;
 use crate::roce::tx::engine::RoceTx;
 use crate::roce::*;
 use crate::service::aes_ctr::{self as aes, kind, SvcCfg};
-use crate::service::slot::{PayloadSlot, TapJoin, TapPass};
+use crate::service::dpi::DPI_LATENCY;
+use crate::service::slot::{PayloadSlot, TapCore, TapJoin};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
@@ -134,7 +135,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// The parallel tap: a copy of every checked frame goes to `tap_core`, whose verdict joins
     /// the frame before the RX buffer.
     rx_tap: TapJoin<LP>,
-    tap_core: TapPass<LP>,
+    tap_core: TapCore<LP, SR, A>,
     rx_fifo: AxisFifo512,
     parse: RoceRxParse,
     responder: RoceResponder<A>,
@@ -276,6 +277,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_fifo, parse, responder, req, tx, wmux, bridge, window, stage);
         self.check.reset.next = self.reset.val();
         self.rx_tap.reset.next = self.reset.val();
+        self.tap_core.reset.next = self.reset.val();
         self.rx_slot.reset.next = self.reset.val();
         self.rx_fifo.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
@@ -446,6 +448,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tx.svc_cfg.next = self.svc_cfg.val();
         self.rx_slot.cfg.next = self.svc_cfg.val();
         self.rx_slot.rx.next = true;
+        self.tap_core.cfg.next = self.svc_cfg.val();
         // (the service window's decode is written out again below, not read from `svc_hit`: a local
         // shared by the write-error term and the `wr_en` term makes Verilator see a loop)
         self.own_wr.next = (self.bridge.wr_addr.val() == self.a_sel.val()) | (self.bridge.wr_addr.val() == self.a_cmd.val())
@@ -564,7 +567,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             }
         }
         self.unused.next = self.bridge.wr_strb.val().any() | self.window.wr_err.val() | self.rx_fifo.level.val().any()
-            | self.rx_slot.m_meta.val().qpn.any() | self.rx_slot.m_meta.val().psn.any() | self.rx_slot.m_meta.val().off.any() | self.rx_slot.m_meta.val().opcode.any() | self.rx_slot.gen.val().any();
+            | self.rx_slot.m_meta.val().qpn.any() | self.rx_slot.m_meta.val().psn.any() | self.rx_slot.m_meta.val().off.any() | self.rx_slot.m_meta.val().opcode.any() | self.rx_slot.gen.val().any()
+            | self.tap_core.beat_class.val().any() | self.tap_core.beat_class_valid.val();
         if self.reset.val() {
             self.pend_w.d.next = false;
             self.pend_r.d.next = false;
@@ -580,9 +584,10 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 /// The default engine: 500 QPs in 512-entry tables, pass-through service slots (1 cycle each).
 pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }>;
 pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }, { kind::PASS }>;
-/// The default engine with AES-CTR in both payload slots (TX encrypts, RX decrypts;
-/// `service::aes_ctr::AES_LATENCY` cycles each) and an 11-cycle parallel tap (BALBOA's 44 ns).
-pub type RoceEngineAes = RoceEngine<9, 13, 1, 1, 11, { kind::AES }, { kind::AES_DLRM }>;
+/// The services engine: the default engine with AES-CTR in both payload slots (TX encrypts, RX
+/// decrypts; `service::aes_ctr::AES_LATENCY` cycles each), DLRM preprocessing after the RX
+/// decryption, and the DPI classifier on the parallel tap (`service::dpi::DPI_LATENCY` cycles).
+pub type RoceEngineAes = RoceEngine<9, 13, 1, 1, { DPI_LATENCY }, { kind::AES }, { kind::AES_DLRM_DPI }>;
 
 impl Default for RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }> {
     fn default() -> Self {

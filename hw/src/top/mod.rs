@@ -102,7 +102,7 @@ fn engine_top() -> Top {
 
 /// The engine with AES-CTR in its payload slots, and its service window.
 fn engine_aes_top() -> Top {
-    engine_regs(make("roce_engine_aes", "RoCEv2 RC engine (500 QPs) with services: AES-CTR on the data path (TX encrypts, RX decrypts), then DLRM preprocessing on RX for the QPs bound to it; 11-cycle tap", RoceEngineAes::new(500), &[]), true)
+    engine_regs(make("roce_engine_aes", "RoCEv2 RC engine (500 QPs) with services: AES-CTR on the data path (TX encrypts, RX decrypts), then DLRM preprocessing on RX for the QPs bound to it; DPI file-type classifier on the parallel tap with per-QP pass/flag/drop", RoceEngineAes::new(500), &[]), true)
 }
 
 fn engine_regs(mut t: Top, svc: bool) -> Top {
@@ -157,7 +157,12 @@ fn engine_regs(mut t: Top, svc: bool) -> Top {
             ("dlrm_mod_r_lo", d::MOD_R_LO, "DLRM reciprocal floor(2^64 / M), bits 31:0"),
             ("dlrm_mod_r_hi", d::MOD_R_HI, "DLRM reciprocal, bits 63:32"),
         ];
-        for (n, o, doc) in dlrm_regs {
+        use crate::service::dpi::reg as p;
+        let dpi_regs: [(&str, u8, &'static str); 2] = [
+            ("dpi_qp_policy", p::QP_POLICY, "write qpn | policy << 24: the QP's DPI policy (0 pass, 1 flag: counted in rx_tap_flag, 2 drop: counted in rx_tap_drop)"),
+            ("dpi_class_mask", p::CLASS_MASK, "DPI classes whose frames take their QP's policy, a bit per class of hw/dpi/weights.json (csv 0, png 1, text 2, elf 3; reset: elf)"),
+        ];
+        for (n, o, doc) in dlrm_regs.into_iter().chain(dpi_regs) {
             regs.push(Reg { name: n.into(), port: String::new(), offset: b + o as u32, width: 32, access: "wo", doc });
         }
     }
