@@ -12,7 +12,7 @@ use crate::em::vxlan::{EmVxlanEncap, VxlanTunFields};
 use crate::em::EmHdrFields;
 use crate::roce::rx::parse::RoceRxParse;
 use crate::roce::tx::build::{RoceTxBuild, TxFields};
-use crate::service::slot::{AesSlot, PayloadSlot11};
+use crate::service::slot::{AesSlot, DlrmSlot, DpiTap9, PayloadSlot11};
 use crate::stream::AxisFifo512;
 use nicgen_model::roce::{opcode, IpHdr, RoceHeaders};
 use nicgen_sim::axis::*;
@@ -164,10 +164,13 @@ pub fn block_figures() -> Vec<BlockFigure> {
     add("roce_tx_build", "TX deparser: Ethernet/IPv4/UDP/BTH/RETH, pad, ICRC (latency from header and payload offered)", measure(RoceTxBuild::default(), &payloads, &[("hdr", build_headers(16, 4096))], &[]));
     add("payload_slot", "service slot, 11-cycle pass-through core", measure(PayloadSlot11::default(), &without, &[], &[]));
     add("aes_slot", "AES-CTR service in a payload slot (the 18-cycle core runs on every beat; shell +3)", measure(AesSlot::default(), &without, &[], &[]));
+    add("dlrm_slot", "DLRM preprocessing in the application slot, RX (the 15-cycle core runs on every beat; shell +3)", measure(DlrmSlot::default(), &without, &[], &["rx"]));
+    add("dpi_tap", "DPI on the parallel tap: ternary classifier on every beat, per-frame verdict joined at the last beat (16-cycle core; tap +3)", measure(DpiTap9::default(), &without, &[], &[]));
     add("axis_fifo", "512-beat BRAM FIFO", measure(AxisFifo512::default(), &without, &[], &[]));
     // the EM's blocks, on the same 4 KiB frames (IPv4/UDP) and on minimum-size frames
     // (64 bytes on the wire with the FCS: 60 in the stream)
     let small: Vec<Vec<u8>> = (0..64).map(|i| nicgen_model::em::ipv4_udp_frame(0x0a00_0001, 0x0a00_0002, 1000 + i, 80, &[i as u8; 18])).collect();
+    add("dpi_tap 64 B", "DPI tap, back-to-back one-beat frames (60 bytes without the FCS: a verdict per cycle)", measure(DpiTap9::default(), &small, &[], &[]));
     add("em_parse", "EM parser, wire side (store and forward: latency includes the frame's arrival)", measure(EmParse::default(), &with, &[], &["from_wire", "m_hdr_ready"]));
     add("em_parse 64 B", "EM parser, 64-byte frames (60 bytes without the FCS)", measure(EmParse::default(), &small, &[], &["from_wire", "m_hdr_ready"]));
     let (hdrs, tuns) = encap_channels(&with);
