@@ -19,6 +19,10 @@ enum Cmd {
     Verilog {
         #[arg(long, default_value = "gen")]
         out: PathBuf,
+        /// Also emit the engine with this set of services (comma-separated: aes, dlrm, dpi;
+        /// `none`), as top `roce_engine_<names>`; repeat for more. Any subset generates.
+        #[arg(long, value_parser = parse_services)]
+        services: Vec<usize>,
     },
     /// Verilator -Wall lint and Yosys validation of every emitted top level.
     Lint {
@@ -246,7 +250,15 @@ enum SimScenario {
         /// classifier, not a malware detector).
         #[arg(long, default_value = "elf", value_delimiter = ',')]
         dpi_classes: Vec<String>,
+        /// Both engines with exactly this set of services (aes, dlrm, dpi, comma-separated;
+        /// `none`). Default: all of them with --aes, --dlrm or --dpi, else none.
+        #[arg(long, value_parser = parse_services)]
+        services: Option<usize>,
     },
+}
+
+fn parse_services(s: &str) -> Result<usize, String> {
+    nicgen_hw::service::aes_ctr::kind::parse(s)
 }
 
 #[derive(clap::ValueEnum, Clone, Copy)]
@@ -343,13 +355,13 @@ enum PcapCmd {
 fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Verilog { out } => cmd::verilog::run(&out),
+        Cmd::Verilog { out, services } => cmd::verilog::run(&out, &services),
         Cmd::Build { board, gen, out, jobs } => cmd::vivado::build(&gen, &board, &out, jobs),
         Cmd::Program { bit } => cmd::vivado::program(&bit),
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir } => cmd::lint::run(&dir),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, services } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -386,6 +398,7 @@ fn main() -> Result<()> {
                     };
                     (o, dlrm_mod)
                 }),
+                services,
                 dpi: match dpi {
                     None => None,
                     Some(p) => {

@@ -3,7 +3,8 @@
 //! WRITE and READ work requests over several QPs to node B. Every destination byte is checked
 //! against its source, every completion's status too.
 use crate::roce::ctrl::{STAGE_CFG, STAGE_RQ, STAGE_SQ_PSN};
-use crate::roce::engine::{reg, RoceEngine4k, RoceEngine500, RoceEngineAes, ENGINE_COUNTERS};
+use crate::roce::engine::{reg, RoceEngine4k, ENGINE_COUNTERS};
+use crate::roce::engine::WithEngine as _;
 use crate::service::aes_ctr as aes;
 use nicgen_model::aes_ctr::{ctr_xor, Key, PsnExt, QpCrypto};
 use nicgen_model::opcode;
@@ -78,11 +79,14 @@ pub struct RdmaOpts {
     /// class mask). The frames that reach A's tap are checked against the model's verdicts:
     /// A's flag and drop counters must equal the model's counts.
     pub dpi: Option<(u8, u8)>,
+    /// The engines' services (bits of `service::aes_ctr::kind`; any subset generates). None:
+    /// all of them when `aes`, `dlrm` or `dpi` is set (the services engine), else none.
+    pub services: Option<usize>,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None, services: None }
     }
 }
 
@@ -206,24 +210,27 @@ pub struct Node {
     pub axil: AxilMaster,
 }
 
-fn build_engine(table_qps: usize, aes: bool) -> Result<VerilatorSim> {
+fn build_engine(table_qps: usize, svc: usize) -> Result<VerilatorSim> {
     use rust_hdl::prelude::Block;
     // The Verilog of each engine variant is generated once per process (it takes rust-hdl
     // about a second); Verilator's own cache then finds the built model.
     type Gen = (String, Vec<nicgen_sim::PortInfo>);
-    static MADE: std::sync::Mutex<Vec<((usize, bool), Gen)>> = std::sync::Mutex::new(Vec::new());
-    let key = (table_qps, aes);
+    static MADE: std::sync::Mutex<Vec<((usize, usize), Gen)>> = std::sync::Mutex::new(Vec::new());
+    let key = (table_qps, svc);
     if let Some((_, (v, ports))) = MADE.lock().unwrap().iter().find(|(k, _)| *k == key) {
         return VerilatorSim::build(v, "roce_engine", ports.clone(), "clock", &VerilatorOptions::from_env());
     }
-    fn gen<T: Block>(mut e: T) -> Gen {
-        e.connect_all();
-        (verilog_named(&e, "roce_engine"), top_ports(&e))
+    struct G;
+    impl crate::roce::engine::WithEngine for G {
+        type Out = Gen;
+        fn with<T: Block>(self, mut e: T) -> Gen {
+            e.connect_all();
+            (verilog_named(&e, "roce_engine"), top_ports(&e))
+        }
     }
     let (v, ports) = match key {
-        (500, false) => gen(RoceEngine500::default()),
-        (4096, false) => gen(RoceEngine4k::new(4096)),
-        (500, true) => gen(RoceEngineAes::new(500)),
+        (500, k) => crate::roce::engine::engine_with(k, G),
+        (4096, 0) => G.with(RoceEngine4k::new(4096)),
         (n, _) => bail!("no engine with {n} QPs and services is built here (500 or 4096 QPs, or 500 with services)"),
     };
     MADE.lock().unwrap().push((key, (v.clone(), ports.clone())));
@@ -232,11 +239,11 @@ fn build_engine(table_qps: usize, aes: bool) -> Result<VerilatorSim> {
 
 impl Node {
     pub fn new(dma: DmaParams, seed: u64, table_qps: usize) -> Result<Self> {
-        Self::with_services(dma, seed, table_qps, false)
+        Self::with_services(dma, seed, table_qps, 0)
     }
-    /// An engine with services in its payload slots (`svc`: AES-CTR on TX, AES-CTR then DLRM
-    /// on RX) or with pass-through slots.
-    pub fn with_services(dma: DmaParams, seed: u64, table_qps: usize, svc: bool) -> Result<Self> {
+    /// A node whose engine has the services `svc` (bits of `service::aes_ctr::kind`), or
+    /// pass-through slots and tap (0).
+    pub fn with_services(dma: DmaParams, seed: u64, table_qps: usize, svc: usize) -> Result<Self> {
         let mut sim = build_engine(table_qps, svc)?;
         sim.reset(4);
         let dma = DmaPort::new(&sim, dma, seed);
@@ -442,7 +449,13 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
-    let svc = o.aes || o.dlrm.is_some() || o.dpi.is_some();
+    use crate::service::aes_ctr::kind;
+    let svc = o.services.unwrap_or(if o.aes || o.dlrm.is_some() || o.dpi.is_some() { kind::ALL } else { kind::PASS });
+    for (on, k) in [(o.aes, kind::AES), (o.dlrm.is_some(), kind::DLRM), (o.dpi.is_some(), kind::DPI)] {
+        if on && svc & k == 0 {
+            bail!("the engine's services ({}) lack {}", kind::name(svc), kind::name(k));
+        }
+    }
     let mut n = [Node::with_services(o.dma, o.seed, o.table_qps, svc)?, Node::with_services(o.dma, o.seed + 100, o.table_qps, svc)?];
     for node in n.iter_mut() {
         node.rb.p = o.card;

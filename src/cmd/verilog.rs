@@ -5,8 +5,10 @@ use nicgen_hw::top::{all_tops, clean_wrapper, regmap_header, regmap_json};
 use nicgen_sim::Dir;
 use std::path::Path;
 
-pub fn run(out: &Path) -> Result<()> {
-    let tops = all_tops();
+/// `services`: engines with these sets of services (bits of `kind`) are emitted too.
+pub fn run(out: &Path, services: &[usize]) -> Result<()> {
+    let mut tops = all_tops();
+    tops.extend(services.iter().map(|k| nicgen_hw::top::engine_services_top(*k)));
     let mut index = vec![];
     for t in &tops {
         let dir = out.join(t.name);

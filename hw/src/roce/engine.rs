@@ -589,6 +589,29 @@ pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }, { kind::PASS
 /// decryption, and the DPI classifier on the parallel tap (`service::dpi::DPI_LATENCY` cycles).
 pub type RoceEngineAes = RoceEngine<9, 13, 1, 1, { DPI_LATENCY }, { kind::AES }, { kind::AES_DLRM_DPI }>;
 
+/// Something done with an engine whose type [`engine_with`] picks.
+pub trait WithEngine {
+    type Out;
+    fn with<T: Block>(self, engine: T) -> Self::Out;
+}
+
+/// The 500-QP engine with the services `svc`, any subset of [`kind::ALL`]: `AES` (AES-CTR in the
+/// TX slot and in the RX slot), `DLRM` (in the RX slot, after AES-CTR when both), `DPI` (the
+/// parallel tap's core, `DPI_LATENCY` cycles; without it the tap is a 1-cycle pass-through).
+pub fn engine_with<W: WithEngine>(svc: usize, w: W) -> W::Out {
+    use kind::*;
+    match svc & ALL {
+        0 => w.with(RoceEngine::<9, 13, 1, 1, 1, { PASS }, { PASS }>::new(500)),
+        1 => w.with(RoceEngine::<9, 13, 1, 1, 1, { AES }, { AES }>::new(500)),
+        2 => w.with(RoceEngine::<9, 13, 1, 1, 1, { PASS }, { DLRM }>::new(500)),
+        3 => w.with(RoceEngine::<9, 13, 1, 1, 1, { AES }, { AES_DLRM }>::new(500)),
+        4 => w.with(RoceEngine::<9, 13, 1, 1, { DPI_LATENCY }, { PASS }, { DPI }>::new(500)),
+        5 => w.with(RoceEngine::<9, 13, 1, 1, { DPI_LATENCY }, { AES }, { AES_DPI }>::new(500)),
+        6 => w.with(RoceEngine::<9, 13, 1, 1, { DPI_LATENCY }, { PASS }, { DLRM_DPI }>::new(500)),
+        _ => w.with(RoceEngineAes::new(500)),
+    }
+}
+
 impl Default for RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }> {
     fn default() -> Self {
         Self::new(500)

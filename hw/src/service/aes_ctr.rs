@@ -51,6 +51,27 @@ pub mod kind {
     pub const DPI: usize = 4;
     /// The services engine's RX side: AES-CTR then DLRM in the payload slot, DPI on the tap.
     pub const AES_DLRM_DPI: usize = AES | DLRM | DPI;
+    pub const AES_DPI: usize = AES | DPI;
+    pub const DLRM_DPI: usize = DLRM | DPI;
+    /// Every service (an engine's set of services is a subset of these bits).
+    pub const ALL: usize = AES_DLRM_DPI;
+    /// The services' names, by bit.
+    pub const NAMES: [(&str, usize); 3] = [("aes", AES), ("dlrm", DLRM), ("dpi", DPI)];
+
+    /// A set of services from names (`aes,dlrm,dpi`; `none` or empty: none).
+    pub fn parse(list: &str) -> Result<usize, String> {
+        let mut k = 0;
+        for n in list.split(',').map(str::trim).filter(|n| !n.is_empty() && *n != "none") {
+            k |= NAMES.iter().find(|(m, _)| *m == n).ok_or_else(|| format!("{n} is not a service (aes, dlrm, dpi)"))?.1;
+        }
+        Ok(k)
+    }
+
+    /// The names of a set of services, joined by `_` (`none` for none).
+    pub fn name(k: usize) -> String {
+        let v: Vec<&str> = NAMES.iter().filter(|(_, b)| k & b != 0).map(|(n, _)| *n).collect();
+        if v.is_empty() { "none".into() } else { v.join("_") }
+    }
 }
 
 /// The configuration registers, byte offsets within the engine's service window.

@@ -97,15 +97,30 @@ const RESPONDER_COUNTERS: [(&str, &str); 15] = [
 
 /// The engine's register map: counters, control registers and QP staging words.
 fn engine_top() -> Top {
-    engine_regs(make("roce_engine", "RoCEv2 RC engine: RX check/parse/responder/requester, TX, control (500 QPs)", RoceEngine500::default(), &[]), false)
+    engine_regs(make("roce_engine", "RoCEv2 RC engine: RX check/parse/responder/requester, TX, control (500 QPs)", RoceEngine500::default(), &[]), 0)
 }
 
 /// The engine with AES-CTR in its payload slots, and its service window.
 fn engine_aes_top() -> Top {
-    engine_regs(make("roce_engine_aes", "RoCEv2 RC engine (500 QPs) with services: AES-CTR on the data path (TX encrypts, RX decrypts), then DLRM preprocessing on RX for the QPs bound to it; DPI file-type classifier on the parallel tap with per-QP pass/flag/drop", RoceEngineAes::new(500), &[]), true)
+    engine_regs(make("roce_engine_aes", "RoCEv2 RC engine (500 QPs) with services: AES-CTR on the data path (TX encrypts, RX decrypts), then DLRM preprocessing on RX for the QPs bound to it; DPI file-type classifier on the parallel tap with per-QP pass/flag/drop", RoceEngineAes::new(500), &[]), aes::kind::ALL)
 }
 
-fn engine_regs(mut t: Top, svc: bool) -> Top {
+/// The engine with a chosen set of services (`nicgen verilog --services aes,dpi`): top
+/// `roce_engine_<names>`.
+pub fn engine_services_top(svc: usize) -> Top {
+    struct M(usize);
+    impl crate::roce::engine::WithEngine for M {
+        type Out = Top;
+        fn with<T: Block>(self, e: T) -> Top {
+            let name: &'static str = Box::leak(format!("roce_engine_{}", aes::kind::name(self.0)).into_boxed_str());
+            let about: &'static str = Box::leak(format!("RoCEv2 RC engine (500 QPs) with the services {}", aes::kind::name(self.0).replace('_', ", ")).into_boxed_str());
+            engine_regs(make(name, about, e, &[]), self.0)
+        }
+    }
+    crate::roce::engine::engine_with(svc, M(svc & aes::kind::ALL))
+}
+
+fn engine_regs(mut t: Top, svc: usize) -> Top {
     let mut regs: Vec<Reg> = ENGINE_COUNTERS
         .iter()
         .enumerate()
@@ -133,9 +148,9 @@ fn engine_regs(mut t: Top, svc: bool) -> Top {
             regs.push(Reg { name: format!("stage_{:03x}", base + 4 * w as u16), port: String::new(), offset: (*base + 4 * w as u16) as u32, width: (bits - 32 * w).min(32), access: "rw", doc });
         }
     }
-    if svc {
+    let b = reg::SVC_BASE as u32;
+    if svc & aes::kind::AES != 0 {
         use crate::service::aes_ctr::reg as a;
-        let b = reg::SVC_BASE as u32;
         for i in 0..8u8 {
             regs.push(Reg { name: format!("aes_key{i}"), port: String::new(), offset: b + (a::KEY_W0 + 4 * i) as u32, width: 32, access: "wo", doc: "AES key staging word (word 0: the key's first 4 bytes, big-endian); never readable" });
         }
@@ -150,6 +165,8 @@ fn engine_regs(mut t: Top, svc: bool) -> Top {
         for (n, o, w, acc, doc) in svc_regs {
             regs.push(Reg { name: n.into(), port: String::new(), offset: b + o as u32, width: w, access: acc, doc });
         }
+    }
+    if svc & (aes::kind::DLRM | aes::kind::DPI) != 0 {
         use crate::service::dlrm::reg as d;
         let dlrm_regs: [(&str, u8, &'static str); 4] = [
             ("dlrm_qp_op", d::QP_OP, "write qpn | op << 24: the QP's DLRM operation on RX (0 pass, 1 Neg2Zero, 2 ln(1+x), 3 both, 4 modulus)"),
@@ -162,8 +179,10 @@ fn engine_regs(mut t: Top, svc: bool) -> Top {
             ("dpi_qp_policy", p::QP_POLICY, "write qpn | policy << 24: the QP's DPI policy (0 pass, 1 flag: counted in rx_tap_flag, 2 drop: counted in rx_tap_drop)"),
             ("dpi_class_mask", p::CLASS_MASK, "DPI classes whose frames take their QP's policy, a bit per class of hw/dpi/weights.json (csv 0, png 1, text 2, elf 3; reset: elf)"),
         ];
-        for (n, o, doc) in dlrm_regs.into_iter().chain(dpi_regs) {
-            regs.push(Reg { name: n.into(), port: String::new(), offset: b + o as u32, width: 32, access: "wo", doc });
+        let dlrm_on = if svc & aes::kind::DLRM != 0 { &dlrm_regs[..] } else { &[] };
+        let dpi_on = if svc & aes::kind::DPI != 0 { &dpi_regs[..] } else { &[] };
+        for (n, o, doc) in dlrm_on.iter().chain(dpi_on) {
+            regs.push(Reg { name: (*n).into(), port: String::new(), offset: b + *o as u32, width: 32, access: "wo", doc });
         }
     }
     t.regs = regs;
