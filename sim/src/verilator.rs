@@ -22,12 +22,14 @@ pub struct VerilatorOptions {
 }
 
 impl VerilatorOptions {
-    /// Defaults, with `NICGEN_TRACE=<file.vcd>` turning on tracing and `NICGEN_VLCACHE` moving
-    /// the cache.
+    /// Defaults, with `NICGEN_TRACE=<file.vcd>` turning on tracing, `NICGEN_VLCACHE` moving
+    /// the cache and `NICGEN_VLQUICK=1` building without C++ optimization (faster to build,
+    /// slower to run).
     pub fn from_env() -> Self {
         let cache = std::env::var_os("NICGEN_VLCACHE").map(PathBuf::from).unwrap_or_else(default_cache);
         let trace = std::env::var_os("NICGEN_TRACE").map(PathBuf::from);
-        VerilatorOptions { trace, cache, quick: false }
+        let quick = std::env::var("NICGEN_VLQUICK").is_ok_and(|v| v == "1");
+        VerilatorOptions { trace, cache, quick }
     }
 }
 
