@@ -28,6 +28,9 @@ enum Cmd {
     Lint {
         #[arg(long, default_value = "gen")]
         dir: PathBuf,
+        /// Only these top levels (repeat the option; default: every top and board top).
+        #[arg(long)]
+        top: Vec<String>,
     },
     /// The orchestration module (OM) software.
     Om {
@@ -359,7 +362,7 @@ fn main() -> Result<()> {
         Cmd::Build { board, gen, out, jobs } => cmd::vivado::build(&gen, &board, &out, jobs),
         Cmd::Program { bit } => cmd::vivado::program(&bit),
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
-        Cmd::Lint { dir } => cmd::lint::run(&dir),
+        Cmd::Lint { dir, top } => cmd::lint::run(&dir, &top),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
         Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, services } } => {
             let conv = |op| match op {

@@ -237,9 +237,19 @@ fn build_engine(table_qps: usize, svc: usize) -> Result<VerilatorSim> {
     VerilatorSim::build(&v, "roce_engine", ports, "clock", &VerilatorOptions::from_env())
 }
 
+/// The services of an engine nobody chose services for: `NICGEN_SERVICES` (e.g. `aes,dpi`;
+/// 500-QP engines only), so the RC engine's tests run unchanged on any composition
+/// (`scripts/compose.sh`); none when it is unset.
+pub fn env_services(table_qps: usize) -> usize {
+    match std::env::var("NICGEN_SERVICES") {
+        Ok(s) if table_qps == 500 => crate::service::aes_ctr::kind::parse(&s).unwrap_or_else(|e| panic!("NICGEN_SERVICES: {e}")),
+        _ => 0,
+    }
+}
+
 impl Node {
     pub fn new(dma: DmaParams, seed: u64, table_qps: usize) -> Result<Self> {
-        Self::with_services(dma, seed, table_qps, 0)
+        Self::with_services(dma, seed, table_qps, env_services(table_qps))
     }
     /// A node whose engine has the services `svc` (bits of `service::aes_ctr::kind`), or
     /// pass-through slots and tap (0).
@@ -450,7 +460,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
     use crate::service::aes_ctr::kind;
-    let svc = o.services.unwrap_or(if o.aes || o.dlrm.is_some() || o.dpi.is_some() { kind::ALL } else { kind::PASS });
+    let svc = o.services.unwrap_or(if o.aes || o.dlrm.is_some() || o.dpi.is_some() { kind::ALL } else { env_services(o.table_qps) });
     for (on, k) in [(o.aes, kind::AES), (o.dlrm.is_some(), kind::DLRM), (o.dpi.is_some(), kind::DPI)] {
         if on && svc & k == 0 {
             bail!("the engine's services ({}) lack {}", kind::name(svc), kind::name(k));
