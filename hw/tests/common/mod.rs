@@ -146,3 +146,21 @@ pub fn slot_cfg_write<S: CycleSim>(sim: &mut S, cfg: usize, addr: u8, data: u32)
     sim.eval();
     sim.tick();
 }
+
+/// The parallel tap's output against each frame's verdict (0 pass, 1 flag, 2 drop): every frame
+/// left with its data unchanged and `tuser` set when it came in bad or was dropped, and the tap's
+/// `drops` and `flags` count the good frames dropped and flagged; nothing overran. `about(i)`
+/// describes frame `i` for a failure.
+pub fn check_tap_verdicts<S: CycleSim>(sim: &mut S, got: &[SeenFrame], sent: &[AxisFrame], verdicts: &[u8], about: impl Fn(usize) -> String) {
+    assert_eq!(got.len(), sent.len());
+    let (mut drops, mut flags) = (0, 0);
+    for (i, ((g, f), v)) in got.iter().zip(sent).zip(verdicts).enumerate() {
+        assert_eq!(g.data, f.data, "frame {i}");
+        assert_eq!(g.user, f.user || *v == 2, "frame {i} ({}): tuser must carry its own verdict {v}", about(i));
+        drops += (!f.user && *v == 2) as u64;
+        flags += (!f.user && *v == 1) as u64;
+    }
+    assert_eq!(sim.get_u64(sim.port("drops")), drops, "drop counter");
+    assert_eq!(sim.get_u64(sim.port("flags")), flags, "flag counter");
+    assert_eq!(sim.get_u64(sim.port("overrun")), 0, "overrun");
+}
