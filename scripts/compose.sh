@@ -17,7 +17,7 @@ args=()
 for s in "${subsets[@]}"; do args+=(--services "$s"); done
 target/release/nicgen verilog --out "$gen" "${args[@]}" > /dev/null
 for s in "${subsets[@]}"; do
-  name="roce_engine_$(echo "$s" | tr , _)"
+  name="roce_engine_svc_$(echo "$s" | tr , _)"
   start=$(date +%s)
   echo "compose: services ${s}: generate, lint $name"
   target/release/nicgen lint --dir "$gen" --top "$name"

@@ -20,7 +20,7 @@ enum Cmd {
         #[arg(long, default_value = "gen")]
         out: PathBuf,
         /// Also emit the engine with this set of services (comma-separated: aes, dlrm, dpi;
-        /// `none`), as top `roce_engine_<names>`; repeat for more. Any subset generates.
+        /// `none`), as top `roce_engine_svc_<names>`; repeat for more. Any subset generates.
         #[arg(long, value_parser = parse_services)]
         services: Vec<usize>,
     },

@@ -9,6 +9,11 @@ use std::path::Path;
 pub fn run(out: &Path, services: &[usize]) -> Result<()> {
     let mut tops = all_tops();
     tops.extend(services.iter().map(|k| nicgen_hw::top::engine_services_top(*k)));
+    let mut names: Vec<&str> = tops.iter().map(|t| t.name).collect();
+    names.sort();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        anyhow::bail!("two top levels named {}", w[0]);
+    }
     let mut index = vec![];
     for t in &tops {
         let dir = out.join(t.name);

@@ -106,13 +106,13 @@ fn engine_aes_top() -> Top {
 }
 
 /// The engine with a chosen set of services (`nicgen verilog --services aes,dpi`): top
-/// `roce_engine_<names>`.
+/// `roce_engine_svc_<names>` (`roce_engine_aes` is the services engine, all of them).
 pub fn engine_services_top(svc: usize) -> Top {
     struct M(usize);
     impl crate::roce::engine::WithEngine for M {
         type Out = Top;
         fn with<T: Block>(self, e: T) -> Top {
-            let name: &'static str = Box::leak(format!("roce_engine_{}", aes::kind::name(self.0)).into_boxed_str());
+            let name: &'static str = Box::leak(format!("roce_engine_svc_{}", aes::kind::name(self.0)).into_boxed_str());
             let about: &'static str = Box::leak(format!("RoCEv2 RC engine (500 QPs) with the services {}", aes::kind::name(self.0).replace('_', ", ")).into_boxed_str());
             engine_regs(make(name, about, e, &[]), self.0)
         }
@@ -329,7 +329,7 @@ mod tests {
     fn every_subset_of_services_generates() {
         for svc in 0..=kind::ALL {
             let t = engine_services_top(svc);
-            assert_eq!(t.name, format!("roce_engine_{}", kind::name(svc)));
+            assert_eq!(t.name, format!("roce_engine_svc_{}", kind::name(svc)));
             let has = |p: &str| t.regs.iter().any(|r| r.name.starts_with(p));
             // each service's own table: AES key slots, DLRM operations, DPI policies
             let logic = |m: &str| t.verilog.contains(m);
