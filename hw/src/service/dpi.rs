@@ -18,7 +18,7 @@
 //! the frame's last beat enters). The verdict comes [`DPI_LATENCY`] cycles after the frame's
 //! last beat; a network that needs fewer stages is padded to it.
 use crate::service::aes_ctr::{kind, SvcCfg};
-use crate::service::slot::{SlotBeat, SlotMetaFields, META_BITS};
+use crate::service::slot::{SlotBeat, SlotMetaFields};
 use crate::stream::{DATA_W, KEEP_W};
 use nicgen_model::dpi::Net;
 use rust_hdl::prelude::*;
@@ -107,8 +107,9 @@ pub fn verdict_latency(net: &Net) -> usize {
     beat_latency(net) + 1 + clog2(net.classes.len()) + 1
 }
 
-/// One layer: inputs `a` (a vector of `n_in` bits, valid in stage `st`), outputs `name`
-/// (hidden: a vector of bits; last: `name_s{c}` scores, `SW` bits). Returns the stages used.
+/// Layer `l`: inputs `a` (a vector of bits), outputs `name` (hidden: a vector of bits; last:
+/// `{name}_s{c}`, 16-bit scores raised by `off`). Signals no logic reads go to `sinks`.
+/// Returns the stages used.
 fn ternary_layer(v: &mut String, sinks: &mut Vec<String>, net: &Net, l: usize, a: &str, name: &str, last: bool, off: i64) -> usize {
     let layer = &net.layers[l];
     let maxt = layer.w.iter().map(|r| r.iter().filter(|w| **w != 0).count()).max().unwrap_or(0);
@@ -166,8 +167,8 @@ fn ternary_layer(v: &mut String, sinks: &mut Vec<String>, net: &Net, l: usize, a
 }
 
 /// A tournament over `n` values `{val}{i}` (16 bits): the lower index wins ties. Registers
-/// `{out}_i` (index) and `{out}_v` (value) after `clog2(n)` stages; `en` gates nothing (the
-/// stages run every cycle).
+/// `{out}_i` (index) and `{out}_v` (value) after `clog2(n)` stages (one stage when `n` is 1); the
+/// stages run every cycle. Returns the stages used.
 fn tournament(v: &mut String, n: usize, val: &str, out: &str) -> usize {
     let levels = clog2(n);
     let np = 1 << levels;
@@ -261,6 +262,5 @@ pub fn dpi_verilog(net: &Net, qa: usize) -> String {
         v += "always @(*) begin\n  verdict = vpad_d[1:0];\n  verdict_valid = vpad_d[2];\nend\n";
     }
     v += &format!("wire unused_d = ^{{in_beat, c_d[31:26], c_d[23:{qa}], {}}};\n", sinks.join(", "));
-    let _ = META_BITS;
     v
 }

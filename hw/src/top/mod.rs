@@ -166,7 +166,7 @@ fn engine_regs(mut t: Top, svc: usize) -> Top {
             regs.push(Reg { name: n.into(), port: String::new(), offset: b + o as u32, width: w, access: acc, doc });
         }
     }
-    if svc & (aes::kind::DLRM | aes::kind::DPI) != 0 {
+    if svc & aes::kind::DLRM != 0 {
         use crate::service::dlrm::reg as d;
         let dlrm_regs: [(&str, u8, &'static str); 4] = [
             ("dlrm_qp_op", d::QP_OP, "write qpn | op << 24: the QP's DLRM operation on RX (0 pass, 1 Neg2Zero, 2 ln(1+x), 3 both, 4 modulus)"),
@@ -174,15 +174,18 @@ fn engine_regs(mut t: Top, svc: usize) -> Top {
             ("dlrm_mod_r_lo", d::MOD_R_LO, "DLRM reciprocal floor(2^64 / M), bits 31:0"),
             ("dlrm_mod_r_hi", d::MOD_R_HI, "DLRM reciprocal, bits 63:32"),
         ];
+        for (n, o, doc) in dlrm_regs {
+            regs.push(Reg { name: n.into(), port: String::new(), offset: b + o as u32, width: 32, access: "wo", doc });
+        }
+    }
+    if svc & aes::kind::DPI != 0 {
         use crate::service::dpi::reg as p;
         let dpi_regs: [(&str, u8, &'static str); 2] = [
             ("dpi_qp_policy", p::QP_POLICY, "write qpn | policy << 24: the QP's DPI policy (0 pass, 1 flag: counted in rx_tap_flag, 2 drop: counted in rx_tap_drop)"),
             ("dpi_class_mask", p::CLASS_MASK, "DPI classes whose frames take their QP's policy, a bit per class of hw/dpi/weights.json (csv 0, png 1, text 2, elf 3; reset: elf)"),
         ];
-        let dlrm_on = if svc & aes::kind::DLRM != 0 { &dlrm_regs[..] } else { &[] };
-        let dpi_on = if svc & aes::kind::DPI != 0 { &dpi_regs[..] } else { &[] };
-        for (n, o, doc) in dlrm_on.iter().chain(dpi_on) {
-            regs.push(Reg { name: (*n).into(), port: String::new(), offset: b + *o as u32, width: 32, access: "wo", doc });
+        for (n, o, doc) in dpi_regs {
+            regs.push(Reg { name: n.into(), port: String::new(), offset: b + o as u32, width: 32, access: "wo", doc });
         }
     }
     t.regs = regs;
