@@ -127,15 +127,12 @@ pub(crate) fn fold_xor_verilog(out: &str, key: &str, key_bits: usize, bits: usiz
         .collect()
 }
 
-/// `(* ram_style = "<style>" *) reg [w-1:0] name [0:2^a-1];`, zeroed by an initial loop when it
-/// has at most 4K entries. Larger ones (Yosys unrolls the loop: minutes per 64K entries) start
-/// at zero without one: FPGA configuration zeroes BRAM and URAM, and Verilator
-/// (`--x-initial fast`) starts them at zero.
+/// `(* ram_style = "<style>" *) reg [w-1:0] name [0:2^a-1];`, zeroed at time 0 in simulation
+/// (`stream::ram::zero_init`: FPGA configuration zeroes BRAM and URAM).
 pub(crate) fn mem_verilog(name: &str, w: usize, a: usize, style: &str) -> String {
     let mut v = format!("(* ram_style = \"{style}\" *) reg [{}:0] {name} [0:{}];\n", w - 1, (1usize << a) - 1);
-    if a <= 12 {
-        v += &format!("integer i_{name};\ninitial for (i_{name} = 0; i_{name} < {n}; i_{name} = i_{name} + 1) {name}[i_{name}] = {w}'d0;\n", n = 1usize << a);
-    }
+    let i = format!("i_{name}");
+    v += &crate::stream::ram::zero_init(&i, &format!("  for ({i} = 0; {i} < {}; {i} = {i} + 1) {name}[{i}] = {w}'d0;\n", 1usize << a));
     v
 }
 

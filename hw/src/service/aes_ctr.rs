@@ -19,7 +19,7 @@
 //! A QP without encryption passes unchanged. The core is Verilog (Verilator and Yosys), as the
 //! CDC blocks and the M2M endpoint; its rust-hdl model only drives the outputs idle.
 use crate::service::slot::{SlotBeat, SlotMetaFields, META_BITS};
-use crate::stream::{DATA_W, KEEP_W};
+use crate::stream::{ram::zero_init, DATA_W, KEEP_W};
 use nicgen_model::opcode as op;
 use rust_hdl::prelude::*;
 
@@ -296,7 +296,7 @@ fn aes_verilog(qa: usize) -> String {
     v += &format!("(* ram_style = \"block\" *) reg [23:0] genmem [0:{}];\n", nq - 1);
     v += &format!("(* ram_style = \"block\" *) reg [81:0] ctxmem [0:{}];\n", nq - 1);
     v += &format!("(* ram_style = \"block\" *) reg [56:0] stmem [0:{}];\n", 2 * nq - 1);
-    v += &format!("integer i;\ninitial begin\n  for (i = 0; i < {nq}; i = i + 1) begin\n    genmem[i] = 24'd0;\n    ctxmem[i] = 82'd0;\n  end\n  for (i = 0; i < {}; i = i + 1) stmem[i] = 57'd0;\nend\n", 2 * nq);
+    v += &zero_init("i", &format!("  for (i = 0; i < {nq}; i = i + 1) begin\n    genmem[i] = 24'd0;\n    ctxmem[i] = 82'd0;\n  end\n  for (i = 0; i < {}; i = i + 1) stmem[i] = 57'd0;\n", 2 * nq));
     v += "reg [23:0] gen_rd;\nwire [23:0] gen_nx = g_keep ? gen_rd : gen_rd + 24'd1;\n";
     // the setup command reads the QP's generation as it is written, and writes the context the
     // cycle after, so a register read right after the write sees the new generation

@@ -16,7 +16,7 @@
 //! correction.
 use crate::service::aes_ctr::{kind, SvcCfg};
 use crate::service::slot::{SlotBeat, SlotMetaFields, META_BITS};
-use crate::stream::{DATA_W, KEEP_W};
+use crate::stream::{ram::zero_init, DATA_W, KEEP_W};
 use nicgen_model::dlrm::{lnc, ln2, rc, C3, FRAC, QNAN};
 use rust_hdl::prelude::*;
 
@@ -95,7 +95,7 @@ fn dlrm_verilog(qa: usize) -> String {
     v += "wire c_we = cfg[0];\nwire [7:0] c_ad = cfg[8:1];\nwire [31:0] c_d = cfg[40:9];\n";
     v += "reg [31:0] mod_m, r_lo, r_hi;\n";
     v += &format!("(* ram_style = \"block\" *) reg [2:0] opmem [0:{}];\n", nq - 1);
-    v += &format!("integer i;\ninitial begin\n  for (i = 0; i < {nq}; i = i + 1) opmem[i] = 3'd0;\n  mod_m = 32'd0;\n  r_lo = 32'd0;\n  r_hi = 32'd0;\nend\n");
+    v += &zero_init("i", &format!("  for (i = 0; i < {nq}; i = i + 1) opmem[i] = 3'd0;\n  mod_m = 32'd0;\n  r_lo = 32'd0;\n  r_hi = 32'd0;\n"));
     v += "always @(posedge clock) begin\n  if (c_we) begin\n";
     v += &format!("    if (c_ad == 8'h{:02x}) opmem[c_d[{}:0]] <= c_d[26:24];\n", reg::QP_OP, qa - 1);
     v += &format!("    if (c_ad == 8'h{:02x}) mod_m <= c_d;\n", reg::MOD_M);

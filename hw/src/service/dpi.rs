@@ -19,7 +19,7 @@
 //! last beat; a network that needs fewer stages is padded to it.
 use crate::service::aes_ctr::{kind, SvcCfg};
 use crate::service::slot::{SlotBeat, SlotMetaFields};
-use crate::stream::{DATA_W, KEEP_W};
+use crate::stream::{ram::zero_init, DATA_W, KEEP_W};
 use nicgen_model::dpi::Net;
 use rust_hdl::prelude::*;
 
@@ -209,7 +209,7 @@ pub fn dpi_verilog(net: &Net, qa: usize) -> String {
     // ---- configuration: the policy table and the class mask
     v += "wire c_we = cfg[0];\nwire [7:0] c_ad = cfg[8:1];\nwire [31:0] c_d = cfg[40:9];\n";
     v += &format!("(* ram_style = \"block\" *) reg [1:0] polmem [0:{}];\nreg [7:0] cmask;\n", nq - 1);
-    v += &format!("integer i;\ninitial begin\n  for (i = 0; i < {nq}; i = i + 1) polmem[i] = 2'd0;\nend\n");
+    v += &zero_init("i", &format!("  for (i = 0; i < {nq}; i = i + 1) polmem[i] = 2'd0;\n"));
     v += &format!("always @(posedge clock) begin\n  if (c_we && c_ad == 8'h{:02x}) polmem[c_d[{}:0]] <= c_d[25:24];\nend\n", reg::QP_POLICY, qa - 1);
     v += &format!("always @(posedge clock) begin\n  if (reset) cmask <= 8'd{elf};\n  else if (c_we && c_ad == 8'h{:02x}) cmask <= c_d[7:0];\nend\n", reg::CLASS_MASK);
     // ---- stage 0: the beat, whether it votes, the QP's policy (read as each beat enters)
