@@ -245,14 +245,18 @@ enum SimScenario {
         /// DPI on node A's parallel tap, this policy on every QP of A: frames of the classes in
         /// `--dpi-classes` are flagged (counted, and they pass) or dropped (the requester then
         /// retries, and gives up with `retry exceeded`). A's flag and drop counters are checked
-        /// against the Rust model's verdict for every frame that reached A. Uses the services
-        /// engine.
+        /// against the Rust model's verdict for every frame that reached A, and so is the tap flag
+        /// of each READ completion (set when a response of the READ was flagged). Uses the
+        /// services engine.
         #[arg(long, value_enum)]
         dpi: Option<DpiPolicy>,
         /// The DPI classes that take the policy, comma-separated (csv, png, text, elf; a file-type
         /// classifier, not a malware detector).
         #[arg(long, default_value = "elf", value_delimiter = ',')]
         dpi_classes: Vec<String>,
+        /// With --dpi: only A's first N QPs take the policy; the others pass (0: all).
+        #[arg(long, default_value_t = 0)]
+        dpi_qps: usize,
         /// Both engines with exactly this set of services (aes, dlrm, dpi, comma-separated;
         /// `none`). Default: all of them with --aes, --dlrm or --dpi, else none.
         #[arg(long, value_parser = parse_services)]
@@ -364,7 +368,7 @@ fn main() -> Result<()> {
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir, top } => cmd::lint::run(&dir, &top),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, services } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -402,6 +406,7 @@ fn main() -> Result<()> {
                     (o, dlrm_mod)
                 }),
                 services,
+                dpi_qps,
                 dpi: match dpi {
                     None => None,
                     Some(p) => {

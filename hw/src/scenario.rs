@@ -77,8 +77,11 @@ pub struct RdmaOpts {
     pub dlrm: Option<(u8, u32)>,
     /// DPI on node A's parallel tap: (policy of every QP of A (`nicgen_model::dpi::verdict`),
     /// class mask). The frames that reach A's tap are checked against the model's verdicts:
-    /// A's flag and drop counters must equal the model's counts.
+    /// A's flag and drop counters must equal the model's counts, and each READ completion's
+    /// tap flag the model's.
     pub dpi: Option<(u8, u8)>,
+    /// With `dpi`: only A's first this many QPs take the policy; the others pass (0: all).
+    pub dpi_qps: usize,
     /// The engines' services (bits of `service::aes_ctr::kind`; any subset generates). None:
     /// all of them when `aes`, `dlrm` or `dpi` is set (the services engine), else none.
     pub services: Option<usize>,
@@ -86,7 +89,7 @@ pub struct RdmaOpts {
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None, services: None }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None, dpi_qps: 0, services: None }
     }
 }
 
@@ -151,6 +154,11 @@ pub struct RdmaReport {
     pub dpi_frames: usize,
     pub dpi_flagged: u64,
     pub dpi_dropped: u64,
+    /// With DPI: READ completions at A that carry the tap's flag, and whether each READ
+    /// completion's flag was checked against the model (every response reached A once; with
+    /// loss or replays the check is skipped).
+    pub dpi_cq_flagged: u64,
+    pub dpi_cq_checked: bool,
 }
 
 impl RdmaReport {
@@ -547,9 +555,10 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         }
         n[0].dlrm_mod(m)?;
     }
+    let dpi_qps = if o.dpi_qps == 0 { o.qps } else { o.dpi_qps };
     if let Some((policy, mask)) = o.dpi {
         for q in 0..o.qps {
-            n[0].dpi_policy(qpn(0, q), policy)?;
+            n[0].dpi_policy(qpn(0, q), if q < dpi_qps { policy } else { nicgen_model::dpi::verdict::PASS })?;
         }
         n[0].write(reg::SVC_BASE + crate::service::dpi::reg::CLASS_MASK as u16, mask as u32)?;
     }
@@ -826,19 +835,55 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         use nicgen_model::dpi::{frame_verdict, verdict, Net};
         let net = Net::builtin();
         let mine: Vec<u32> = (0..o.qps).map(|q| qpn(0, q) & 511).collect();
+        let policed = |q: u32| mine.iter().position(|m| *m == q).is_some_and(|i| i < dpi_qps);
+        // per QP of A, the flag of each READ's responses in order (a READ ends at a LAST or
+        // ONLY response); `once`: no response arrived twice
+        let mut reads: Vec<std::collections::VecDeque<bool>> = vec![Default::default(); o.qps];
+        let mut cur = vec![false; o.qps];
+        let mut seen = std::collections::HashSet::new();
+        let mut once = true;
         for f in &ba.arrived {
             if !nicgen_model::check_icrc(f).is_ok_and(|v| v.ok()) {
                 continue;
             }
             let body = &f[..f.len() - 4];
-            let q = nicgen_model::parse(f).map(|p| p.hdr.bth.dqpn & 511).unwrap_or(u32::MAX);
-            let pol = if mine.contains(&q) { policy } else { verdict::PASS };
-            match frame_verdict(&net, body, pol, mask) {
+            let bth = nicgen_model::parse(f).map(|p| p.hdr.bth).ok();
+            let q = bth.map(|b| b.dqpn & 511).unwrap_or(u32::MAX);
+            let pol = if policed(q) { policy } else { verdict::PASS };
+            let v = frame_verdict(&net, body, pol, mask);
+            match v {
                 verdict::FLAG => r.dpi_flagged += 1,
                 verdict::DROP => r.dpi_dropped += 1,
                 _ => {}
             }
             r.dpi_frames += 1;
+            if let (Some(b), Some(i)) = (bth, mine.iter().position(|m| *m == q)) {
+                use nicgen_model::opcode as op;
+                if (op::READ_RESP_FIRST..=op::READ_RESP_ONLY).contains(&b.opcode) {
+                    once &= seen.insert((i, b.psn)) && v != verdict::DROP;
+                    cur[i] |= v == verdict::FLAG;
+                    if b.opcode == op::READ_RESP_LAST || b.opcode == op::READ_RESP_ONLY {
+                        reads[i].push_back(std::mem::take(&mut cur[i]));
+                    }
+                }
+            }
+        }
+        // the CQ flag: a READ's completion at A carries it when one of its responses was
+        // flagged; no other completion does
+        r.dpi_cq_checked = once;
+        for (side, x) in [&*a, &*b].into_iter().enumerate() {
+            for (_, w) in &x.cq.seen {
+                let c = CqEntryFields::from_words(w);
+                r.dpi_cq_flagged += (side == 0 && c.tap_flag) as u64;
+                let want = if side == 0 && c.op == wr_op::READ && c.status == cq_status::SUCCESS && once {
+                    reads[c.wr_id as usize % o.qps].pop_front().unwrap_or(false)
+                } else {
+                    c.tap_flag && side == 0 && c.op == wr_op::READ
+                };
+                if c.tap_flag != want {
+                    r.errors.push(format!("DPI: completion of WR {} at {} ({}) has the tap flag {}, the model says {want}", c.wr_id, names[side], if c.op == wr_op::READ { "READ" } else { "WRITE" }, c.tap_flag));
+                }
+            }
         }
         let (flag, drop) = (r.counter("rx_tap_flag").0, r.counter("rx_tap_drop").0);
         if (flag, drop) != (r.dpi_flagged, r.dpi_dropped) {

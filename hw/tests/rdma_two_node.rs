@@ -181,14 +181,18 @@ fn dlrm_slot_transforms_data_arriving_at_its_qps() {
 
 /// DPI on A's parallel tap (the services engine), against the Rust model's verdict for every
 /// frame that reached A. Flag: every READ response of the chosen classes is counted and still
-/// placed, so every byte arrives. Drop: the dropped responses never reach the requester, which
+/// placed, so every byte arrives, and a READ's completion carries the tap flag exactly when
+/// one of its responses was flagged. Drop: the dropped responses never reach the requester, which
 /// retries and gives up (`retry exceeded`, then the QP's other work is flushed); responses
 /// without a payload beat to classify pass, and every WR still completes.
 #[test]
 fn dpi_tap_flags_and_drops_by_qp_policy() {
     use nicgen_model::dpi::verdict;
-    let r = check(RdmaOpts { op: Op::Read, size: 9000, random_size: true, count: 24, qps: 4, seed: 50, dpi: Some((verdict::FLAG, 0xf)), ..Default::default() });
-    assert!(r.dpi_flagged >= 20 && r.dpi_dropped == 0, "{} flagged of {}", r.dpi_flagged, r.dpi_frames);
+    // QPs 0 and 1 flag, 2 and 3 pass: their responses interleave on the link, and each READ
+    // completion's tap flag must be its own responses' (checked in the scenario)
+    let r = check(RdmaOpts { op: Op::Read, size: 9000, random_size: true, count: 24, qps: 4, seed: 50, dpi: Some((verdict::FLAG, 0xf)), dpi_qps: 2, ..Default::default() });
+    assert!(r.dpi_flagged >= 10 && r.dpi_dropped == 0, "{} flagged of {}", r.dpi_flagged, r.dpi_frames);
+    assert!(r.dpi_cq_checked && (6..=12).contains(&r.dpi_cq_flagged), "{} of 24 READ completions flagged", r.dpi_cq_flagged);
     let o = RdmaOpts { op: Op::Read, size: 9000, random_size: true, count: 16, qps: 4, seed: 51, dpi: Some((verdict::DROP, 0xf)), timeout: 1, retry_cnt: 1, ..Default::default() };
     let r = rdma(&o).unwrap();
     assert!(!r.errors.iter().any(|e| e.starts_with("DPI")), "{:#?}", r.errors);

@@ -79,7 +79,7 @@ fn counter<S: CycleSim>(sim: &mut S, name: &str) -> u64 {
 }
 
 fn ok(wr_id: u32, qpn: u32, op: u8) -> CqEntryFields {
-    CqEntryFields { wr_id, qpn, op, status: cq_status::SUCCESS, byte_len: 100 * wr_id }
+    CqEntryFields { wr_id, qpn, op, status: cq_status::SUCCESS, byte_len: 100 * wr_id, tap_flag: false }
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn acks_reads_and_naks_complete_the_right_messages() {
     ];
     run(&mut sim, &sent, &[], &mut out, 1);
     assert!(out.cq.is_empty());
-    let rs = vec![
+    let mut rs = vec![
         resp(op::ACK, 5, 99, 0x1f, 0),               // before the window: ignored
         resp(op::ACK, 6, 3, 0x1f, 0),                // nothing outstanding: ignored
         resp(op::ACK, 5, 102, 0x1f, 0),              // completes 1, inside 2
@@ -118,10 +118,15 @@ fn acks_reads_and_naks_complete_the_right_messages() {
         resp(op::READ_RESP_LAST, 8, 0xff_ffff, 0x1f, 64), // ahead of the expected PSN: implied NAK, replay
         resp(op::ACK, 8, 0xff_fffe, 0x60, 0),        // NAK sequence error for the same PSN: replay already asked
     ];
+    // the parallel tap flagged READ 4's middle response (its completion carries the flag) and
+    // the response on QP 8 that is not accepted (READ 21's completion below does not)
+    rs[5].0.tap_flag = true;
+    rs[9].0.tap_flag = true;
     run(&mut sim, &[], &rs, &mut out, 2);
     let mut want = vec![ok(1, 5, 0), ok(3, 5, 0)];
     let mut rd = ok(4, 5, wr_op::READ);
     rd.byte_len = 600;
+    rd.tap_flag = true;
     want.push(rd);
     want.push(ok(5, 5, 0));
     want.push(ok(11, 7, 0));

@@ -69,7 +69,7 @@ struct Run {
 }
 
 /// Frames through the tap with `policy` per QP (by the low 9 bits) and `mask`; checks every
-/// beat's class, every frame's verdict and the counters.
+/// beat's class, every frame's verdict (`tuser` and `m_flag` at its last beat) and the counters.
 fn dpi_run(sim: &mut VerilatorSim, net: &Net, frames: &[AxisFrame], policy: &[u8; 512], mask: u8, valid: u32, ready: u32, seed: u64) -> Run {
     sim.reset(2);
     let cfg = sim.port("cfg");
@@ -86,6 +86,8 @@ fn dpi_run(sim: &mut VerilatorSim, net: &Net, frames: &[AxisFrame], policy: &[u8
     for f in frames {
         d.push(f.clone());
     }
+    let (m_valid, m_ready, m_last, m_flag) = (p(sim, "m_axis$tvalid"), p(sim, "m_axis$tready"), p(sim, "m_axis$tlast"), p(sim, "m_flag"));
+    let mut flags_out = vec![];
     let mut beats_in: std::collections::VecDeque<[u8; 64]> = Default::default();
     let (mut quiet, mut cycles, mut checked) = (0, 0u64, 0usize);
     while quiet < 60 {
@@ -100,6 +102,9 @@ fn dpi_run(sim: &mut VerilatorSim, net: &Net, frames: &[AxisFrame], policy: &[u8
             let b = beats_in.pop_front().expect("a class for a beat that never entered");
             assert_eq!(sim.get_u64(bc) as u8, net.classify(&b), "beat {checked}: class differs from the model");
             checked += 1;
+        }
+        if sim.get_bit(m_valid) && sim.get_bit(m_ready) && sim.get_bit(m_last) {
+            flags_out.push(sim.get_bit(m_flag));
         }
         d.sample(sim);
         let got = m.sample(sim);
@@ -117,6 +122,7 @@ fn dpi_run(sim: &mut VerilatorSim, net: &Net, frames: &[AxisFrame], policy: &[u8
         0
     };
     let verdicts: Vec<u8> = frames.iter().map(|f| frame_verdict(net, &f.data, policy[qpn(f) as usize], mask)).collect();
+    assert_eq!(flags_out, verdicts.iter().map(|v| *v == nicgen_model::dpi::verdict::FLAG).collect::<Vec<_>>(), "m_flag at each frame's last beat");
     check_tap_verdicts(sim, &m.frames, frames, &verdicts, |i| {
         let f = &frames[i];
         format!("len {}, qpn {:#x}, class {:?}, policy {}", f.data.len(), qpn(f), nicgen_model::dpi::frame_class(net, &f.data), policy[qpn(f) as usize])

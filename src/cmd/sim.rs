@@ -189,6 +189,8 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
         println!("{:<28} {:>12}", "DPI frames checked at A", r.dpi_frames);
         println!("{:<28} {:>12}", "  flagged (model = counter)", r.dpi_flagged);
         println!("{:<28} {:>12}", "  dropped (model = counter)", r.dpi_dropped);
+        let how = if r.dpi_cq_checked { "(= model)" } else { "(not checked: responses lost or replayed)" };
+        println!("{:<28} {:>12} {how}", "  READ completions flagged", r.dpi_cq_flagged);
     }
     if let Some(s) = &o.sniff {
         println!("{:<28} {:>12}", "sniffed at A, RX (checked)", r.sniffed[0]);

@@ -27,7 +27,7 @@ use crate::roce::tx::engine::RoceTx;
 use crate::roce::*;
 use crate::service::aes_ctr::{self as aes, kind, SvcCfg};
 use crate::service::dpi::DPI_LATENCY;
-use crate::service::slot::{PayloadSlot, TapCore, TapJoin};
+use crate::service::slot::{PayloadSlot, TapCore, TapFlagQueue, TapJoin};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
@@ -137,6 +137,8 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     rx_tap: TapJoin<LP>,
     tap_core: TapCore<LP, SR, A>,
     rx_fifo: AxisFifo512,
+    /// The tap's flags of the frames in `rx_fifo`, for the parser.
+    rx_flags: TapFlagQueue,
     parse: RoceRxParse,
     responder: RoceResponder<A>,
     req: RoceRequester<A, R>,
@@ -216,6 +218,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             rx_tap: Default::default(),
             tap_core: Default::default(),
             rx_fifo: AxisFrameFifo512::new(),
+            rx_flags: Default::default(),
             parse: Default::default(),
             responder: Default::default(),
             req: Default::default(),
@@ -274,12 +277,13 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
         }
-        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_fifo, parse, responder, req, tx, wmux, bridge, window, stage);
+        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_fifo, rx_flags, parse, responder, req, tx, wmux, bridge, window, stage);
         self.check.reset.next = self.reset.val();
         self.rx_tap.reset.next = self.reset.val();
         self.tap_core.reset.next = self.reset.val();
         self.rx_slot.reset.next = self.reset.val();
         self.rx_fifo.reset.next = self.reset.val();
+        self.rx_flags.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
         self.responder.reset.next = self.reset.val();
         self.req.reset.next = self.reset.val();
@@ -295,12 +299,21 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.rx_tap.verdict.next = self.tap_core.verdict.val();
         self.rx_tap.verdict_valid.next = self.tap_core.verdict_valid.val();
         Axis512Source::join(&mut self.rx_tap.m_axis, &mut self.rx_fifo.s_axis);
+        // each frame the buffer keeps has its tap flag queued beside it; a frame enters the
+        // parser once its flag is known, and the flag rides in its header
+        self.rx_flags.in_valid.next = self.rx_tap.m_axis.tvalid.val() & self.rx_fifo.s_axis.tready.val();
+        self.rx_flags.in_last.next = self.rx_tap.m_axis.tlast.val();
+        self.rx_flags.in_user.next = self.rx_tap.m_axis.tuser.val();
+        self.rx_flags.in_flag.next = self.rx_tap.m_flag.val();
+        self.rx_flags.ovf.next = self.rx_fifo.drop_overflow.val();
+        self.parse.s_flag.next = self.rx_flags.head.val();
         self.parse.s_axis.tdata.next = self.rx_fifo.m_axis.tdata.val();
         self.parse.s_axis.tkeep.next = self.rx_fifo.m_axis.tkeep.val();
         self.parse.s_axis.tlast.next = self.rx_fifo.m_axis.tlast.val();
         self.parse.s_axis.tuser.next = self.rx_fifo.m_axis.tuser.val();
-        self.parse.s_axis.tvalid.next = self.rx_fifo.m_axis.tvalid.val();
-        self.rx_fifo.m_axis.tready.next = self.parse.s_axis.tready.val();
+        self.parse.s_axis.tvalid.next = self.rx_fifo.m_axis.tvalid.val() & self.rx_flags.head_valid.val();
+        self.rx_fifo.m_axis.tready.next = self.parse.s_axis.tready.val() & self.rx_flags.head_valid.val();
+        self.rx_flags.pop.next = self.rx_fifo.m_axis.tvalid.val() & self.rx_fifo.m_axis.tlast.val() & self.parse.s_axis.tready.val() & self.rx_flags.head_valid.val();
         // parser → responder
         self.responder.hdr.next = self.parse.hdr.val();
         self.responder.hdr_valid.next = self.parse.hdr_valid.val();

@@ -44,6 +44,9 @@ crate::record!(
         len_err: bool = 1,
         /// Payload bytes, pad excluded (0 when `len_err`).
         plen: u16 = 16,
+        /// The parallel tap flagged the frame (DPI policy `flag`): set by the parser from the
+        /// engine's per-frame verdict, never read from the frame (0 from the extractor).
+        tap_flag: bool = 1,
     }
 );
 
@@ -182,6 +185,7 @@ impl RxHdrFields {
             known: i.known,
             len_err: i.len_err,
             plen: i.plen,
+            tap_flag: false,
         }
     }
 
@@ -274,6 +278,7 @@ impl Logic for RoceHdrExtract {
         v += &one("known", "known_w");
         v += &one("len_err", "len_err_w");
         v += &one("plen", "plen_w");
+        v += &one("tap_flag", "1'b0");
         Verilog::Custom(v)
     }
 }

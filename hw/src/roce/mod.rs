@@ -233,5 +233,8 @@ crate::record!(
         /// [`cq_status`].
         status: u8 = 4,
         byte_len: u32 = 32,
+        /// The parallel tap (DPI, policy `flag`) flagged a packet of the data this message
+        /// brought in: a READ whose accepted responses include a flagged one.
+        tap_flag: bool = 1,
     }
 );

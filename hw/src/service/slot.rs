@@ -433,6 +433,8 @@ pub struct TapJoin<const L: usize> {
     pub tap_valid: Signal<Out, Bit>,
     pub verdict: Signal<In, Bits<2>>,
     pub verdict_valid: Signal<In, Bit>,
+    /// With `m_axis`'s last beat: the frame's verdict is `FLAG`.
+    pub m_flag: Signal<Out, Bit>,
     /// Good frames dropped, and frames flagged, by verdict.
     pub drops: Signal<Out, Bits<32>>,
     pub flags: Signal<Out, Bits<32>>,
@@ -475,6 +477,7 @@ impl<const L: usize> Default for TapJoin<L> {
             tap_valid: Default::default(),
             verdict: Default::default(),
             verdict_valid: Default::default(),
+            m_flag: Default::default(),
             drops: Default::default(),
             flags: Default::default(),
             overrun: Default::default(),
@@ -581,6 +584,7 @@ impl<const L: usize> Logic for TapJoin<L> {
         if self.line.m_axis.tlast.val() & (self.vq.m_axis.tdata.val() == self.v_drop.val()) {
             self.m_axis.tuser.next = true;
         }
+        self.m_flag.next = self.line.m_axis.tlast.val() & (self.vq.m_axis.tdata.val() == self.v_flag.val());
         if self.at_last.val() & self.m_axis.tready.val() & self.vq.m_axis.tvalid.val() & !self.line.m_axis.tuser.val() {
             if self.vq.m_axis.tdata.val() == self.v_drop.val() {
                 self.k_drop.d.next = self.k_drop.q.val() + 1;
@@ -614,6 +618,99 @@ pub type AesSlot = PayloadSlot<1, { kind::AES }, 9>;
 pub type DlrmSlot = PayloadSlot<1, { kind::DLRM }, 9>;
 pub type TapJoin8 = TapJoin<8>;
 
+/// The tap's flags ([`TapJoin::m_flag`]) of the frames in the RX buffer (a frame FIFO that keeps
+/// a frame only once its last beat is in), in order: the flag of the frame at the buffer's
+/// output is `head`, so the parser can put it in the frame's header as its first beats leave.
+/// A flag is queued for each frame the buffer keeps. A frame that ends with `tuser` (the buffer
+/// drops it as bad) queues none, nor does one the buffer drops for room: its `drop_overflow`
+/// counter (`ovf`) rises the cycle after the decision, which falls on one of that frame's own
+/// beats, so a rise seen up to the cycle after a frame's last beat belongs to that frame. The
+/// queue (1024 entries) holds more flags than the buffer (512 beats) holds frames.
+#[derive(LogicBlock)]
+pub struct TapFlagQueue {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// A beat into the buffer: whether it is a frame's last, its `tuser`, the tap's flag.
+    pub in_valid: Signal<In, Bit>,
+    pub in_last: Signal<In, Bit>,
+    pub in_user: Signal<In, Bit>,
+    pub in_flag: Signal<In, Bit>,
+    /// The buffer's `drop_overflow` counter.
+    pub ovf: Signal<In, Bits<32>>,
+    pub head: Signal<Out, Bit>,
+    pub head_valid: Signal<Out, Bit>,
+    /// The last beat of the frame at the buffer's output leaves.
+    pub pop: Signal<In, Bit>,
+    q: AxisFifo<1, 1, 4, 10>,
+    fin: DFF<Bit>,
+    keep: DFF<Bit>,
+    flag: DFF<Bit>,
+    lost: DFF<Bit>,
+    ovf_q: DFF<Bits<32>>,
+    seen: Signal<Local, Bit>,
+    unused_q: Signal<Local, Bit>,
+}
+
+impl Default for TapFlagQueue {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            in_last: Default::default(),
+            in_user: Default::default(),
+            in_flag: Default::default(),
+            ovf: Default::default(),
+            head: Default::default(),
+            head_valid: Default::default(),
+            pop: Default::default(),
+            q: AxisFifo::new(false),
+            fin: Default::default(),
+            keep: Default::default(),
+            flag: Default::default(),
+            lost: Default::default(),
+            ovf_q: Default::default(),
+            seen: Default::default(),
+            unused_q: Default::default(),
+        }
+    }
+}
+
+impl Logic for TapFlagQueue {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, fin, keep, flag, lost, ovf_q);
+        clock!(self, clock, q);
+        self.q.reset.next = self.reset.val();
+        self.ovf_q.d.next = self.ovf.val();
+        self.seen.next = self.ovf.val() != self.ovf_q.q.val();
+        self.fin.d.next = self.in_valid.val() & self.in_last.val();
+        self.keep.d.next = self.in_valid.val() & self.in_last.val() & !self.in_user.val();
+        self.flag.d.next = self.in_flag.val();
+        self.q.s_axis.tdata.next = self.flag.q.val().into();
+        self.q.s_axis.tkeep.next = true.into();
+        self.q.s_axis.tlast.next = true;
+        self.q.s_axis.tuser.next = false;
+        self.q.s_axis.tvalid.next = false;
+        if self.fin.q.val() {
+            self.q.s_axis.tvalid.next = self.keep.q.val() & !(self.lost.q.val() | self.seen.val());
+            self.lost.d.next = false;
+        } else {
+            self.lost.d.next = self.lost.q.val() | self.seen.val();
+        }
+        self.head.next = self.q.m_axis.tdata.val().any();
+        self.head_valid.next = self.q.m_axis.tvalid.val();
+        self.q.m_axis.tready.next = self.pop.val();
+        self.unused_q.next = self.q.level.val().any() | self.q.drop_bad.val().any() | self.q.drop_overflow.val().any() | self.q.s_axis.tready.val()
+            | self.q.m_axis.tkeep.val().any() | self.q.m_axis.tlast.val() | self.q.m_axis.tuser.val();
+        if self.reset.val() {
+            self.fin.d.next = false;
+            self.keep.d.next = false;
+            self.lost.d.next = false;
+        }
+    }
+}
+
 nicgen_sim::impl_ports!(PayloadSlot11, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_meta,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta, overrun, cfg, rx, gen]);
@@ -629,7 +726,7 @@ nicgen_sim::impl_ports!(AesSlot, clock = clock, [clock, reset,
 nicgen_sim::impl_ports!(TapJoin8, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
-    tap, tap_valid, verdict, verdict_valid, drops, flags, overrun]);
+    tap, tap_valid, verdict, verdict_valid, m_flag, drops, flags, overrun]);
 
 /// The engine's tap core: the pass-through core of latency `L` (`S` without [`kind::DPI`]) or
 /// the DPI classifier ([`DpiCore`], whose latency is [`DPI_LATENCY`]: `L` must equal it). `A`:
@@ -699,6 +796,8 @@ pub struct DpiTap<const A: usize> {
     pub reset: Signal<In, Bit>,
     pub s_axis: Axis512Sink,
     pub m_axis: Axis512Source,
+    /// With `m_axis`'s last beat: the frame is flagged.
+    pub m_flag: Signal<Out, Bit>,
     pub cfg: Signal<In, SvcCfg>,
     pub beat_class: Signal<Out, Bits<3>>,
     pub beat_class_valid: Signal<Out, Bit>,
@@ -717,6 +816,7 @@ impl<const A: usize> Logic for DpiTap<A> {
         self.core.reset.next = self.reset.val();
         Axis512Sink::link(&mut self.s_axis, &mut self.tj.s_axis);
         Axis512Source::link(&mut self.m_axis, &mut self.tj.m_axis);
+        self.m_flag.next = self.tj.m_flag.val();
         self.core.in_beat.next = self.tj.tap.val();
         self.core.in_valid.next = self.tj.tap_valid.val();
         self.core.cfg.next = self.cfg.val();
@@ -735,4 +835,4 @@ pub type DpiTap9 = DpiTap<9>;
 nicgen_sim::impl_ports!(DpiTap9, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
-    cfg, beat_class, beat_class_valid, drops, flags, overrun]);
+    m_flag, cfg, beat_class, beat_class_valid, drops, flags, overrun]);

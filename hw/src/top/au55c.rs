@@ -470,7 +470,8 @@ fn au55c100g(engine: &Top) -> BoardTop {
     for s in ["awready", "wready", "bresp", "bvalid", "arready", "rdata", "rresp", "rvalid"] {
         b.glue(format!("  assign ctl_{s} = eng_s_axil_ctrl_{s};"));
     }
-    b.glue("  assign eng_sq = sq_bits[250:0];\n  assign cq_bits = {2'd0, eng_cq};");
+    let cq_w = crate::roce::CqEntryFields::BITS;
+    b.glue(format!("  assign eng_sq = sq_bits[250:0];\n  assign cq_bits = {{{}'d0, eng_cq}};", 96 - cq_w));
     b.wire("link_sync", 8);
     b.insts.push(Inst::new("cdc_sync_bits", "u_link_sync", false).i("clock", 1, "core_clk").i("d", 8, "{6'd0, pcie_link_up, cmac0_aligned}").o("q", 8, "link_sync"));
     regs(&mut b, Some("eng"), ["BUILD_DATE", "GIT_HASH", "{24'd0, link_sync}", "cmac0_rx_drops", "cmac0_tx_drops", "32'd0", "32'd0", "32'd0"]);

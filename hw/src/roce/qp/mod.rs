@@ -134,6 +134,9 @@ crate::record!(
         /// A replay from the current `sq_una_psn` has been requested: further sequence NAKs and
         /// implied NAKs for it are ignored until the PSN moves (the timer still retries).
         rty: bool = 1,
+        /// The parallel tap flagged an accepted response packet of the oldest outstanding READ:
+        /// its completion carries the flag ([`crate::roce::CqEntryFields::tap_flag`]).
+        flagged: bool = 1,
     }
 );
 pub const QP_REQ_BITS: usize = QpReqFields::BITS;

@@ -11,6 +11,8 @@
 //!   `AxisStrip` (remove the headers) → `m_axis`. Each stage reads its per-frame parameter from
 //!   the frame's own first beat with a [`RoceFrameInfo`], so nothing has to travel beside the
 //!   stream.
+//! * `s_flag`, held for the whole frame by the source (the engine's queue of tap verdicts),
+//!   becomes the header's `tap_flag`.
 use crate::roce::hdr::*;
 use crate::stream::*;
 use rust_hdl::prelude::*;
@@ -20,6 +22,8 @@ pub struct RoceRxParse {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axis: Axis512Sink,
+    /// The parallel tap's flag of the frame on `s_axis` (held from its first beat to its last).
+    pub s_flag: Signal<In, Bit>,
     pub m_axis: Axis512Source,
     pub hdr: Signal<Out, RoceHdr>,
     pub hdr_valid: Signal<Out, Bit>,
@@ -85,6 +89,7 @@ impl Logic for RoceRxParse {
         }
         self.emit.next = (self.pend.q.val() & self.mid.q.val()) | (!self.mid.q.val() & self.s_axis.tlast.val());
         self.hskid.s_data.next = self.hx.hdr.val();
+        self.hskid.s_data.next.tap_flag = self.s_flag.val();
         self.hskid.s_valid.next = self.take.val() & !self.discard.val() & self.emit.val();
         self.hdr.next = self.hskid.m_data.val();
         self.hdr_valid.next = self.hskid.m_valid.val();
@@ -118,6 +123,6 @@ impl Logic for RoceRxParse {
 }
 
 nicgen_sim::impl_ports!(RoceRxParse, clock = clock, [clock, reset,
-    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_flag,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     hdr, hdr_valid, hdr_ready, frames, not_roce]);

@@ -494,6 +494,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cq_q.s_data.next.op = self.e.val().op;
         self.cq_q.s_data.next.status = self.st_ok.val();
         self.cq_q.s_data.next.byte_len = self.e.val().len;
+        self.cq_q.s_data.next.tap_flag = false;
         self.cmd_q.s_valid.next = false;
         self.err_q.s_valid.next = false;
         self.err_q.s_data.next = self.h_qpn.val();
@@ -576,6 +577,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.ptr_in.x.next.retry_left = self.ctl_retry.val();
                 self.ptr_in.x.next.timeout = self.ctl_timeout.val();
                 self.ptr_in.x.next.rty = false;
+                self.ptr_in.x.next.flagged = false;
                 self.ptr_ram.we.next = true;
                 self.ctl_done.next = true;
             } else if self.tmo_q.m_valid.val() {
@@ -742,9 +744,12 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         self.pay_dma.next = self.h.q.val().plen.any();
                         self.cmd_q.s_valid.next = self.h.q.val().plen.any();
                         self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                        // the tap's flag of an accepted response sticks to the READ
+                        self.p_nx.next.flagged = self.p.q.val().flagged | self.h.q.val().tap_flag;
                         self.finish.next = true;
                         if self.h.q.val().psn == self.e.val().last_psn {
                             self.cq_q.s_valid.next = self.e.val().signaled;
+                            self.cq_q.s_data.next.tap_flag = self.p.q.val().flagged | self.h.q.val().tap_flag;
                             self.complete.next = true;
                         }
                     } else if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & self.in_win.val() & !self.behind.val() {
@@ -765,6 +770,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 // the oldest message fails with this status; the QP's requester goes to ERROR
                 // and flushes the rest, and TX stops sending for it
                 self.cq_q.s_data.next.status = self.fail_status.val();
+                self.cq_q.s_data.next.tap_flag = self.p.q.val().flagged & (self.e.val().op == self.op_read.val());
                 self.cq_q.s_valid.next = true;
                 self.complete.next = true;
                 self.fatal.d.next = true;
@@ -772,6 +778,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.err_q.s_valid.next = true;
             }
             if self.complete.val() {
+                if self.e.val().op == self.op_read.val() {
+                    self.p_nx.next.flagged = false;
+                }
                 self.p_nx.next.tail = self.tail_nx.val();
                 self.p_nx.next.count = self.p.q.val().count - self.c1_5.val();
                 self.p_nx.next.sq_una_psn = self.e.val().last_psn + self.c1_24.val();
