@@ -100,6 +100,7 @@ impl<const W: usize, const A: usize> Logic for Ram<W, A> {
         } else {
             "always @(*) rdata = rd_q;\nwire unused_oce = oce; // no output register: no enable for it\n"
         };
+        let dm = (1usize << A) - 1;
         Verilog::Custom(format!(
             "(* ram_style = \"{style}\" *) reg [{wm}:0] mem [0:{dm}];\n\
              reg [{wm}:0] rd_q;\n\
@@ -107,10 +108,8 @@ impl<const W: usize, const A: usize> Logic for Ram<W, A> {
              always @(posedge clock) begin\n  if (we) mem[waddr] <= wdata;\n  if (re) rd_q <= mem[raddr];\nend\n{out}",
             style = self._style.attr(),
             wm = W - 1,
-            dm = (1usize << A) - 1,
             init = zero_init("i", &format!(
                 "  for (i = 0; i <= {dm}; i = i + 1) mem[i] = {W}'d0;\n  rd_q = {W}'d0;\n{oi}",
-                dm = (1usize << A) - 1,
                 oi = if self._out_reg { format!("  rdata = {W}'d0;\n") } else { String::new() }
             )),
         ))
