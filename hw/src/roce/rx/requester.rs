@@ -64,6 +64,9 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     pub sent: Signal<In, SentWr>,
     pub sent_valid: Signal<In, Bit>,
     pub sent_ready: Signal<Out, Bit>,
+    /// The TX's hint that a record may follow next cycle, for the QP on `sent` now: its ring
+    /// state is read at once (a hint that no record follows costs one cycle).
+    pub sent_soon: Signal<In, Bit>,
     pub resp: Signal<In, RoceHdr>,
     pub resp_valid: Signal<In, Bit>,
     pub resp_ready: Signal<Out, Bit>,
@@ -157,6 +160,11 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     ring_ram: Ram<SENT_BITS, R>,
     ptr_in: ToBits<QpReq, QP_REQ_BITS>,
     ptr_out: FromBits<QpReq, QP_REQ_BITS>,
+    /// A state read issued in the cycle its QP's state was written (read-first RAM) takes the
+    /// written value instead: the FSM takes its next job in the cycle it finishes one.
+    fw_v: DFF<Bit>,
+    fw_d: DFF<Bits<QP_REQ_BITS>>,
+    disp: Signal<Local, Bit>,
     ring_in: ToBits<SentWr, SENT_BITS>,
     ring_out: FromBits<SentWr, SENT_BITS>,
     // 0 idle, 1 look (ptr in, ring read), 2 evaluate, 3 record a sent message, 4/5 replay
@@ -230,6 +238,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             sent: Default::default(),
             sent_valid: Default::default(),
             sent_ready: Default::default(),
+            sent_soon: Default::default(),
             resp: Default::default(),
             resp_valid: Default::default(),
             resp_ready: Default::default(),
@@ -310,6 +319,9 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             ring_ram: Ram::new(if R > 12 { RamStyle::Ultra } else { RamStyle::Block }, false),
             ptr_in: Default::default(),
             ptr_out: Default::default(),
+            fw_v: Default::default(),
+            fw_d: Default::default(),
+            disp: Default::default(),
             ring_in: Default::default(),
             ring_out: Default::default(),
             st: Default::default(),
@@ -393,7 +405,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        dff_setup!(self, clock, st, h, p, fatal, sblk, first, fw_v, fw_d, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -468,6 +480,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
         self.qpn_a.next = bit_cast::<A, 24>(self.sent.val().qpn);
         self.ptr_out.x.next = self.ptr_ram.rdata.val();
+        if self.fw_v.q.val() {
+            self.ptr_out.x.next = self.fw_d.q.val();
+        }
         self.ring_out.x.next = self.ring_ram.rdata.val();
         self.e.next = self.ring_out.y.val();
         self.ptr_in.x.next = self.p.q.val();
@@ -566,45 +581,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.meta_q.s_data.next.opcode = self.h.q.val().opcode;
         self.meta_q.s_data.next.off = self.c0_16m.val();
         // ------------------------------------------------ FSM
-        if self.st.q.val() == self.s_idle.val() {
-            if self.ctl_req.val() {
-                self.ptr_ram.waddr.next = self.ctl_qpn.val();
-                self.ptr_in.x.next.head = self.c0_4.val();
-                self.ptr_in.x.next.tail = self.c0_4.val();
-                self.ptr_in.x.next.count = self.c0_5.val();
-                self.ptr_in.x.next.err = false;
-                self.ptr_in.x.next.retry_cnt = self.ctl_retry.val();
-                self.ptr_in.x.next.retry_left = self.ctl_retry.val();
-                self.ptr_in.x.next.timeout = self.ctl_timeout.val();
-                self.ptr_in.x.next.rty = false;
-                self.ptr_in.x.next.flagged = false;
-                self.ptr_ram.we.next = true;
-                self.ctl_done.next = true;
-            } else if self.tmo_q.m_valid.val() {
-                // a timer expired: check it against the QP's state
-                self.tmo_q.m_ready.next = true;
-                self.ptr_ram.raddr.next = self.tmo_q.m_data.val();
-                self.ptr_ram.re.next = true;
-                self.h.d.next.dqpn = bit_cast::<24, A>(self.tmo_q.m_data.val());
-                self.h.d.next.plen = self.c0_16m.val();
-                self.scan.d.next = true;
-                self.st.d.next = self.s_look.val();
-            } else if self.sent_valid.val() & !self.sblk.q.val() {
-                // sent records first: an ACK can only follow its message's record
-                self.ptr_ram.raddr.next = self.qpn_a.val();
-                self.ptr_ram.re.next = true;
-                self.st.d.next = self.s_sent.val();
-            } else if self.resp_q.m_valid.val() {
-                self.resp_q.m_ready.next = true;
-                self.scan.d.next = false;
-                self.h.d.next = self.resp_q.m_data.val();
-                self.ptr_ram.re.next = true;
-                self.sblk.d.next = false;
-                self.st.d.next = self.s_look.val();
-            } else {
-                self.sblk.d.next = false;
-            }
-        }
         if self.st.q.val() == self.s_sent.val() {
             // record the message if the ring has room; a QP in error completes it as flushed
             self.p.d.next = self.ptr_out.y.val();
@@ -827,6 +803,54 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 }
             }
         }
+        // ------------------------------------------------ the next job: from idle, and in the
+        // cycle a job ends (a sent record, or an evaluation that finishes without a replay), so
+        // that a message costs one cycle for its record and two for its ACK. A state read issued
+        // in the cycle that job writes the same QP's state is forwarded (`fw_*`). A control-plane
+        // write waits for idle; a sent record is not taken again in the cycle it was taken.
+        self.disp.next = (self.st.q.val() == self.s_idle.val()) | (self.st.q.val() == self.s_sent.val())
+            | ((self.st.q.val() == self.s_eval.val()) & self.finish.val() & !self.rty_go.val());
+        if self.disp.val() {
+            if self.ctl_req.val() {
+                if self.st.q.val() == self.s_idle.val() {
+                    self.ptr_ram.waddr.next = self.ctl_qpn.val();
+                    self.ptr_in.x.next.head = self.c0_4.val();
+                    self.ptr_in.x.next.tail = self.c0_4.val();
+                    self.ptr_in.x.next.count = self.c0_5.val();
+                    self.ptr_in.x.next.err = false;
+                    self.ptr_in.x.next.retry_cnt = self.ctl_retry.val();
+                    self.ptr_in.x.next.retry_left = self.ctl_retry.val();
+                    self.ptr_in.x.next.timeout = self.ctl_timeout.val();
+                    self.ptr_in.x.next.rty = false;
+                    self.ptr_in.x.next.flagged = false;
+                    self.ptr_ram.we.next = true;
+                    self.ctl_done.next = true;
+                }
+            } else if self.tmo_q.m_valid.val() {
+                // a timer expired: check it against the QP's state
+                self.tmo_q.m_ready.next = true;
+                self.ptr_ram.raddr.next = self.tmo_q.m_data.val();
+                self.ptr_ram.re.next = true;
+                self.h.d.next.dqpn = bit_cast::<24, A>(self.tmo_q.m_data.val());
+                self.h.d.next.plen = self.c0_16m.val();
+                self.scan.d.next = true;
+                self.st.d.next = self.s_look.val();
+            } else if (self.sent_valid.val() | self.sent_soon.val()) & !self.sblk.q.val() & (self.st.q.val() != self.s_sent.val()) {
+                // sent records first: an ACK can only follow its message's record
+                self.ptr_ram.raddr.next = self.qpn_a.val();
+                self.ptr_ram.re.next = true;
+                self.st.d.next = self.s_sent.val();
+            } else if self.resp_q.m_valid.val() {
+                self.resp_q.m_ready.next = true;
+                self.scan.d.next = false;
+                self.h.d.next = self.resp_q.m_data.val();
+                self.ptr_ram.re.next = true;
+                self.sblk.d.next = false;
+                self.st.d.next = self.s_look.val();
+            } else if self.st.q.val() == self.s_idle.val() {
+                self.sblk.d.next = false;
+            }
+        }
         // ------------------------------------------------ replay: one ring entry every 2 cycles
         if self.st.q.val() == self.s_rp_rd.val() {
             self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.rp_ptr.q.val());
@@ -882,6 +906,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.tmr_ram.waddr.next = self.ptr_ram.waddr.val();
         self.tmr_ram.we.next = self.ptr_ram.we.val();
         self.una_wr.next = self.ptr_ram.we.val();
+        self.fw_v.d.next = self.ptr_ram.we.val() & self.ptr_ram.re.val() & (self.ptr_ram.waddr.val() == self.ptr_ram.raddr.val());
+        self.fw_d.d.next = self.ptr_ram.wdata.val();
         self.una_qpn.next = self.ptr_ram.waddr.val();
         self.una_psn.next = self.ptr_in.x.val().sq_una_psn;
         self.una_open.next = !self.ptr_in.x.val().count.any() | self.ptr_in.x.val().err;
@@ -897,7 +923,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
 
 pub type RoceRequester500 = RoceRequester<9, 13>;
 
-nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, resp, resp_valid, resp_ready,
+nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, sent_soon, resp, resp_valid, resp_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta, err_qpn, err_valid, err_ready,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,

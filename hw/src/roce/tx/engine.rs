@@ -83,6 +83,8 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     pub sent: Signal<Out, SentWr>,
     pub sent_valid: Signal<Out, Bit>,
     pub sent_ready: Signal<In, Bit>,
+    /// A record may follow next cycle (its QPN is on `sent` now): a hint, not a handshake.
+    pub sent_soon: Signal<Out, Bit>,
     pub dma_rd_cmd: Signal<Out, DmaCmd>,
     pub dma_rd_cmd_valid: Signal<Out, Bit>,
     pub dma_rd_cmd_ready: Signal<In, Bit>,
@@ -378,6 +380,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             sent: Default::default(),
             sent_valid: Default::default(),
             sent_ready: Default::default(),
+            sent_soon: Default::default(),
             dma_rd_cmd: Default::default(),
             dma_rd_cmd_valid: Default::default(),
             dma_rd_cmd_ready: Default::default(),
@@ -784,7 +787,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         // a retransmitted packet the QP has meanwhile seen acknowledged is skipped (its slot in the
         // buffer may already hold a newer packet)
         self.r_stale.next = self.r_rtx.q.val() & (!self.una_out_busy.val() | (self.r_behind.val() >= self.c_half24.val()));
-        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val()) & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
+        // a new message's first packet may go in the cycle its record is taken
+        self.r_valid.next = ((self.r_st.q.val() == self.s_gen.val()) | ((self.r_st.q.val() == self.s_rec.val()) & self.sent_ready.val()))
+            & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
         if (self.r_st.q.val() == self.s_gen.val()) & self.rtx_end.val() {
             self.r_st.d.next = self.s_idle.val();
         }
@@ -792,6 +797,10 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         // a new message is recorded by the completion side (in its QP's ring) before its first
         // packet goes out, so no ACK can come before its record
         self.sent_valid.next = self.r_st.q.val() == self.s_rec.val();
+        // a hint a cycle ahead (the look-up of a message that may need a record, with its QPN on
+        // `sent`), so the completion side reads the QP's ring state in time to take the record
+        // in the message's first `rec` cycle
+        self.sent_soon.next = (self.r_st.q.val() == self.s_look.val()) & ((!self.r_rtx.q.val() & !self.r_resume.q.val()) | (self.r_resume.q.val() & self.r_unrec.q.val()));
         self.sent.next.wr_id = self.r_wr.q.val().wr_id;
         self.sent.next.op = self.r_wr.q.val().op;
         self.sent.next.qpn = self.r_wr.q.val().qpn;
@@ -1404,7 +1413,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
 pub type RoceTx500 = RoceTx<9, 13, 1, { kind::PASS }>;
 
 nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, sq_ready, rsp, rsp_valid, rsp_ready,
-    sent, sent_valid, sent_ready, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
+    sent, sent_valid, sent_ready, sent_soon, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
     una_wr, una_qpn, una_psn, una_open, window,
