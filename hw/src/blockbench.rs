@@ -162,6 +162,10 @@ pub fn block_figures() -> Vec<BlockFigure> {
     add("icrc_rx", "ICRC checker + dropping frame FIFO (store and forward)", measure(IcrcRx::default(), &with, &[], &[]));
     add("roce_rx_parse", "RX parser: header channel + payload stream", measure(RoceRxParse::default(), &with, &[], &["hdr_ready"]));
     add("roce_tx_build", "TX deparser: Ethernet/IPv4/UDP/BTH/RETH, pad, ICRC (latency from header and payload offered)", measure(RoceTxBuild::default(), &payloads, &[("hdr", build_headers(16, 4096))], &[]));
+    // 64-byte RDMA WRITEs: 134-byte frames before the ICRC, three beats each (II per beat)
+    add("icrc_gen 64 B", "ICRC generator, WRITE ONLY frames with 64 bytes of payload (3 beats each)", measure(IcrcGen::default(), &frames(64, 64, false), &[], &[]));
+    let small_pay: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 64]).collect();
+    add("roce_tx_build 64 B", "TX deparser, 64-byte payloads (3 beats a frame)", measure(RoceTxBuild::default(), &small_pay, &[("hdr", build_headers(64, 64))], &[]));
     add("payload_slot", "service slot, 11-cycle pass-through core", measure(PayloadSlot11::default(), &without, &[], &[]));
     add("aes_slot", "AES-CTR service in a payload slot (the 18-cycle core runs on every beat; shell +3)", measure(AesSlot::default(), &without, &[], &[]));
     add("dlrm_slot", "DLRM preprocessing in the application slot, RX (the 15-cycle core runs on every beat; shell +3)", measure(DlrmSlot::default(), &without, &[], &["rx"]));

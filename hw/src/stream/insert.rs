@@ -1,7 +1,9 @@
 //! `AxisInsert`: prepends a header of `hdr_len` bytes (0..=128, from the header channel
 //! `hdr_*`, one header per frame) to each payload frame, realigning the payload at one beat per
 //! cycle. With `hdr_only` the frame is the header alone and no payload frame is taken (an ACK,
-//! say). The output leaves from a skid buffer.
+//! say). The output leaves from a skid buffer. The next header is taken in the cycle a frame's
+//! last beat leaves when that beat is a header beat or a spilled carry, so such frames follow
+//! each other without a gap; `hdr_ready` depends only on registers and the skid's `tready`.
 use super::axis::*;
 use super::skid::AxisSkid512;
 use rust_hdl::prelude::*;
@@ -28,6 +30,8 @@ pub struct AxisInsert {
     flush: DFF<Bit>,
     flush_user: DFF<Bit>,
     spill: Signal<Local, Bit>,
+    /// The frame's last beat leaves this cycle: the next header may be taken now.
+    endf: Signal<Local, Bit>,
     kshr6: Signal<Local, Bits<6>>,
     shl: Signal<Local, Bits<10>>,
     shr: Signal<Local, Bits<10>>,
@@ -53,27 +57,15 @@ impl Logic for AxisInsert {
         // 64 - c is set (tkeep is contiguous; never when c = 0)
         self.kshr6.next = bit_cast::<6, 7>(self.kshr.val());
         self.spill.next = self.c_q.q.val().any() & self.s_axis.tkeep.val().get_bits::<1>(self.kshr6.val().index()).any();
-        self.hdr_ready.next = !self.busy.q.val();
         self.s_axis.tready.next = false;
         self.skid.s_axis.tvalid.next = false;
         self.skid.s_axis.tdata.next = self.carry.q.val() | (self.s_axis.tdata.val() << self.shl.val());
         self.skid.s_axis.tkeep.next = self.carry_keep.q.val() | (self.s_axis.tkeep.val() << self.c_q.q.val());
         self.skid.s_axis.tlast.next = false;
         self.skid.s_axis.tuser.next = false;
+        self.endf.next = false;
         if !self.busy.q.val() {
-            // take a header: whole 64-byte chunks first, then the rest becomes the carry
-            if self.hdr_valid.val() {
-                self.busy.d.next = true;
-                self.hdr.d.next = self.hdr_data.val();
-                self.hfull.d.next = self.hdr_len.val().get_bits::<2>(6);
-                self.c_q.d.next = self.hdr_len.val().get_bits::<6>(0);
-                self.only_q.d.next = self.hdr_only.val();
-                self.carry.d.next = bit_cast::<512, 1024>(self.hdr_data.val() >> (bit_cast::<11, 2>(self.hdr_len.val().get_bits::<2>(6)) << 9));
-                self.carry_keep.d.next = !(self.ones.val() << self.hdr_len.val().get_bits::<6>(0));
-                if !self.hdr_len.val().get_bits::<6>(0).any() {
-                    self.carry_keep.d.next = self.zero64.val();
-                }
-            }
+            // idle: a header is taken below
         } else if self.flush.q.val() {
             self.skid.s_axis.tvalid.next = true;
             self.skid.s_axis.tdata.next = self.carry.q.val();
@@ -83,6 +75,7 @@ impl Logic for AxisInsert {
             if self.skid.s_axis.tready.val() {
                 self.flush.d.next = false;
                 self.busy.d.next = false;
+                self.endf.next = true;
             }
         } else if self.hfull.q.val().any() {
             // a whole header beat
@@ -97,6 +90,7 @@ impl Logic for AxisInsert {
                 self.hdr.d.next = self.hdr.q.val() >> 512;
                 if self.only_q.q.val() & (self.hfull.q.val() == self.one2.val()) & !self.c_q.q.val().any() {
                     self.busy.d.next = false;
+                    self.endf.next = true;
                 }
             }
         } else if self.only_q.q.val() {
@@ -107,6 +101,7 @@ impl Logic for AxisInsert {
             self.skid.s_axis.tlast.next = true;
             if self.skid.s_axis.tready.val() {
                 self.busy.d.next = false;
+                self.endf.next = true;
             }
         } else {
             // payload beats, shifted up by the header's last partial beat
@@ -127,8 +122,27 @@ impl Logic for AxisInsert {
                     } else {
                         self.skid.s_axis.tlast.next = true;
                         self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+                        // (no early header here: that would make `hdr_ready` wait on the payload's
+                        // `tkeep`; a frame whose last beat does not spill keeps its idle cycle)
                         self.busy.d.next = false;
                     }
+                }
+            }
+        }
+        // take a header: whole 64-byte chunks first, then the rest becomes the carry; also in the
+        // cycle the frame before it ends, so back-to-back frames leave without a gap
+        self.hdr_ready.next = !self.busy.q.val() | self.endf.val();
+        if !self.busy.q.val() | self.endf.val() {
+            if self.hdr_valid.val() {
+                self.busy.d.next = true;
+                self.hdr.d.next = self.hdr_data.val();
+                self.hfull.d.next = self.hdr_len.val().get_bits::<2>(6);
+                self.c_q.d.next = self.hdr_len.val().get_bits::<6>(0);
+                self.only_q.d.next = self.hdr_only.val();
+                self.carry.d.next = bit_cast::<512, 1024>(self.hdr_data.val() >> (bit_cast::<11, 2>(self.hdr_len.val().get_bits::<2>(6)) << 9));
+                self.carry_keep.d.next = !(self.ones.val() << self.hdr_len.val().get_bits::<6>(0));
+                if !self.hdr_len.val().get_bits::<6>(0).any() {
+                    self.carry_keep.d.next = self.zero64.val();
                 }
             }
         }
@@ -162,6 +176,7 @@ impl Default for AxisInsert {
             flush: Default::default(),
             flush_user: Default::default(),
             spill: Default::default(),
+            endf: Default::default(),
             kshr6: Default::default(),
             shl: Default::default(),
             shr: Default::default(),

@@ -764,7 +764,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     self.bump[6].next = true;
                 }
                 self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.tail_nx.val());
-                if self.p.q.val().count == self.c1_5.val() {
+                // the last message in the ring, or one that ends exactly at an ACK's PSN (later
+                // messages end after it, so none of them is covered: a step saved per ACK)
+                if (self.p.q.val().count == self.c1_5.val())
+                    | (self.is_ack.val() & !self.scan.q.val() & !self.fatal.q.val() & (self.e.val().last_psn == self.h.q.val().psn)) {
                     self.finish.next = true;
                 }
             }

@@ -234,6 +234,17 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     // ACK-clocked window: a QP whose window is full parks its work request (in its QP's order)
     // and the TX goes on with other QPs
     una_ram: Ram<25, A>,
+    /// A copy of `una_ram` read at the next request's QP (the look-up's window check), while
+    /// `una_ram` is read at the current message's QP (each packet's window check).
+    una2_ram: Ram<25, A>,
+    una2_d: Signal<Local, Bits<24>>,
+    una2_busy: Signal<Local, Bit>,
+    /// The send PSN written in the cycle it is read (read-first RAM): forwarded.
+    psn_fw_v: DFF<Bit>,
+    psn_fw_d: DFF<Bits<24>>,
+    psn_rd: Signal<Local, Bits<24>>,
+    g_done: Signal<Local, Bit>,
+    disp: Signal<Local, Bit>,
     dhead_ram: Ram<6, A>,
     dtail_ram: Ram<6, A>,
     dq_wr_in: ToBits<SqWr, SQ_BITS>,
@@ -424,6 +435,14 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             p_seq: Default::default(),
             k_rtx: Default::default(),
             una_ram: Ram::new(style, false),
+            una2_ram: Ram::new(style, false),
+            una2_d: Default::default(),
+            una2_busy: Default::default(),
+            psn_fw_v: Default::default(),
+            psn_fw_d: Default::default(),
+            psn_rd: Default::default(),
+            g_done: Default::default(),
+            disp: Default::default(),
             dhead_ram: Ram::new(style, false),
             dtail_ram: Ram::new(style, false),
             dq_wr_in: Default::default(),
@@ -621,8 +640,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for RoceTx<A, R, LT, ST> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
+        dff_setup!(self, clock, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs, psn_fw_v, psn_fw_d);
+        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
@@ -680,6 +699,17 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.una_ram.wdata.next = bit_cast::<25, 24>(self.una_psn.val()) | (bit_cast::<25, 1>(self.una_busy.val().into()) << 24);
         self.una_ram.re.next = true;
         self.una_ram.oce.next = false;
+        self.una2_ram.we.next = self.una_wr.val();
+        self.una2_ram.waddr.next = self.una_qpn.val();
+        self.una2_ram.wdata.next = self.una_ram.wdata.val();
+        self.una2_ram.re.next = true;
+        self.una2_ram.oce.next = false;
+        self.una2_d.next = self.una2_ram.rdata.val().get_bits::<24>(0);
+        self.una2_busy.next = self.una2_ram.rdata.val().get_bit(24);
+        self.psn_rd.next = self.psn_ram.rdata.val();
+        if self.psn_fw_v.q.val() {
+            self.psn_rd.next = self.psn_fw_d.q.val();
+        }
         self.una_d.next = self.una_ram.rdata.val().get_bits::<24>(0);
         // tables
         self.wr_qpn.next = bit_cast::<A, 24>(self.sq_q.m_data.val().qpn);
@@ -694,9 +724,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
             self.wr_qpn.next = bit_cast::<A, 24>(self.dq_wr_out.y.val().qpn);
         }
         self.una_ram.raddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
-        if self.r_st.q.val() == self.s_idle.val() {
-            self.una_ram.raddr.next = self.wr_qpn.val();
-        }
+        self.una2_ram.raddr.next = self.wr_qpn.val();
         self.dhead_ram.raddr.next = self.wr_qpn.val();
         self.dtail_ram.raddr.next = self.wr_qpn.val();
         self.dhead_ram.re.next = true;
@@ -813,113 +841,25 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.sent.next.signaled = self.r_wr.q.val().signaled;
         self.sent.next.pmtu = self.r_pmtu_code.val();
         self.sent.next.flush = false;
-        if self.r_st.q.val() == self.s_idle.val() {
-            if self.ctl_req.val() {
-                self.cfg_ram.we.next = true;
-                self.psn_ram.we.next = true;
-                self.pmtu_ram.we.next = true;
-                self.err_ram.we.next = true;
-                self.ctl_done.next = true;
-            } else if self.err_valid.val() {
-                self.err_ready.next = true;
-                self.err_ram.waddr.next = self.err_qpn.val();
-                self.err_ram.wdata.next = true.into();
-                self.err_ram.we.next = true;
-            } else if self.rtx_go.val() {
-                self.rtx_hold.d.next = self.rtx.val().last;
-                self.rtx_ready.next = true;
-                self.r_resume.d.next = false;
-                self.r_wr.d.next.wr_id = self.rtx.val().wr_id;
-                self.r_wr.d.next.op = self.rtx.val().op;
-                self.r_wr.d.next.qpn = self.rtx.val().qpn;
-                self.r_wr.d.next.laddr = self.rtx.val().laddr;
-                self.r_wr.d.next.raddr = self.rtx.val().raddr + bit_cast::<64, 32>(self.rtx_off.val());
-                self.r_wr.d.next.rkey = self.rtx.val().rkey;
-                self.r_wr.d.next.len = self.rtx.val().len - self.rtx_off.val();
-                self.r_wr.d.next.signaled = false;
-                self.r_psn.d.next = self.rtx.val().start_psn;
-                self.r_addr.d.next = self.rtx.val().laddr + bit_cast::<64, 32>(self.rtx_off.val());
-                self.r_left.d.next = self.rtx.val().len - self.rtx_off.val();
-                self.r_first.d.next = !self.rtx_off.val().any();
-                self.r_rtx.d.next = true;
-                self.r_def.d.next = false;
-                self.rtx_busy.d.next = !self.rtx.val().last;
-                self.psn_ram.re.next = true;
-                self.pmtu_ram.re.next = true;
-                self.err_ram.re.next = true;
-                self.r_st.d.next = self.s_look.val();
-            } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
-                // resume the paused message
-                self.rtx_hold.d.next = false;
-                self.r_sent1.d.next = false;
-                self.r_def.d.next = false;
-                self.r_seq.d.next = self.p_seq.q.val();
-                self.r_wr.d.next = self.p_wr.q.val();
-                self.r_addr.d.next = self.p_addr.q.val();
-                self.r_left.d.next = self.p_left.q.val();
-                self.r_psn.d.next = self.p_psn.q.val();
-                self.r_first.d.next = self.p_first.q.val();
-                self.r_rtx.d.next = false;
-                self.r_resume.d.next = true;
-                self.p_valid.d.next = false;
-                self.psn_ram.re.next = true;
-                self.pmtu_ram.re.next = true;
-                self.err_ram.re.next = true;
-                self.r_st.d.next = self.s_look.val();
-            } else if self.i_dq.val() {
-                // a parked request: started ones go on where they stopped
-                self.dq.m_axis.tready.next = true;
-                self.rtx_hold.d.next = false;
-                self.r_sent1.d.next = false;
-                self.r_wr.d.next = self.dq_wr_out.y.val();
-                self.r_addr.d.next = self.dq_st_out.y.val().addr;
-                self.r_left.d.next = self.dq_st_out.y.val().left;
-                self.r_psn.d.next = self.dq_st_out.y.val().psn;
-                self.r_first.d.next = self.dq_st_out.y.val().first;
-                self.r_resume.d.next = self.dq_st_out.y.val().started;
-                self.r_seq.d.next = self.dq_st_out.y.val().seq;
-                self.r_unrec.d.next = false;
-                self.r_rtx.d.next = false;
-                self.r_def.d.next = true;
-                self.rr.d.next = false;
-                self.psn_ram.re.next = true;
-                self.pmtu_ram.re.next = true;
-                self.err_ram.re.next = true;
-                self.r_st.d.next = self.s_look.val();
-            } else if self.i_sq.val() {
-                self.sq_q.m_ready.next = true;
-                self.rtx_hold.d.next = false;
-                self.r_sent1.d.next = false;
-                self.r_def.d.next = false;
-                self.rr.d.next = true;
-                self.r_rtx.d.next = false;
-                self.r_resume.d.next = false;
-                self.r_wr.d.next = self.sq_q.m_data.val();
-                self.psn_ram.re.next = true;
-                self.pmtu_ram.re.next = true;
-                self.err_ram.re.next = true;
-                self.r_st.d.next = self.s_look.val();
-            }
-        }
         // look: a request from the SQ or the parking FIFO keeps its QP's order, and is parked
         // when its first packet is outside the QP's window
         self.l_new.next = !self.r_rtx.q.val() & (self.r_def.q.val() | !self.r_resume.q.val());
         self.l_psn.next = self.r_psn.q.val();
         if !self.r_rtx.q.val() & !self.r_resume.q.val() {
-            self.l_psn.next = self.psn_ram.rdata.val();
+            self.l_psn.next = self.psn_rd.val();
         }
         self.l_park.next = (!self.r_def.q.val() & (self.dhead_ram.rdata.val() != self.dtail_ram.rdata.val()))
             | (self.r_def.q.val() & (self.r_seq.q.val() != self.dhead_ram.rdata.val()))
-            | ((self.r_state.val() == self.c_rts.val()) & !self.err_ram.rdata.val().any() & self.una_out_busy.val()
-                & ((self.l_psn.val() - self.una_d.val()) >= self.w_lim.val()));
+            | ((self.r_state.val() == self.c_rts.val()) & !self.err_ram.rdata.val().any() & self.una2_busy.val()
+                & ((self.l_psn.val() - self.una2_d.val()) >= self.w_lim.val()));
         if self.r_st.q.val() == self.s_look.val() {
             if !self.r_rtx.q.val() & !self.r_resume.q.val() {
-                self.r_psn.d.next = self.psn_ram.rdata.val();
+                self.r_psn.d.next = self.psn_rd.val();
                 self.r_addr.d.next = self.r_wr.q.val().laddr;
                 self.r_left.d.next = self.r_wr.q.val().len;
                 self.r_first.d.next = true;
             }
-            self.r_lim.d.next = self.psn_ram.rdata.val();
+            self.r_lim.d.next = self.psn_rd.val();
             self.r_st.d.next = self.s_gen.val();
             if (!self.r_rtx.q.val() & !self.r_resume.q.val()) | (self.r_resume.q.val() & self.r_unrec.q.val()) {
                 self.r_st.d.next = self.s_rec.val();
@@ -1096,6 +1036,99 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
             self.r_st.d.next = self.s_idle.val();
             self.dhead_ram.we.next = true;
             self.dhead_ram.wdata.next = self.r_seq.q.val();
+        }
+        // the next request: from idle, or in the cycle a message's last packet goes (with the
+        // send PSN it writes forwarded to the read, `psn_fw`); control-plane and error writes
+        // wait for idle
+        self.g_done.next = self.r_adv.val() & ((self.r_wr.q.val().op == self.op_read.val()) | self.r_last.val());
+        self.disp.next = (self.r_st.q.val() == self.s_idle.val()) | (self.g_done.val() & !self.ctl_req.val() & !self.err_valid.val());
+        if self.disp.val() {
+            if self.ctl_req.val() {
+                self.cfg_ram.we.next = true;
+                self.psn_ram.we.next = true;
+                self.pmtu_ram.we.next = true;
+                self.err_ram.we.next = true;
+                self.ctl_done.next = true;
+            } else if self.err_valid.val() {
+                self.err_ready.next = true;
+                self.err_ram.waddr.next = self.err_qpn.val();
+                self.err_ram.wdata.next = true.into();
+                self.err_ram.we.next = true;
+            } else if self.rtx_go.val() {
+                self.rtx_hold.d.next = self.rtx.val().last;
+                self.rtx_ready.next = true;
+                self.r_resume.d.next = false;
+                self.r_wr.d.next.wr_id = self.rtx.val().wr_id;
+                self.r_wr.d.next.op = self.rtx.val().op;
+                self.r_wr.d.next.qpn = self.rtx.val().qpn;
+                self.r_wr.d.next.laddr = self.rtx.val().laddr;
+                self.r_wr.d.next.raddr = self.rtx.val().raddr + bit_cast::<64, 32>(self.rtx_off.val());
+                self.r_wr.d.next.rkey = self.rtx.val().rkey;
+                self.r_wr.d.next.len = self.rtx.val().len - self.rtx_off.val();
+                self.r_wr.d.next.signaled = false;
+                self.r_psn.d.next = self.rtx.val().start_psn;
+                self.r_addr.d.next = self.rtx.val().laddr + bit_cast::<64, 32>(self.rtx_off.val());
+                self.r_left.d.next = self.rtx.val().len - self.rtx_off.val();
+                self.r_first.d.next = !self.rtx_off.val().any();
+                self.r_rtx.d.next = true;
+                self.r_def.d.next = false;
+                self.rtx_busy.d.next = !self.rtx.val().last;
+                self.psn_ram.re.next = true;
+                self.pmtu_ram.re.next = true;
+                self.err_ram.re.next = true;
+                self.r_st.d.next = self.s_look.val();
+            } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
+                // resume the paused message
+                self.rtx_hold.d.next = false;
+                self.r_sent1.d.next = false;
+                self.r_def.d.next = false;
+                self.r_seq.d.next = self.p_seq.q.val();
+                self.r_wr.d.next = self.p_wr.q.val();
+                self.r_addr.d.next = self.p_addr.q.val();
+                self.r_left.d.next = self.p_left.q.val();
+                self.r_psn.d.next = self.p_psn.q.val();
+                self.r_first.d.next = self.p_first.q.val();
+                self.r_rtx.d.next = false;
+                self.r_resume.d.next = true;
+                self.p_valid.d.next = false;
+                self.psn_ram.re.next = true;
+                self.pmtu_ram.re.next = true;
+                self.err_ram.re.next = true;
+                self.r_st.d.next = self.s_look.val();
+            } else if self.i_dq.val() {
+                // a parked request: started ones go on where they stopped
+                self.dq.m_axis.tready.next = true;
+                self.rtx_hold.d.next = false;
+                self.r_sent1.d.next = false;
+                self.r_wr.d.next = self.dq_wr_out.y.val();
+                self.r_addr.d.next = self.dq_st_out.y.val().addr;
+                self.r_left.d.next = self.dq_st_out.y.val().left;
+                self.r_psn.d.next = self.dq_st_out.y.val().psn;
+                self.r_first.d.next = self.dq_st_out.y.val().first;
+                self.r_resume.d.next = self.dq_st_out.y.val().started;
+                self.r_seq.d.next = self.dq_st_out.y.val().seq;
+                self.r_unrec.d.next = false;
+                self.r_rtx.d.next = false;
+                self.r_def.d.next = true;
+                self.rr.d.next = false;
+                self.psn_ram.re.next = true;
+                self.pmtu_ram.re.next = true;
+                self.err_ram.re.next = true;
+                self.r_st.d.next = self.s_look.val();
+            } else if self.i_sq.val() {
+                self.sq_q.m_ready.next = true;
+                self.rtx_hold.d.next = false;
+                self.r_sent1.d.next = false;
+                self.r_def.d.next = false;
+                self.rr.d.next = true;
+                self.r_rtx.d.next = false;
+                self.r_resume.d.next = false;
+                self.r_wr.d.next = self.sq_q.m_data.val();
+                self.psn_ram.re.next = true;
+                self.pmtu_ram.re.next = true;
+                self.err_ram.re.next = true;
+                self.r_st.d.next = self.s_look.val();
+            }
         }
         self.dq_wr_in.x.next = self.r_wr.q.val();
         self.dq_st_in.x.next.addr = self.r_addr.q.val();
@@ -1380,6 +1413,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
             | self.meta_q.level.val().any() | self.meta_q.drop_bad.val().any() | self.meta_q.drop_overflow.val().any()
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
+        self.psn_fw_v.d.next = self.psn_ram.we.val() & self.psn_ram.re.val() & (self.psn_ram.waddr.val() == self.psn_ram.raddr.val());
+        self.psn_fw_d.d.next = self.psn_ram.wdata.val();
         if self.reset.val() {
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
