@@ -2,7 +2,7 @@
 //! mixed tenant traffic (TCP, UDP, RoCEv2; malformed frames, unknown keys, denied flows,
 //! spoofed sources) with random gaps and backpressure; every output frame against the golden
 //! model with its port or VF (`em::scenario`), every drop cause expected and the counters
-//! consistent with the model.
+//! consistent with the model, and the per-VF and per-tenant telemetry equal to the model's.
 use nicgen_hw::em::scenario::*;
 use nicgen_model::em::EmMode;
 
@@ -29,6 +29,9 @@ fn check(mode: EmMode, valid: u32, ready: u32, seed: u64) -> EmReport {
         EmMode::Overlay => assert!(d("no_local") > 5, "{:?}", r.drops),
     }
     assert!(r.eg_want > 400 && r.ig_want > 400, "{r:?}");
+    // per-VF and per-tenant telemetry, read back after the run, equals the model's (checked in
+    // run_em); both tables of both sides hold counts
+    assert!(r.tele_checked > 20 && r.tele_frames > 2000, "{} entries, {} frames", r.tele_checked, r.tele_frames);
     r
 }
 

@@ -334,13 +334,14 @@ impl CcPolicy {
 
 /// One table write of a batch: `op` 1 writes `data` at `(dest, table, index)`, `op` 2 deletes
 /// (writes zeros). `dest` bit 0 picks the EM block (0 classifier, 1 lookups) and bit 1 the side
-/// (0 host, 1 wire); `table` and `index` are the block's (see `nicgen_hw::em`). `data` is the
+/// (0 host, 1 wire); bit 2 is telemetry (read-only: the EM ignores writes there, a read gets
+/// the counters); `table` and `index` are the block's (see `nicgen_hw::em`). `data` is the
 /// entry packed from bit 0 (224 bits; bytes 8..36 of the entry, most significant first).
 ///
 /// | bytes | field |
 /// |---|---|
 /// | 0 | op |
-/// | 1 | dest (bits 1:0) |
+/// | 1 | dest (bits 2:0) |
 /// | 2 | table (bits 1:0) |
 /// | 3 | reserved |
 /// | 4–5 | index |
@@ -380,7 +381,7 @@ impl TableEntry {
     pub fn encode(&self) -> [u8; ENTRY_BYTES] {
         let mut b = [0u8; ENTRY_BYTES];
         b[0] = self.op;
-        b[1] = self.dest & 3;
+        b[1] = self.dest & 7;
         b[2] = self.table & 3;
         b[4..6].copy_from_slice(&self.index.to_be_bytes());
         b[8..20].copy_from_slice(&self.d1.to_be_bytes()[4..]);
@@ -392,7 +393,7 @@ impl TableEntry {
         d1[4..].copy_from_slice(&b[8..20]);
         TableEntry {
             op: b[0],
-            dest: b[1] & 3,
+            dest: b[1] & 7,
             table: b[2] & 3,
             index: u16::from_be_bytes([b[4], b[5]]),
             d0: u128::from_be_bytes(b[20..36].try_into().unwrap()),
@@ -472,7 +473,7 @@ impl Msg {
                 b
             }
             Body::TeleReply(v) => v.iter().flat_map(|x| x.to_be_bytes()).collect(),
-            Body::TableRead(v) => v.iter().flat_map(|&(d, t, i)| [0, d & 3, t & 3, 0, (i >> 8) as u8, i as u8, 0, 0]).collect(),
+            Body::TableRead(v) => v.iter().flat_map(|&(d, t, i)| [0, d & 7, t & 3, 0, (i >> 8) as u8, i as u8, 0, 0]).collect(),
             Body::TableReply(v) => v.iter().flat_map(|e| e.encode()).collect(),
             Body::Ack => vec![],
             Body::Event(e) => e.encode().to_vec(),
@@ -528,7 +529,7 @@ impl Msg {
                 if n == 0 {
                     return Err(M2mDrop::BadEntry);
                 }
-                Body::TableRead(body.chunks(8).map(|c| (c[1] & 3, c[2] & 3, u16::from_be_bytes([c[4], c[5]]))).collect())
+                Body::TableRead(body.chunks(8).map(|c| (c[1] & 7, c[2] & 3, u16::from_be_bytes([c[4], c[5]]))).collect())
             }
             Class::Tables => {
                 let e: Vec<TableEntry> = body.chunks(ENTRY_BYTES).map(TableEntry::decode).collect();
@@ -675,8 +676,10 @@ impl Endpoint {
                     Body::Tables(e) => {
                         self.ctr[Ctr::TableWrites as usize] += e.len() as u64;
                         for x in &e {
-                            let d = x.effective();
-                            self.tables.insert((x.dest, x.table, x.index), d);
+                            // telemetry (dest bit 2) is read-only: the EM ignores such writes
+                            if x.dest & 4 == 0 {
+                                self.tables.insert((x.dest, x.table, x.index), x.effective());
+                            }
                         }
                         w = e;
                     }

@@ -62,8 +62,9 @@ crate::record!(
         index: u16 = 16,
         d0: u128 = 128,
         d1: u128 = 96,
-        /// In the EM: bit 0 the block (0 classifier, 1 lookups), bit 1 the side (0 host, 1 wire).
-        dest: u8 = 2,
+        /// In the EM: bit 0 the block (0 classifier, 1 lookups), bit 1 the side (0 host, 1 wire),
+        /// bit 2 telemetry (read-back only: `table` 0 per VF, 1 per tenant; see `em::tele`).
+        dest: u8 = 3,
     }
 );
 

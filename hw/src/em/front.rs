@@ -11,6 +11,7 @@
 use super::classify::{EmClassify, EmEvent, EmTblWr};
 use super::lookup::{EmLook, EmLookup};
 use super::parse::EmParse;
+use super::tele::EmTele;
 use super::EmHdr;
 use crate::stream::*;
 use rust_hdl::prelude::*;
@@ -59,6 +60,9 @@ pub struct EmFront {
     oskid: AxisSkid512,
     hskid: ChanSkid<EmHdr>,
     lskid: ChanSkid<EmLook>,
+    /// Per-VF and per-tenant counters, counted at the gate.
+    pub tele: EmTele,
+    c_no_ten: Constant<Bits<3>>,
     in_frame: DFF<Bit>,
     cur_drop: DFF<Bit>,
     k_kept: DFF<Bits<32>>,
@@ -73,8 +77,8 @@ pub struct EmFront {
     start: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
-    dest: Signal<Local, Bits<2>>,
-    rdest: Signal<Local, Bits<2>>,
+    dest: Signal<Local, Bits<3>>,
+    rdest: Signal<Local, Bits<3>>,
     c0: Constant<Bits<3>>,
 }
 
@@ -114,6 +118,8 @@ impl Default for EmFront {
             oskid: Default::default(),
             hskid: Default::default(),
             lskid: Default::default(),
+            tele: Default::default(),
+            c_no_ten: Constant::new((nicgen_model::em::ClsDrop::NoTenant as u64).into()),
             in_frame: Default::default(),
             cur_drop: Default::default(),
             k_kept: Default::default(),
@@ -139,7 +145,8 @@ impl Logic for EmFront {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, in_frame, cur_drop, k_kept, k_drop, n_fly, old_left);
-        clock!(self, clock, parse, fifo, cls, lk, oskid, hskid, lskid);
+        clock!(self, clock, parse, fifo, cls, lk, oskid, hskid, lskid, tele);
+        self.tele.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
         self.fifo.reset.next = self.reset.val();
         self.cls.reset.next = self.reset.val();
@@ -170,18 +177,24 @@ impl Logic for EmFront {
         self.cls.s_rb.next = self.s_rb.val();
         self.lk.s_rb.next = self.s_rb.val();
         self.rdest.next = self.s_rb.val().dest;
-        self.cls.s_rb_valid.next = self.s_rb_valid.val() & !self.rdest.val().get_bit(0);
-        self.lk.s_rb_valid.next = self.s_rb_valid.val() & self.rdest.val().get_bit(0);
+        self.cls.s_rb_valid.next = self.s_rb_valid.val() & !self.rdest.val().get_bit(0) & !self.rdest.val().get_bit(2);
+        self.lk.s_rb_valid.next = self.s_rb_valid.val() & self.rdest.val().get_bit(0) & !self.rdest.val().get_bit(2);
+        self.tele.s_rb.next = self.s_rb.val();
+        self.tele.s_rb_valid.next = self.s_rb_valid.val();
         self.m_rb.next = self.lk.m_rb.val();
         if self.cls.m_rb_valid.val() {
             self.m_rb.next = self.cls.m_rb.val();
         }
-        self.m_rb_valid.next = self.cls.m_rb_valid.val() | self.lk.m_rb_valid.val();
+        if self.tele.m_rb_valid.val() {
+            self.m_rb.next = self.tele.m_rb.val();
+        }
+        self.m_rb_valid.next = self.cls.m_rb_valid.val() | self.lk.m_rb_valid.val() | self.tele.m_rb_valid.val();
         self.cls.s_tw.next = self.s_tw.val();
         self.lk.s_tw.next = self.s_tw.val();
         self.dest.next = self.s_tw.val().dest;
-        self.cls.s_tw_valid.next = self.s_tw_valid.val() & !self.dest.val().get_bit(0);
-        self.lk.s_tw_valid.next = self.s_tw_valid.val() & self.dest.val().get_bit(0);
+        // (telemetry, dest bit 2, is read-only)
+        self.cls.s_tw_valid.next = self.s_tw_valid.val() & !self.dest.val().get_bit(0) & !self.dest.val().get_bit(2);
+        self.lk.s_tw_valid.next = self.s_tw_valid.val() & self.dest.val().get_bit(0) & !self.dest.val().get_bit(2);
         // events, the classifier's first
         self.m_ev.next = self.lk.m_ev.val();
         if self.cls.m_ev_valid.val() {
@@ -194,7 +207,7 @@ impl Logic for EmFront {
         self.vv.next = self.lk.m_hdr_valid.val();
         self.drop.next = self.lk.m_act.val().cause != self.c0.val();
         self.room.next = self.oskid.s_axis.tready.val() & self.hskid.s_ready.val() & self.lskid.s_ready.val();
-        self.start.next = !self.in_frame.q.val() & self.vv.val() & self.fifo.m_axis.tvalid.val() & (self.drop.val() | self.room.val());
+        self.start.next = !self.in_frame.q.val() & self.vv.val() & self.fifo.m_axis.tvalid.val() & (self.drop.val() | self.room.val()) & self.tele.ready.val();
         self.oskid.s_axis.tdata.next = self.fifo.m_axis.tdata.val();
         self.oskid.s_axis.tkeep.next = self.fifo.m_axis.tkeep.val();
         self.oskid.s_axis.tlast.next = self.fifo.m_axis.tlast.val();
@@ -203,7 +216,7 @@ impl Logic for EmFront {
             self.fifo.m_axis.tready.next = self.cur_drop.q.val() | self.oskid.s_axis.tready.val();
             self.oskid.s_axis.tvalid.next = self.fifo.m_axis.tvalid.val() & !self.cur_drop.q.val();
         } else {
-            self.fifo.m_axis.tready.next = self.vv.val() & (self.drop.val() | self.room.val());
+            self.fifo.m_axis.tready.next = self.vv.val() & (self.drop.val() | self.room.val()) & self.tele.ready.val();
             self.oskid.s_axis.tvalid.next = self.start.val() & !self.drop.val();
         }
         self.lk.m_hdr_ready.next = self.start.val();
@@ -223,6 +236,18 @@ impl Logic for EmFront {
                 self.k_kept.d.next = self.k_kept.q.val() + 1;
             }
         }
+        // telemetry: the VF (host side: the frame's; wire side: the one a kept frame goes to) and
+        // the tenant (unless there is none)
+        self.tele.ev_valid.next = self.start.val();
+        self.tele.ev_vf.next = self.lk.m_hdr.val().vf;
+        if self.from_wire.val() {
+            self.tele.ev_vf.next = self.lk.m_look.val().vf;
+        }
+        self.tele.ev_vf_ok.next = !self.from_wire.val() | !self.drop.val();
+        self.tele.ev_ten.next = self.lk.m_act.val().tenant;
+        self.tele.ev_ten_ok.next = self.lk.m_act.val().cause != self.c_no_ten.val();
+        self.tele.ev_len.next = self.lk.m_hdr.val().len;
+        self.tele.ev_drop.next = self.drop.val();
         // headers between the classifier's input and the gate (they read the tables); after a
         // swap, those still in flight read the old bank
         self.enter.next = self.parse.m_hdr_valid.val() & self.cls.s_hdr_ready.val();
@@ -382,7 +407,7 @@ pub struct EmDatapath {
     port_q: AxisFifo<1, 1, 4, 6>,
     fwd_in: DFF<Bit>,
     live: DFF<Bit>,
-    rdest: Signal<Local, Bits<2>>,
+    rdest: Signal<Local, Bits<3>>,
     arb: AxisArb4,
     decap: super::vxlan::EmVxlanDecap,
     inat: super::nat::EmNatPath,
@@ -393,7 +418,7 @@ pub struct EmDatapath {
     e_go: Signal<Local, Bit>,
     i_go: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
-    dest: Signal<Local, Bits<2>>,
+    dest: Signal<Local, Bits<3>>,
     c0_12: Constant<Bits<12>>,
     c0_512: Constant<Bits<512>>,
     c0_64: Constant<Bits<64>>,
@@ -660,7 +685,7 @@ impl Logic for EmDatapath {
         self.drop_link_down.next = self.fwd.drop_link_down.val();
         self.drop_roce_vlan.next = self.enat.drop_roce_vlan.val() + self.inat.drop_roce_vlan.val();
         // dest bit 0 (the block) is for the fronts
-        self.unused.next = self.decap.m_hdr_valid.val() | self.dest.val().get_bit(0) | self.rdest.val().get_bit(0) | (self.decap.m_hdr.val() != self.decap.m_hdr.val()) | (self.iconv.tun.val() != self.iconv.tun.val()) | self.arb.grant.val().any() | self.port_q.level.val().any() | self.port_q.drop_bad.val().any()
+        self.unused.next = self.decap.m_hdr_valid.val() | self.dest.val().get_bit(0) | self.rdest.val().get_bit(0) | self.dest.val().get_bit(2) | self.rdest.val().get_bit(2) | (self.decap.m_hdr.val() != self.decap.m_hdr.val()) | (self.iconv.tun.val() != self.iconv.tun.val()) | self.arb.grant.val().any() | self.port_q.level.val().any() | self.port_q.drop_bad.val().any()
             | self.port_q.drop_overflow.val().any() | self.port_q.m_axis.tkeep.val().any() | self.port_q.m_axis.tlast.val() | self.port_q.m_axis.tuser.val()
             | self.vf_q.level.val().any() | self.vf_q.drop_bad.val().any() | self.vf_q.drop_overflow.val().any() | self.vf_q.m_axis.tkeep.val().any() | self.vf_q.m_axis.tlast.val() | self.vf_q.m_axis.tuser.val()
             | self.arb.s2_axis.tready.val() | self.arb.s3_axis.tready.val() | self.encap.s_tun_ready.val() | self.enat.s_xl_ready.val() | self.inat.s_xl_ready.val();

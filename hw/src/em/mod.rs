@@ -6,6 +6,7 @@ pub mod front;
 pub mod lookup;
 pub mod parse;
 pub mod scenario;
+pub mod tele;
 pub mod nat;
 pub mod vxlan;
 

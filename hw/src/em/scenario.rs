@@ -60,6 +60,9 @@ pub struct EmReport {
     pub drops: Vec<(String, usize)>,
     /// The hardware's counters.
     pub counters: Vec<(String, u64)>,
+    /// Telemetry entries read back and compared with the model, and the frames they count.
+    pub tele_checked: usize,
+    pub tele_frames: u64,
     /// Frames that did not match (must be empty).
     pub mismatches: Vec<String>,
     /// Cycles from the first frame out to the last, per direction.
@@ -173,14 +176,41 @@ fn damage(rng: &mut Rng, f: &mut Vec<u8>) {
     }
 }
 
-/// The model's output for a host frame from `vf`: Some((frame, port)) or the drop cause.
-fn egress_model(f: &[u8], vf: u16, t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode) -> Result<(Vec<u8>, u8), String> {
+/// The telemetry the model expects (`em::tele`): (side, table, index) → [frames passed, their
+/// bytes, frames dropped], counted at the gate.
+pub type Tele = std::collections::BTreeMap<(u8, u8, u16), [u64; 3]>;
+
+fn tele_count(t: &mut Tele, side: u8, vf: Option<u16>, tenant: Option<u16>, len: usize, kept: bool) {
+    for (table, idx) in [(0u8, vf), (1, tenant)] {
+        if let Some(i) = idx {
+            let e = t.entry((side, table, i)).or_default();
+            if kept {
+                e[0] += 1;
+                e[1] += len as u64;
+            } else {
+                e[2] += 1;
+            }
+        }
+    }
+}
+
+/// A verdict's tenant: none for `no_tenant`.
+fn tenant_of(d: ClsDrop, tenant: u16) -> Option<u16> {
+    (d != ClsDrop::NoTenant).then_some(tenant)
+}
+
+/// The model's output for a host frame from `vf`: Some((frame, port)) or the drop cause. The
+/// host side counts every frame that reaches the gate for its VF, and for its tenant if it has one.
+fn egress_model(f: &[u8], vf: u16, t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode, tele: &mut Tele) -> Result<(Vec<u8>, u8), String> {
     let p = em_parse(f, false, false).map_err(|d| d.name().to_string())?;
     let v = t.0.classify(&p, vf, false, 0);
     if let Some(d) = v.drop {
+        tele_count(tele, 0, Some(vf), tenant_of(d, v.tenant), p.len, false);
         return Err(d.name().into());
     }
-    let l = t.1.lookup(&p, vf, v.tenant, false, mode).map_err(|d| d.name().to_string())?;
+    let l = t.1.lookup(&p, vf, v.tenant, false, mode);
+    tele_count(tele, 0, Some(vf), Some(v.tenant), p.len, l.is_ok());
+    let l = l.map_err(|d| d.name().to_string())?;
     let out = match mode {
         EmMode::Overlay => {
             let tun = VxlanTunnel { dmac: CFG.dmac.to_be_bytes()[2..].try_into().unwrap(), smac: CFG.smac.to_be_bytes()[2..].try_into().unwrap(), sip: CFG.sip, dip: l.dip, ttl: CFG.ttl, tos: CFG.tos, vni: l.vni };
@@ -192,14 +222,18 @@ fn egress_model(f: &[u8], vf: u16, t: &mut (ClsTables, LookTables, ClsTables, Lo
     Ok((out, l.port))
 }
 
-/// The model's output for a wire frame: Some((frame, VF)) or the drop cause.
-fn ingress_model(f: &[u8], t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode) -> Result<(Vec<u8>, u16), String> {
+/// The model's output for a wire frame: Some((frame, VF)) or the drop cause. The wire side counts
+/// a frame for the VF it is delivered to (kept frames only), and for its tenant if it has one.
+fn ingress_model(f: &[u8], t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode, tele: &mut Tele) -> Result<(Vec<u8>, u16), String> {
     let p = em_parse(f, true, false).map_err(|d| d.name().to_string())?;
     let v = t.2.classify(&p, 0, true, 0);
     if let Some(d) = v.drop {
+        tele_count(tele, 1, None, tenant_of(d, v.tenant), p.len, false);
         return Err(d.name().into());
     }
-    let l = t.3.lookup(&p, 0, v.tenant, true, mode).map_err(|d| d.name().to_string())?;
+    let l = t.3.lookup(&p, 0, v.tenant, true, mode);
+    tele_count(tele, 1, l.as_ref().ok().map(|l| l.vf), Some(v.tenant), p.len, l.is_ok());
+    let l = l.map_err(|d| d.name().to_string())?;
     let out = match (mode, p.vni.is_some()) {
         (EmMode::Overlay, true) => f[p.outer.l3 + 36..].to_vec(),
         (EmMode::Overlay, false) => f.to_vec(),
@@ -263,9 +297,10 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     // the model's expectations
     let mut r = EmReport { eg_in: host.len(), ig_in: wire[0].len() + wire[1].len(), ..Default::default() };
     let mut drops: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut tele = Tele::new();
     let mut want_port: [VecDeque<Vec<u8>>; 2] = [VecDeque::new(), VecDeque::new()];
     for (f, vf) in &host {
-        match egress_model(f, *vf, &mut tabs, o.mode) {
+        match egress_model(f, *vf, &mut tabs, o.mode, &mut tele) {
             Ok((out, port)) => want_port[port as usize].push_back(out),
             Err(c) => *drops.entry(format!("host {c}")).or_default() += 1,
         }
@@ -273,7 +308,7 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     let mut want_host: [VecDeque<(Vec<u8>, u16)>; 2] = [VecDeque::new(), VecDeque::new()];
     for (p, frames) in wire.iter().enumerate() {
         for f in frames {
-            match ingress_model(f, &mut tabs, o.mode) {
+            match ingress_model(f, &mut tabs, o.mode, &mut tele) {
                 Ok(x) => want_host[p].push_back(x),
                 Err(c) => *drops.entry(format!("wire {c}")).or_default() += 1,
             }
@@ -335,6 +370,20 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     r.cycles = sim.cycle() - start - quiet as u64;
     let names = ["eg_parsed", "eg_kept", "eg_dropped", "ig_parsed", "ig_kept", "ig_dropped", "frames_p0", "frames_p1", "failover", "drop_link_down", "drop_roce_vlan"];
     r.counters = names.iter().map(|n| (n.to_string(), sim.get_u64(sim.port(n)))).collect();
+    // per-VF and per-tenant telemetry: every index the model counted, and some it did not (zero)
+    let mut keys: Vec<(u8, u8, u16)> = tele.keys().copied().collect();
+    keys.extend((0..2u8).flat_map(|side| (0..2u8).flat_map(move |table| [(side, table, 0u16), (side, table, 77), (side, table, 4095)])));
+    keys.sort();
+    keys.dedup();
+    for (side, table, index) in keys {
+        let got = read_tele(&mut sim, side, table, index);
+        let want = tele.get(&(side, table, index)).copied().unwrap_or_default();
+        if got != want {
+            r.mismatches.push(format!("telemetry side {side} table {table} index {index}: {got:?}, the model says {want:?}"));
+        }
+        r.tele_checked += 1;
+        r.tele_frames += want[0] + want[2];
+    }
 
     // compare
     let span = |fs: &[&SeenFrame]| match (fs.iter().map(|f| f.first_cycle).min(), fs.iter().map(|f| f.last_cycle).max()) {
@@ -383,6 +432,28 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
         write_pcap(path, &captured)?;
     }
     Ok(r)
+}
+
+/// Read one telemetry entry (`em::tele`) of an `EmDatapath` through its table read-back port:
+/// [frames passed, bytes, frames dropped].
+pub fn read_tele<S: CycleSim>(sim: &mut S, side: u8, table: u8, index: u16) -> [u64; 3] {
+    let (rb, rbv, mrb, mrbv) = (sim.port("s_rb"), sim.port("s_rb_valid"), sim.port("m_rb"), sim.port("m_rb_valid"));
+    let q = EmTblWrFields { table, index, d0: 0, d1: 0, dest: 4 | (side << 1) };
+    sim.set(rb, &q.to_words());
+    sim.set_bit(rbv, true);
+    sim.eval();
+    sim.tick();
+    sim.set_bit(rbv, false);
+    for _ in 0..8 {
+        sim.eval();
+        if sim.get_bit(mrbv) {
+            let d = EmTblWrFields::from_words(&sim.get_words(mrb)).d0;
+            sim.tick();
+            return [d as u32 as u64, (d >> 32) as u64, (d >> 96) as u32 as u64];
+        }
+        sim.tick();
+    }
+    panic!("no telemetry answer for side {side} table {table} index {index}");
 }
 
 /// Load table writes into an idle `EmDatapath` the way the M2M endpoint applies a batch: into

@@ -270,8 +270,8 @@ fn endpoint_verilog() -> String {
     v += "wire [4:0] ti = r_start[4:0] + gk[4:0] - 5'd4;\nreg [31:0] cval;\n";
     v += "wire gen = (st == S_REPLY || st == S_RBH || st == S_RBE) && (of_cnt < 3'd4);\n";
     // a table read's reply entry: 0 op (1), 1 dest, 2 table, 4-5 index, 8-35 the data
-    v += "reg [1:0] rb_dest, rb_tab;\nreg [15:0] rb_idx;\nreg [223:0] rb_d;\nreg [6:0] rb_j;\nreg [3:0] rb_wait;\nreg [319:0] rbe;\n";
-    v += "always @(*) begin\n  rbe = 320'd0;\n  rbe[7:0] = 8'd1;\n  rbe[9:8] = rb_dest;\n  rbe[17:16] = rb_tab;\n";
+    v += "reg [2:0] rb_dest;\nreg [1:0] rb_tab;\nreg [15:0] rb_idx;\nreg [223:0] rb_d;\nreg [6:0] rb_j;\nreg [3:0] rb_wait;\nreg [319:0] rbe;\n";
+    v += "always @(*) begin\n  rbe = 320'd0;\n  rbe[7:0] = 8'd1;\n  rbe[10:8] = rb_dest;\n  rbe[17:16] = rb_tab;\n";
     v += &be_put("rbe", 4, 2, "rb_idx");
     v += &be_put("rbe", 8, 28, "rb_d");
     v += "end\n";
@@ -341,7 +341,7 @@ fn endpoint_verilog() -> String {
     v += "    S_REPLY: if (gen && gk == gn - 7'd1) st <= S_RX;\n";
     v += "    S_RBH: if (gen && gk == 7'd3) st <= S_RBQ;\n";
     v += "    S_RBQ: st <= S_RBI;\n";
-    v += "    S_RBI: begin\n      rb_dest <= rq[9:8];\n      rb_tab <= rq[17:16];\n      rb_idx <= {rq[39:32], rq[47:40]};\n      m_rb_valid_r <= 1'b1;\n      rb_wait <= 4'd0;\n      st <= S_RBW;\n    end\n";
+    v += "    S_RBI: begin\n      rb_dest <= rq[10:8];\n      rb_tab <= rq[17:16];\n      rb_idx <= {rq[39:32], rq[47:40]};\n      m_rb_valid_r <= 1'b1;\n      rb_wait <= 4'd0;\n      st <= S_RBW;\n    end\n";
     // the datapath answers in two cycles; a missing answer reads as zeros after 15 (never wedged)
     v += &format!("    S_RBW: begin\n      rb_wait <= rb_wait + 4'd1;\n      if (s_rb_valid || rb_wait == 4'd15) begin\n        rb_d <= s_rb_valid ? {{{}, {}}} : 224'd0;\n        gk <= 7'd0;\n        st <= S_RBE;\n      end\n    end\n", vfield("s_rb", EmTblWrFields::slot("d1")), vfield("s_rb", EmTblWrFields::slot("d0")));
     v += "    S_RBE: if (gen && gk == 7'd4) begin\n      gk <= 7'd0;\n      rb_j <= rb_j + 7'd1;\n      st <= (rb_j == cnt_c - 7'd1) ? S_RX : S_RBQ;\n    end\n";
@@ -357,10 +357,10 @@ fn endpoint_verilog() -> String {
     // the table write from a whole entry (bytes: 0 op, 1 dest, 2 table, 4-5 index, 8-35 data)
     v += "reg [319:0] ent_q;\nalways @(posedge clock) if (rv && ecnt == 3'd4) ent_q <= ent_n;\n";
     v += &format!("wire [223:0] e_data = (ent_q[7:0] == 8'd{OP_DELETE}) ? 224'd0 : {};\n", be_get("ent_q", 8, 28));
-    v += &format!("wire unused_ent = ^ent_q[319:288] ^ ^ent_q[63:48] ^ ^ent_q[31:18] ^ ^ent_q[15:10] ^ ^ent[63:0];\n");
+    v += &format!("wire unused_ent = ^ent_q[319:288] ^ ^ent_q[63:48] ^ ^ent_q[31:18] ^ ^ent_q[15:11] ^ ^ent[63:0];\n");
     let tw = |f: &str| vfield("m_tw", EmTblWrFields::slot(f));
     v += "always @(*) begin\n";
-    v += &format!("  {} = ent_q[17:16];\n  {} = {{ent_q[39:32], ent_q[47:40]}};\n  {} = e_data[127:0];\n  {} = e_data[223:128];\n  {} = ent_q[9:8];\n", tw("table"), tw("index"), tw("d0"), tw("d1"), tw("dest"));
+    v += &format!("  {} = ent_q[17:16];\n  {} = {{ent_q[39:32], ent_q[47:40]}};\n  {} = e_data[127:0];\n  {} = e_data[223:128];\n  {} = ent_q[10:8];\n", tw("table"), tw("index"), tw("d0"), tw("d1"), tw("dest"));
     v += "  m_tw_valid = m_tw_valid_r;\n  m_swap = m_swap_r;\n";
     v += &format!("  m_rb = {}'d0;\n  {} = rb_tab;\n  {} = rb_idx;\n  {} = rb_dest;\n  m_rb_valid = m_rb_valid_r;\n", EmTblWrFields::BITS, vfield("m_rb", EmTblWrFields::slot("table")), vfield("m_rb", EmTblWrFields::slot("index")), vfield("m_rb", EmTblWrFields::slot("dest")));
     // profile outputs
