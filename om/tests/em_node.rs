@@ -1,5 +1,6 @@
 //! One EM (`em_node`: the datapath and its M2M endpoint) under Verilator, driven by OM table
-//! images: table batches that overlap line-rate traffic are never partially visible.
+//! images: table batches that overlap line-rate traffic are never partially visible, and the
+//! per-VF and per-tenant telemetry read over M2M counts every frame.
 use nicgen_hw::m2m::node::EmNode;
 use nicgen_model::em::*;
 use nicgen_model::m2m::*;
@@ -139,6 +140,24 @@ fn overlap_run(versions: u32, frames: usize, gap: u64, valid: u32, ready: u32, s
     }
     let mid: Vec<u32> = (1..=versions).filter(|&v| seen[v as usize] > 0).collect();
     assert!(mid.len() as u32 >= versions - 1, "the batches landed while traffic flowed: frames per version {seen:?}");
+    // telemetry over M2M (a table read of dest 4: host side, `em::tele`): the VF counts every
+    // frame and its bytes; the tenants of the versions split the same frames as they saw them
+    let mut keys = vec![(4u8, 0u8, VF)];
+    keys.extend((1..=versions).map(|k| (4u8, 1u8, tenant(k))));
+    n.b.drivers[0].push(AxisFrame::new(Msg::table_read(0, 4242, keys.clone()).encode()));
+    let had = n.b.monitors[2].frames.len();
+    while n.b.monitors[2].frames.len() == had {
+        step(&mut n);
+        assert!(n.sim.cycle() < 4_000_000, "no answer to the telemetry read");
+    }
+    let rep = n.b.monitors[2].frames.last().unwrap().data.clone();
+    let Some(Msg { body: Body::TableReply(v), .. }) = Msg::decode_reply(&rep) else { panic!("not a table reply") };
+    let tele: Vec<[u64; 3]> = v.iter().map(|e| [e.d0 as u32 as u64, (e.d0 >> 32) as u64, (e.d0 >> 96) as u32 as u64]).collect();
+    let bytes: u64 = sent.iter().map(|f| f.len() as u64).sum();
+    assert_eq!(tele[0], [sent.len() as u64, bytes, 0], "VF {VF}: frames, bytes, drops");
+    let per_version: Vec<u64> = tele[1..].iter().map(|t| t[0]).collect();
+    assert_eq!(per_version, seen[1..].iter().map(|&x| x as u64).collect::<Vec<_>>(), "frames per tenant = frames per version");
+    assert_eq!(tele[1..].iter().map(|t| t[1]).sum::<u64>(), bytes);
     eprintln!("{} frames at valid {valid}% ready {ready}%, {versions} versions, frames per version {:?}", out.len(), &seen[1..]);
 }
 
