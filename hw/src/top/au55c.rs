@@ -569,7 +569,11 @@ fn au55c_em(em: &Top) -> BoardTop {
     b.glue("  assign em_s_host_vf = 12'd0;");
     stream_assign(&mut b, "c2h", "em_m_axis_host_rx");
     b.glue("  // Tables, device configuration and miss events belong to the M2M endpoint (m2m_endpoint,\n  // em_node), which needs a channel the host cannot reach; this board has none yet (XDMA has one\n  // function, and the host owns it). Until it does, the tables stay empty and every frame is\n  // dropped (no_tenant). The host window below cannot reach them, by design.");
-    b.glue("  assign em_nat = 1'b0;\n  assign em_cfg = 144'd0;\n  assign em_s_tw = 244'd0;\n  assign em_s_tw_valid = 1'b0;\n  assign em_swap = 1'b0;\n  assign em_s_rb = 244'd0;\n  assign em_s_rb_valid = 1'b0;\n  assign em_m_ev_ready = 1'b1;");
+    b.glue(&format!(
+        "  assign em_nat = 1'b0;\n  assign em_cfg = {cfg}'d0;\n  assign em_s_tw = {tw}'d0;\n  assign em_s_tw_valid = 1'b0;\n  assign em_swap = 1'b0;\n  assign em_s_rb = {tw}'d0;\n  assign em_s_rb_valid = 1'b0;\n  assign em_m_ev_ready = 1'b1;",
+        cfg = crate::em::front::EmCfgFields::BITS,
+        tw = crate::em::classify::EmTblWrFields::BITS
+    ));
     regs(&mut b, None, ["BUILD_DATE", "GIT_HASH", "{24'd0, link_sync}", "cmac0_rx_drops", "cmac1_rx_drops", "em_eg_kept", "em_ig_kept", "em_failover"]);
     b.glue("  // the engine window of the BAR has no target here: answer SLVERR");
     b.glue("  assign ctl_awready = 1'b1;\n  assign ctl_wready = 1'b1;\n  assign ctl_bresp = 2'b10;\n  assign ctl_arready = 1'b1;\n  assign ctl_rdata = 32'd0;\n  assign ctl_rresp = 2'b10;");
