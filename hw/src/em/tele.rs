@@ -20,6 +20,95 @@ use rust_hdl::prelude::*;
 /// Index bits of the two tables.
 pub const TELE_BITS: usize = 12;
 
+/// One counter table: a read at `raddr` (stage 0), then, a cycle later, `cur` (the entry, with
+/// a write of the same cycle as the read forwarded) and, with `upd`, the entry plus one frame
+/// (`drop`, `len`) written back at `waddr`.
+#[derive(LogicBlock)]
+pub struct TeleTable {
+    pub clock: Signal<In, Clock>,
+    pub raddr: Signal<In, Bits<TELE_BITS>>,
+    pub re: Signal<In, Bit>,
+    pub upd: Signal<In, Bit>,
+    pub waddr: Signal<In, Bits<TELE_BITS>>,
+    pub drop: Signal<In, Bit>,
+    pub len: Signal<In, Bits<16>>,
+    pub cur: Signal<Out, Bits<128>>,
+    ram: Ram<128, TELE_BITS>,
+    fw_v: DFF<Bit>,
+    fw_d: DFF<Bits<128>>,
+    inc_k: Signal<Local, Bits<32>>,
+    inc_d: Signal<Local, Bits<32>>,
+    inc_b: Signal<Local, Bits<64>>,
+    pk: Signal<Local, Bits<32>>,
+    by: Signal<Local, Bits<64>>,
+    dr: Signal<Local, Bits<32>>,
+    nxt: Signal<Local, Bits<128>>,
+    c0_64: Constant<Bits<64>>,
+    c0_32: Constant<Bits<32>>,
+    c1_32: Constant<Bits<32>>,
+}
+
+impl Default for TeleTable {
+    fn default() -> Self {
+        TeleTable {
+            clock: Default::default(),
+            raddr: Default::default(),
+            re: Default::default(),
+            upd: Default::default(),
+            waddr: Default::default(),
+            drop: Default::default(),
+            len: Default::default(),
+            cur: Default::default(),
+            ram: Ram::new(RamStyle::Ultra, false),
+            fw_v: Default::default(),
+            fw_d: Default::default(),
+            inc_k: Default::default(),
+            inc_d: Default::default(),
+            inc_b: Default::default(),
+            pk: Default::default(),
+            by: Default::default(),
+            dr: Default::default(),
+            nxt: Default::default(),
+            c0_64: Constant::new(0u64.into()),
+            c0_32: Constant::new(0u64.into()),
+            c1_32: Constant::new(1u64.into()),
+        }
+    }
+}
+
+impl Logic for TeleTable {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, fw_v, fw_d);
+        clock!(self, clock, ram);
+        self.ram.raddr.next = self.raddr.val();
+        self.ram.re.next = self.re.val();
+        self.ram.oce.next = false;
+        self.cur.next = self.ram.rdata.val();
+        if self.fw_v.q.val() {
+            self.cur.next = self.fw_d.q.val();
+        }
+        // {pkts, bytes, drops}: a kept frame adds 1 and its length, a dropped one 1 drop
+        self.inc_k.next = self.c1_32.val();
+        self.inc_d.next = self.c0_32.val();
+        self.inc_b.next = bit_cast::<64, 16>(self.len.val());
+        if self.drop.val() {
+            self.inc_k.next = self.c0_32.val();
+            self.inc_d.next = self.c1_32.val();
+            self.inc_b.next = self.c0_64.val();
+        }
+        self.pk.next = self.cur.val().get_bits::<32>(0) + self.inc_k.val();
+        self.by.next = self.cur.val().get_bits::<64>(32) + self.inc_b.val();
+        self.dr.next = self.cur.val().get_bits::<32>(96) + self.inc_d.val();
+        self.nxt.next = bit_cast::<128, 32>(self.pk.val()) | (bit_cast::<128, 64>(self.by.val()) << 32) | (bit_cast::<128, 32>(self.dr.val()) << 96);
+        self.ram.waddr.next = self.waddr.val();
+        self.ram.wdata.next = self.nxt.val();
+        self.ram.we.next = self.upd.val();
+        self.fw_v.d.next = self.upd.val() & self.re.val() & (self.waddr.val() == self.raddr.val());
+        self.fw_d.d.next = self.nxt.val();
+    }
+}
+
 #[derive(LogicBlock)]
 pub struct EmTele {
     pub clock: Signal<In, Clock>,
@@ -37,8 +126,8 @@ pub struct EmTele {
     pub s_rb_valid: Signal<In, Bit>,
     pub m_rb: Signal<Out, EmTblWr>,
     pub m_rb_valid: Signal<Out, Bit>,
-    vf_ram: Ram<128, TELE_BITS>,
-    ten_ram: Ram<128, TELE_BITS>,
+    vf_t: TeleTable,
+    ten_t: TeleTable,
     v1: DFF<Bit>,
     vf1: DFF<Bits<12>>,
     vok1: DFF<Bit>,
@@ -46,30 +135,10 @@ pub struct EmTele {
     tok1: DFF<Bit>,
     len1: DFF<Bits<16>>,
     drop1: DFF<Bit>,
-    fv_v: DFF<Bit>,
-    fv_d: DFF<Bits<128>>,
-    ft_v: DFF<Bit>,
-    ft_d: DFF<Bits<128>>,
     rb_pend: DFF<Bit>,
     rb_tab: DFF<Bit>,
     rb_idx: DFF<Bits<12>>,
     rb1: DFF<Bit>,
-    cur_v: Signal<Local, Bits<128>>,
-    cur_t: Signal<Local, Bits<128>>,
-    new_v: Signal<Local, Bits<128>>,
-    new_t: Signal<Local, Bits<128>>,
-    inc_k: Signal<Local, Bits<32>>,
-    inc_d: Signal<Local, Bits<32>>,
-    inc_b: Signal<Local, Bits<64>>,
-    c0_64: Constant<Bits<64>>,
-    c0_32: Constant<Bits<32>>,
-    c1_32: Constant<Bits<32>>,
-    pk_v: Signal<Local, Bits<32>>,
-    by_v: Signal<Local, Bits<64>>,
-    dr_v: Signal<Local, Bits<32>>,
-    pk_t: Signal<Local, Bits<32>>,
-    by_t: Signal<Local, Bits<64>>,
-    dr_t: Signal<Local, Bits<32>>,
     q_dest: Signal<Local, Bits<3>>,
     q_tab: Signal<Local, Bits<2>>,
     q_idx: Signal<Local, Bits<16>>,
@@ -94,8 +163,8 @@ impl Default for EmTele {
             s_rb_valid: Default::default(),
             m_rb: Default::default(),
             m_rb_valid: Default::default(),
-            vf_ram: Ram::new(RamStyle::Ultra, false),
-            ten_ram: Ram::new(RamStyle::Ultra, false),
+            vf_t: Default::default(),
+            ten_t: Default::default(),
             v1: Default::default(),
             vf1: Default::default(),
             vok1: Default::default(),
@@ -103,30 +172,10 @@ impl Default for EmTele {
             tok1: Default::default(),
             len1: Default::default(),
             drop1: Default::default(),
-            fv_v: Default::default(),
-            fv_d: Default::default(),
-            ft_v: Default::default(),
-            ft_d: Default::default(),
             rb_pend: Default::default(),
             rb_tab: Default::default(),
             rb_idx: Default::default(),
             rb1: Default::default(),
-            cur_v: Default::default(),
-            cur_t: Default::default(),
-            new_v: Default::default(),
-            new_t: Default::default(),
-            inc_k: Default::default(),
-            inc_d: Default::default(),
-            inc_b: Default::default(),
-            c0_64: Constant::new(0u64.into()),
-            c0_32: Constant::new(0u64.into()),
-            c1_32: Constant::new(1u64.into()),
-            pk_v: Default::default(),
-            by_v: Default::default(),
-            dr_v: Default::default(),
-            pk_t: Default::default(),
-            by_t: Default::default(),
-            dr_t: Default::default(),
             q_dest: Default::default(),
             q_tab: Default::default(),
             q_idx: Default::default(),
@@ -139,16 +188,14 @@ impl Default for EmTele {
 impl Logic for EmTele {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, v1, vf1, vok1, ten1, tok1, len1, drop1, fv_v, fv_d, ft_v, ft_d, rb_pend, rb_tab, rb_idx, rb1);
-        clock!(self, clock, vf_ram, ten_ram);
+        dff_setup!(self, clock, v1, vf1, vok1, ten1, tok1, len1, drop1, rb_pend, rb_tab, rb_idx, rb1);
+        clock!(self, clock, vf_t, ten_t);
         self.ready.next = !self.rb_pend.q.val();
         // stage 0: read both tables at the frame's indices, or at a waiting read-back's
-        self.vf_ram.raddr.next = self.ev_vf.val();
-        self.ten_ram.raddr.next = self.ev_ten.val();
-        self.vf_ram.re.next = self.ev_valid.val();
-        self.ten_ram.re.next = self.ev_valid.val();
-        self.vf_ram.oce.next = false;
-        self.ten_ram.oce.next = false;
+        self.vf_t.raddr.next = self.ev_vf.val();
+        self.ten_t.raddr.next = self.ev_ten.val();
+        self.vf_t.re.next = self.ev_valid.val();
+        self.ten_t.re.next = self.ev_valid.val();
         self.v1.d.next = self.ev_valid.val();
         self.vf1.d.next = self.ev_vf.val();
         self.vok1.d.next = self.ev_vf_ok.val();
@@ -158,10 +205,10 @@ impl Logic for EmTele {
         self.drop1.d.next = self.ev_drop.val();
         self.rb1.d.next = false;
         if self.rb_pend.q.val() {
-            self.vf_ram.raddr.next = self.rb_idx.q.val();
-            self.ten_ram.raddr.next = self.rb_idx.q.val();
-            self.vf_ram.re.next = true;
-            self.ten_ram.re.next = true;
+            self.vf_t.raddr.next = self.rb_idx.q.val();
+            self.ten_t.raddr.next = self.rb_idx.q.val();
+            self.vf_t.re.next = true;
+            self.ten_t.re.next = true;
             self.rb_pend.d.next = false;
             self.rb1.d.next = true;
         }
@@ -173,48 +220,21 @@ impl Logic for EmTele {
             self.rb_tab.d.next = self.q_tab.val().get_bit(0);
             self.rb_idx.d.next = self.q_idx.val().get_bits::<12>(0);
         }
-        // stage 1: the entries (the last write forwarded), plus this frame
-        self.cur_v.next = self.vf_ram.rdata.val();
-        if self.fv_v.q.val() {
-            self.cur_v.next = self.fv_d.q.val();
-        }
-        self.cur_t.next = self.ten_ram.rdata.val();
-        if self.ft_v.q.val() {
-            self.cur_t.next = self.ft_d.q.val();
-        }
-        // {pkts, bytes, drops}: a kept frame adds 1 and its length, a dropped one 1 drop
-        self.inc_k.next = self.c1_32.val();
-        self.inc_d.next = self.c0_32.val();
-        self.inc_b.next = bit_cast::<64, 16>(self.len1.q.val());
-        if self.drop1.q.val() {
-            self.inc_k.next = self.c0_32.val();
-            self.inc_d.next = self.c1_32.val();
-            self.inc_b.next = self.c0_64.val();
-        }
-        self.pk_v.next = self.cur_v.val().get_bits::<32>(0) + self.inc_k.val();
-        self.by_v.next = self.cur_v.val().get_bits::<64>(32) + self.inc_b.val();
-        self.dr_v.next = self.cur_v.val().get_bits::<32>(96) + self.inc_d.val();
-        self.pk_t.next = self.cur_t.val().get_bits::<32>(0) + self.inc_k.val();
-        self.by_t.next = self.cur_t.val().get_bits::<64>(32) + self.inc_b.val();
-        self.dr_t.next = self.cur_t.val().get_bits::<32>(96) + self.inc_d.val();
-        self.new_v.next = bit_cast::<128, 32>(self.pk_v.val()) | (bit_cast::<128, 64>(self.by_v.val()) << 32) | (bit_cast::<128, 32>(self.dr_v.val()) << 96);
-        self.new_t.next = bit_cast::<128, 32>(self.pk_t.val()) | (bit_cast::<128, 64>(self.by_t.val()) << 32) | (bit_cast::<128, 32>(self.dr_t.val()) << 96);
-        self.vf_ram.waddr.next = self.vf1.q.val();
-        self.vf_ram.wdata.next = self.new_v.val();
-        self.vf_ram.we.next = self.v1.q.val() & self.vok1.q.val();
-        self.ten_ram.waddr.next = self.ten1.q.val();
-        self.ten_ram.wdata.next = self.new_t.val();
-        self.ten_ram.we.next = self.v1.q.val() & self.tok1.q.val();
-        self.fv_v.d.next = self.vf_ram.we.val() & self.vf_ram.re.val() & (self.vf_ram.waddr.val() == self.vf_ram.raddr.val());
-        self.fv_d.d.next = self.new_v.val();
-        self.ft_v.d.next = self.ten_ram.we.val() & self.ten_ram.re.val() & (self.ten_ram.waddr.val() == self.ten_ram.raddr.val());
-        self.ft_d.d.next = self.new_t.val();
+        // stage 1: each table adds the frame to its entry
+        self.vf_t.upd.next = self.v1.q.val() & self.vok1.q.val();
+        self.vf_t.waddr.next = self.vf1.q.val();
+        self.vf_t.drop.next = self.drop1.q.val();
+        self.vf_t.len.next = self.len1.q.val();
+        self.ten_t.upd.next = self.v1.q.val() & self.tok1.q.val();
+        self.ten_t.waddr.next = self.ten1.q.val();
+        self.ten_t.drop.next = self.drop1.q.val();
+        self.ten_t.len.next = self.len1.q.val();
         // the read-back's answer
         self.m_rb.next = self.s_rb.val();
         self.m_rb.next.d1 = self.c0_96.val();
-        self.m_rb.next.d0 = self.cur_v.val();
+        self.m_rb.next.d0 = self.vf_t.cur.val();
         if self.rb_tab.q.val() {
-            self.m_rb.next.d0 = self.cur_t.val();
+            self.m_rb.next.d0 = self.ten_t.cur.val();
         }
         self.m_rb_valid.next = self.rb1.q.val();
         self.unused.next = self.q_idx.val().get_bits::<4>(12).any() | self.q_tab.val().get_bit(1) | self.q_dest.val().get_bit(0) | self.q_dest.val().get_bit(1);
@@ -222,8 +242,6 @@ impl Logic for EmTele {
             self.v1.d.next = false;
             self.rb_pend.d.next = false;
             self.rb1.d.next = false;
-            self.fv_v.d.next = false;
-            self.ft_v.d.next = false;
         }
     }
 }
