@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make test`: every cargo test (release build), then one closing line with the totals.
 set -uo pipefail
+# one thread per two-node run: the test harness already runs two tests at once on two cores
+export NICGEN_SIM_THREADS=${NICGEN_SIM_THREADS:-1}
 log=$(mktemp)
 cargo test --release --workspace 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}

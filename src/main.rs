@@ -222,6 +222,10 @@ enum SimScenario {
         /// Retries before a QP's work completes with `retry exceeded`.
         #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u8).range(0..=7))]
         retry_cnt: u8,
+        /// Node A keeps at most N messages outstanding (posted, not completed; 0 = post all at
+        /// once). Messages go to QPs in turn, so N = --qps keeps one message per QP in flight.
+        #[arg(long, default_value_t = 0)]
+        outstanding: usize,
         /// The traffic sniffer (its Verilog, under Verilator) at node A's MAC: its records go
         /// to this PCAPNG (interface rx and tx, ns timestamps), each checked against the frame
         /// the link model saw.
@@ -368,7 +372,7 @@ fn main() -> Result<()> {
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir, top } => cmd::lint::run(&dir, &top),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, outstanding, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -388,7 +392,7 @@ fn main() -> Result<()> {
                 table_qps: qp_table,
                 random_size,
                 aes,
-                outstanding: 0,
+                outstanding,
                 b_op: b_op.map(conv),
                 faults,
                 timeout,
@@ -406,6 +410,7 @@ fn main() -> Result<()> {
                     (o, dlrm_mod)
                 }),
                 services,
+                threads: None,
                 dpi_qps,
                 dpi: match dpi {
                     None => None,

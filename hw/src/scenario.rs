@@ -12,6 +12,7 @@ use crate::roce::qp::*;
 use crate::roce::*;
 use anyhow::{bail, Result};
 use nicgen_model::pcap::{write_pcap, Captured};
+use nicgen_sim::verilator::{pair_step, pair_threads_default};
 use nicgen_sim::axil::AxilMaster;
 use nicgen_sim::axis::{AxisMonitor, AxisPorts};
 use nicgen_sim::chan::{ChanDriver, ChanMonitor};
@@ -85,11 +86,14 @@ pub struct RdmaOpts {
     /// The engines' services (bits of `service::aes_ctr::kind`; any subset generates). None:
     /// all of them when `aes`, `dlrm` or `dpi` is set (the services engine), else none.
     pub services: Option<usize>,
+    /// Evaluate the two engines on two threads (the results are the same cycle for cycle);
+    /// None: [`nicgen_sim::verilator::pair_threads_default`].
+    pub threads: Option<bool>,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None, dpi_qps: 0, services: None }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None, dpi_qps: 0, services: None, threads: None }
     }
 }
 
@@ -433,7 +437,7 @@ impl SniffAt {
 
 /// One cycle of the two-node system: drive both engines' host models and links, evaluate,
 /// sample, clock. `posted[s][i]` gets the cycle node `s`'s SQ accepted its work request `i`.
-fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: &mut [Vec<u64>; 2], sniff: &mut Option<SniffAt>) {
+fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: &mut [Vec<u64>; 2], sniff: &mut Option<SniffAt>, threads: bool) {
     for x in [&mut *a, &mut *b] {
         x.dma.drive(&mut x.sim);
         x.rb.drive(&mut x.sim);
@@ -444,8 +448,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
     ba.drive_tx(&mut b.sim);
     ab.drive_rx(&mut b.sim);
     ba.drive_rx(&mut a.sim);
-    a.sim.eval();
-    b.sim.eval();
+    pair_step(&mut a.sim, &mut b.sim, false, threads);
     if let Some(s) = sniff {
         s.watch(&mut a.sim);
     }
@@ -461,8 +464,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
     }
     ab.sample(&mut a.sim, &mut b.sim);
     ba.sample(&mut b.sim, &mut a.sim);
-    a.sim.tick();
-    b.sim.tick();
+    pair_step(&mut a.sim, &mut b.sim, true, threads);
 }
 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
@@ -610,6 +612,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         Some(so) => Some(SniffAt::new(&a.sim, so.clone())?),
         None => None,
     };
+    let threads = o.threads.unwrap_or_else(pair_threads_default);
     let scripted = !o.script[0].is_empty() || !o.script[1].is_empty() || o.stall_qp.is_some();
     let start = a.sim.cycle();
     let mut progress = (0usize, start);
@@ -626,7 +629,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 pushed[side] += 1;
             }
         }
-        step(a, b, &mut ab, &mut ba, &mut posted, &mut sniff);
+        step(a, b, &mut ab, &mut ba, &mut posted, &mut sniff, threads);
         let done = a.cq.seen.len() + b.cq.seen.len();
         if done != progress.0 {
             progress = (done, a.sim.cycle());
@@ -646,7 +649,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let sim_secs = wall.elapsed().as_secs_f64();
     // let the last DMA writes land (the SQs are empty by now)
     for _ in 0..2000 {
-        step(a, b, &mut ab, &mut ba, &mut posted, &mut sniff);
+        step(a, b, &mut ab, &mut ba, &mut posted, &mut sniff, threads);
     }
     let mut r = RdmaReport { messages: total, cycles: end - start, sim_secs, cycles_per_sec: (end - start) as f64 / sim_secs, faults: [ab.counts, ba.counts], ..Default::default() };
     r.nak_to_rtx = nak_to_rtx(&ab, &ba);

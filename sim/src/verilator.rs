@@ -68,6 +68,7 @@ pub fn gen_shim(top: &str, ports: &[PortInfo], clock: &str, trace: bool) -> Stri
         get += &format!("    case {i}: {g} break;\n");
     }
     let clk = mangle(clock);
+    let tfall = if trace { "m->eval(); d->low = true;" } else { "" };
     let (tinc, tdecl, topen, tdump, tclose) = if trace {
         (
             "#include \"verilated_vcd_c.h\"\n",
@@ -85,18 +86,26 @@ pub fn gen_shim(top: &str, ports: &[PortInfo], clock: &str, trace: bool) -> Stri
 #include "verilated.h"
 #include <cstdint>
 {tinc}
-struct Dut {{ VerilatedContext* ctx; V{top}* m; {tdecl} }};
+struct Dut {{ VerilatedContext* ctx; V{top}* m; bool low = false; {tdecl} }};
 extern "C" {{
 void* dut_new() {{ Dut* d = new Dut(); d->ctx = new VerilatedContext; d->m = new V{top}{{d->ctx}}; d->m->eval(); return d; }}
 {topen}
 void dut_free(void* p) {{ Dut* d = (Dut*)p; d->m->final(); {tclose} delete d->m; delete d->ctx; delete d; }}
-void dut_eval(void* p) {{ ((Dut*)p)->m->eval(); }}
+// The clock is low outside dut_tick. dut_eval settles the inputs with the clock low, and
+// `low` records that the model has seen the clock low since the last rising edge. dut_tick
+// then needs one evaluation per cycle (the rising edge); it leaves the clock low without
+// evaluating, and the next dut_eval (or the next dut_tick) shows the model the falling edge
+// together with the new inputs. Verilator evaluates all input-driven logic on every eval(),
+// so this halves the work of a harness that evaluates once per cycle. With a waveform the
+// falling edge is evaluated and dumped at once.
+void dut_eval(void* p) {{ Dut* d = (Dut*)p; d->m->eval(); d->low = true; }}
 void dut_tick(void* p, uint64_t n) {{
   Dut* d = (Dut*)p; V{top}* m = d->m;
   for (uint64_t i = 0; i < n; i++) {{
-    m->eval(); {tdump}
+    if (!d->low) {{ m->eval(); {tdump} }}
     m->{clk} = 1; m->eval(); {tdump}
-    m->{clk} = 0; m->eval();
+    m->{clk} = 0; d->low = false;
+    {tfall}
   }}
 }}
 void dut_set(void* p, uint32_t port, const uint32_t* w) {{
@@ -158,7 +167,7 @@ pub fn build(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, trace: b
 pub fn build_with(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, trace: bool, cache: &Path, quick: bool) -> Result<VerilatorBuild> {
     let shim = gen_shim(top, ports, clock, trace);
     let mut h = DefaultHasher::new();
-    (verilog, &shim, trace, "v2").hash(&mut h);
+    (verilog, &shim, trace, "v3").hash(&mut h);
     if quick {
         "quick".hash(&mut h);
     }
@@ -289,7 +298,9 @@ impl CycleSim for VerilatorSim {
         let p = &self.ports[port];
         assert_eq!(p.dir, Dir::In, "set on output port {}", p.name);
         let n = p.words();
-        let mut buf = vec![0u32; n];
+        let mut stack = [0u32; 64];
+        let mut heap = Vec::new();
+        let buf: &mut [u32] = if n <= stack.len() { &mut stack[..n] } else { heap.resize(n, 0); &mut heap };
         let k = n.min(w.len());
         buf[..k].copy_from_slice(&w[..k]);
         if p.width % 32 != 0 {
@@ -299,7 +310,9 @@ impl CycleSim for VerilatorSim {
     }
     fn get(&mut self, port: usize, w: &mut [u32]) {
         let n = self.ports[port].words();
-        let mut buf = vec![0u32; n];
+        let mut stack = [0u32; 64];
+        let mut heap = Vec::new();
+        let buf: &mut [u32] = if n <= stack.len() { &mut stack[..n] } else { heap.resize(n, 0); &mut heap };
         unsafe { (self.f_get)(self.h, port as u32, buf.as_mut_ptr()) }
         let k = w.len().min(n);
         w[..k].copy_from_slice(&buf[..k]);
@@ -312,5 +325,142 @@ impl CycleSim for VerilatorSim {
     }
     fn cycle(&self) -> u64 {
         self.cycle
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Two models in lock step on two threads.
+//
+// A two-node scenario evaluates and clocks two engines every cycle; the two models share no
+// state (each has its own VerilatedContext), so the second can run on a helper thread while the
+// caller runs the first. The caller sets both models' inputs and reads both models' outputs
+// itself, between the paired calls; the helper only evaluates or clocks. The hand-off is one
+// atomic word (release/acquire), so the results are the same, cycle for cycle, as one thread
+// evaluating both (a test compares whole runs).
+
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+const H_IDLE: u32 = 0;
+const H_EVAL: u32 = 1;
+const H_TICK: u32 = 2;
+const H_EXIT: u32 = 3;
+
+struct HelperJob {
+    cmd: AtomicU32,
+    h: AtomicUsize,
+    f_eval: AtomicUsize,
+    f_tick: AtomicUsize,
+}
+
+struct Helper {
+    job: Arc<HelperJob>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Wait politely: spin briefly (a hand-off normally takes microseconds), then yield, then sleep
+/// (an idle helper between runs costs nothing).
+fn backoff(n: &mut u32) {
+    *n += 1;
+    if *n < 2000 {
+        std::hint::spin_loop();
+    } else if *n < 4000 {
+        std::thread::yield_now();
+    } else {
+        std::thread::sleep(std::time::Duration::from_micros(50));
+    }
+}
+
+impl Helper {
+    fn new() -> Self {
+        let job = Arc::new(HelperJob { cmd: AtomicU32::new(H_IDLE), h: AtomicUsize::new(0), f_eval: AtomicUsize::new(0), f_tick: AtomicUsize::new(0) });
+        let j = job.clone();
+        let thread = std::thread::Builder::new()
+            .name("nicgen-sim-helper".into())
+            .spawn(move || loop {
+                let mut n = 0;
+                let cmd = loop {
+                    let c = j.cmd.load(Ordering::Acquire);
+                    if c != H_IDLE {
+                        break c;
+                    }
+                    backoff(&mut n);
+                };
+                let h = j.h.load(Ordering::Relaxed) as *mut c_void;
+                match cmd {
+                    H_EVAL => unsafe {
+                        let f: FnPtr = std::mem::transmute(j.f_eval.load(Ordering::Relaxed));
+                        f(h)
+                    },
+                    H_TICK => unsafe {
+                        let f: unsafe extern "C" fn(*mut c_void, u64) = std::mem::transmute(j.f_tick.load(Ordering::Relaxed));
+                        f(h, 1)
+                    },
+                    _ => return,
+                }
+                j.cmd.store(H_IDLE, Ordering::Release);
+            })
+            .expect("spawning the simulation helper thread");
+        Helper { job, thread: Some(thread) }
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        self.job.cmd.store(H_EXIT, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+thread_local! {
+    static HELPER: std::cell::RefCell<Option<Helper>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether paired models run on two threads unless told otherwise: `NICGEN_SIM_THREADS=1` says
+/// no, `2` says yes; unset, yes when the machine has two or more cores. `make test` sets 1 (its
+/// tests already keep both cores busy, and a helper thread waiting for a core slows a run down).
+pub fn pair_threads_default() -> bool {
+    match std::env::var("NICGEN_SIM_THREADS").ok().as_deref() {
+        Some("1") => false,
+        Some(_) => true,
+        None => std::thread::available_parallelism().map(|n| n.get() >= 2).unwrap_or(false),
+    }
+}
+
+/// Evaluate both models (`tick == false`) or clock both one cycle; with `threads`, `b` runs on
+/// this thread's helper while the caller runs `a`.
+pub fn pair_step(a: &mut VerilatorSim, b: &mut VerilatorSim, tick: bool, threads: bool) {
+    if !threads {
+        if tick {
+            a.tick_n(1);
+            b.tick_n(1);
+        } else {
+            a.eval();
+            b.eval();
+        }
+        return;
+    }
+    HELPER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let hp = slot.get_or_insert_with(Helper::new);
+        let j = &hp.job;
+        j.h.store(b.h as usize, Ordering::Relaxed);
+        j.f_eval.store(b.f_eval as usize, Ordering::Relaxed);
+        j.f_tick.store(b.f_tick as usize, Ordering::Relaxed);
+        j.cmd.store(if tick { H_TICK } else { H_EVAL }, Ordering::Release);
+        if tick {
+            a.tick_n(1);
+        } else {
+            a.eval();
+        }
+        let mut n = 0;
+        while j.cmd.load(Ordering::Acquire) != H_IDLE {
+            backoff(&mut n);
+        }
+    });
+    if tick {
+        b.cycle += 1;
     }
 }

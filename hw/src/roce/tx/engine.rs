@@ -200,7 +200,10 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     // inputs
     sq_q: ChanSkid<SqWr>,
     rsp_in: ToBits<RespItem, RSP_BITS>,
-    rsp_fifo: AxisFifo<RSP_BITS, 1, RSP_W, 6>,
+    /// The responder's items in order: one entry per QP of the table (2^A), so that every QP
+    /// can have a READ waiting for its responses at once (a smaller queue stalls the responder,
+    /// and the RX buffer then drops requests at line rate until their retransmission).
+    rsp_fifo: AxisFifo<RSP_BITS, 1, RSP_W, A>,
     rsp_out: FromBits<RespItem, RSP_BITS>,
     a_pend: DFF<Bit>,
     a_item: DFF<RespItem>,
