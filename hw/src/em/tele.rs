@@ -34,8 +34,6 @@ pub struct TeleTable {
     pub len: Signal<In, Bits<16>>,
     pub cur: Signal<Out, Bits<128>>,
     ram: Ram<128, TELE_BITS>,
-    fw_v: DFF<Bit>,
-    fw_d: DFF<Bits<128>>,
     inc_k: Signal<Local, Bits<32>>,
     inc_d: Signal<Local, Bits<32>>,
     inc_b: Signal<Local, Bits<64>>,
@@ -59,9 +57,7 @@ impl Default for TeleTable {
             drop: Default::default(),
             len: Default::default(),
             cur: Default::default(),
-            ram: Ram::new(RamStyle::Ultra, false),
-            fw_v: Default::default(),
-            fw_d: Default::default(),
+            ram: Ram::new_forwarding(RamStyle::Ultra),
             inc_k: Default::default(),
             inc_d: Default::default(),
             inc_b: Default::default(),
@@ -79,15 +75,11 @@ impl Default for TeleTable {
 impl Logic for TeleTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fw_v, fw_d);
         clock!(self, clock, ram);
         self.ram.raddr.next = self.raddr.val();
         self.ram.re.next = self.re.val();
         self.ram.oce.next = false;
         self.cur.next = self.ram.rdata.val();
-        if self.fw_v.q.val() {
-            self.cur.next = self.fw_d.q.val();
-        }
         // {pkts, bytes, drops}: a kept frame adds 1 and its length, a dropped one 1 drop
         self.inc_k.next = self.c1_32.val();
         self.inc_d.next = self.c0_32.val();
@@ -104,8 +96,6 @@ impl Logic for TeleTable {
         self.ram.waddr.next = self.waddr.val();
         self.ram.wdata.next = self.nxt.val();
         self.ram.we.next = self.upd.val();
-        self.fw_v.d.next = self.upd.val() & self.re.val() & (self.waddr.val() == self.raddr.val());
-        self.fw_d.d.next = self.nxt.val();
     }
 }
 

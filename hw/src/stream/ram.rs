@@ -4,6 +4,11 @@
 //!
 //! Read latency: 1 cycle (`raddr`/`re` → `rdata`), or 2 with the output register (`oce`
 //! enables the second stage).
+//!
+//! [`Ram::new_forwarding`] reads write-first instead: a read issued in the cycle its address is
+//! written returns the written word (a bypass register beside the RAM, as the RAM's two ports
+//! read first). Read-modify-write pipelines that update one entry in back-to-back cycles need
+//! it.
 use rust_hdl::prelude::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,9 +38,12 @@ pub struct Ram<const W: usize, const A: usize> {
     pub rdata: Signal<Out, Bits<W>>,
     _style: RamStyle,
     _out_reg: bool,
+    _fw: bool,
     _mem: Box<Vec<Bits<W>>>,
     _rd: Bits<W>,
     _out: Bits<W>,
+    _fw_v: bool,
+    _fw_d: Bits<W>,
 }
 
 impl<const W: usize, const A: usize> Ram<W, A> {
@@ -51,10 +59,17 @@ impl<const W: usize, const A: usize> Ram<W, A> {
             rdata: Default::default(),
             _style: style,
             _out_reg: out_reg,
+            _fw: false,
             _mem: Box::new(vec![Bits::<W>::default(); 1 << A]),
             _rd: Default::default(),
             _out: Default::default(),
+            _fw_v: false,
+            _fw_d: Default::default(),
         }
+    }
+    /// Write-first reads (see the module notes), without the output register.
+    pub fn new_forwarding(style: RamStyle) -> Self {
+        Ram { _fw: true, ..Self::new(style, false) }
     }
     pub fn latency(&self) -> usize {
         1 + self._out_reg as usize
@@ -85,20 +100,38 @@ impl<const W: usize, const A: usize> Logic for Ram<W, A> {
             if self._out_reg && self.oce.val() {
                 self._out = old_rd;
             }
+            if self._fw && self.re.val() {
+                self._fw_v = self.we.val() && self.waddr.val() == self.raddr.val();
+                self._fw_d = self.wdata.val();
+            }
             if self.we.val() {
                 self._mem[self.waddr.val().index()] = self.wdata.val();
             }
         }
-        self.rdata.next = if self._out_reg { self._out } else { self._rd };
+        self.rdata.next = if self._out_reg {
+            self._out
+        } else if self._fw_v {
+            self._fw_d
+        } else {
+            self._rd
+        };
     }
     fn connect(&mut self) {
         self.rdata.connect();
     }
     fn hdl(&self) -> Verilog {
+        let wm = W - 1;
         let out = if self._out_reg {
-            "always @(posedge clock) begin\n  if (oce) rdata <= rd_q;\nend\n"
+            "always @(posedge clock) begin\n  if (oce) rdata <= rd_q;\nend\n".to_string()
+        } else if self._fw {
+            format!(
+                "// write-first: a read of the address written in the same cycle returns the new word\n\
+                 reg fw_v;\nreg [{wm}:0] fw_d;\n\
+                 always @(posedge clock) begin\n  if (re) begin\n    fw_v <= we & (waddr == raddr);\n    fw_d <= wdata;\n  end\nend\n\
+                 always @(*) rdata = fw_v ? fw_d : rd_q;\nwire unused_oce = oce; // no output register: no enable for it\n"
+            )
         } else {
-            "always @(*) rdata = rd_q;\nwire unused_oce = oce; // no output register: no enable for it\n"
+            "always @(*) rdata = rd_q;\nwire unused_oce = oce; // no output register: no enable for it\n".to_string()
         };
         let dm = (1usize << A) - 1;
         Verilog::Custom(format!(
@@ -107,10 +140,10 @@ impl<const W: usize, const A: usize> Logic for Ram<W, A> {
              {init}\
              always @(posedge clock) begin\n  if (we) mem[waddr] <= wdata;\n  if (re) rd_q <= mem[raddr];\nend\n{out}",
             style = self._style.attr(),
-            wm = W - 1,
             init = zero_init("i", &format!(
-                "  for (i = 0; i <= {dm}; i = i + 1) mem[i] = {W}'d0;\n  rd_q = {W}'d0;\n{oi}",
-                oi = if self._out_reg { format!("  rdata = {W}'d0;\n") } else { String::new() }
+                "  for (i = 0; i <= {dm}; i = i + 1) mem[i] = {W}'d0;\n  rd_q = {W}'d0;\n{oi}{fi}",
+                oi = if self._out_reg { format!("  rdata = {W}'d0;\n") } else { String::new() },
+                fi = if self._fw { format!("  fw_v = 1'b0;\n  fw_d = {W}'d0;\n") } else { String::new() }
             )),
         ))
     }

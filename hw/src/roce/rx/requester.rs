@@ -162,8 +162,6 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     ptr_out: FromBits<QpReq, QP_REQ_BITS>,
     /// A state read issued in the cycle its QP's state was written (read-first RAM) takes the
     /// written value instead: the FSM takes its next job in the cycle it finishes one.
-    fw_v: DFF<Bit>,
-    fw_d: DFF<Bits<QP_REQ_BITS>>,
     disp: Signal<Local, Bit>,
     ring_in: ToBits<SentWr, SENT_BITS>,
     ring_out: FromBits<SentWr, SENT_BITS>,
@@ -315,12 +313,10 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             err_q: Default::default(),
             act_q: Default::default(),
             dma_skid: Default::default(),
-            ptr_ram: Ram::new(style, false),
+            ptr_ram: Ram::new_forwarding(style),
             ring_ram: Ram::new(if R > 12 { RamStyle::Ultra } else { RamStyle::Block }, false),
             ptr_in: Default::default(),
             ptr_out: Default::default(),
-            fw_v: Default::default(),
-            fw_d: Default::default(),
             disp: Default::default(),
             ring_in: Default::default(),
             ring_out: Default::default(),
@@ -405,7 +401,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, p, fatal, sblk, first, fw_v, fw_d, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        dff_setup!(self, clock, st, h, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -480,9 +476,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
         self.qpn_a.next = bit_cast::<A, 24>(self.sent.val().qpn);
         self.ptr_out.x.next = self.ptr_ram.rdata.val();
-        if self.fw_v.q.val() {
-            self.ptr_out.x.next = self.fw_d.q.val();
-        }
         self.ring_out.x.next = self.ring_ram.rdata.val();
         self.e.next = self.ring_out.y.val();
         self.ptr_in.x.next = self.p.q.val();
@@ -909,8 +902,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.tmr_ram.waddr.next = self.ptr_ram.waddr.val();
         self.tmr_ram.we.next = self.ptr_ram.we.val();
         self.una_wr.next = self.ptr_ram.we.val();
-        self.fw_v.d.next = self.ptr_ram.we.val() & self.ptr_ram.re.val() & (self.ptr_ram.waddr.val() == self.ptr_ram.raddr.val());
-        self.fw_d.d.next = self.ptr_ram.wdata.val();
         self.una_qpn.next = self.ptr_ram.waddr.val();
         self.una_psn.next = self.ptr_in.x.val().sq_una_psn;
         self.una_open.next = !self.ptr_in.x.val().count.any() | self.ptr_in.x.val().err;

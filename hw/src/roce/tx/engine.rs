@@ -243,8 +243,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     una2_d: Signal<Local, Bits<24>>,
     una2_busy: Signal<Local, Bit>,
     /// The send PSN written in the cycle it is read (read-first RAM): forwarded.
-    psn_fw_v: DFF<Bit>,
-    psn_fw_d: DFF<Bits<24>>,
     psn_rd: Signal<Local, Bits<24>>,
     g_done: Signal<Local, Bit>,
     disp: Signal<Local, Bit>,
@@ -441,8 +439,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             una2_ram: Ram::new(style, false),
             una2_d: Default::default(),
             una2_busy: Default::default(),
-            psn_fw_v: Default::default(),
-            psn_fw_d: Default::default(),
             psn_rd: Default::default(),
             g_done: Default::default(),
             disp: Default::default(),
@@ -543,7 +539,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             r_stale: Default::default(),
             r_behind: Default::default(),
             una_out_busy: Default::default(),
-            psn_ram: Ram::new(style, false),
+            psn_ram: Ram::new_forwarding(style),
             pmtu_ram: Ram::new(style, false),
             err_ram: Ram::new(style, false),
             err_qpn: Default::default(),
@@ -643,7 +639,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for RoceTx<A, R, LT, ST> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs, psn_fw_v, psn_fw_d);
+        dff_setup!(self, clock, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -710,9 +706,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.una2_d.next = self.una2_ram.rdata.val().get_bits::<24>(0);
         self.una2_busy.next = self.una2_ram.rdata.val().get_bit(24);
         self.psn_rd.next = self.psn_ram.rdata.val();
-        if self.psn_fw_v.q.val() {
-            self.psn_rd.next = self.psn_fw_d.q.val();
-        }
         self.una_d.next = self.una_ram.rdata.val().get_bits::<24>(0);
         // tables
         self.wr_qpn.next = bit_cast::<A, 24>(self.sq_q.m_data.val().qpn);
@@ -1041,7 +1034,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
             self.dhead_ram.wdata.next = self.r_seq.q.val();
         }
         // the next request: from idle, or in the cycle a message's last packet goes (with the
-        // send PSN it writes forwarded to the read, `psn_fw`); control-plane and error writes
+        // send PSN it writes forwarded to the read: `psn_ram` reads write-first); control-plane and error writes
         // wait for idle
         self.g_done.next = self.r_adv.val() & ((self.r_wr.q.val().op == self.op_read.val()) | self.r_last.val());
         self.disp.next = (self.r_st.q.val() == self.s_idle.val()) | (self.g_done.val() & !self.ctl_req.val() & !self.err_valid.val());
@@ -1416,8 +1409,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
             | self.meta_q.level.val().any() | self.meta_q.drop_bad.val().any() | self.meta_q.drop_overflow.val().any()
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
-        self.psn_fw_v.d.next = self.psn_ram.we.val() & self.psn_ram.re.val() & (self.psn_ram.waddr.val() == self.psn_ram.raddr.val());
-        self.psn_fw_d.d.next = self.psn_ram.wdata.val();
         if self.reset.val() {
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
