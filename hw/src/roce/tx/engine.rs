@@ -6,8 +6,8 @@
 //!   DMA read; a READ becomes one READ REQUEST and reserves max(1, ceil(len/PMTU)) PSNs. The
 //!   send PSN (`sq_next_psn`) lives per QP in RAM. Every sent message is reported on `sent` (its
 //!   PSN range) for the completion side.
-//! * **Responses** (`rsp` from the RX responder, one ordered queue of 64, so a QP's responses
-//!   leave in PSN order): an ACK/NAK packet, or the READ RESPONSE FIRST/MIDDLE/LAST/ONLY packets
+//! * **Responses** (`rsp` from the RX responder, one ordered queue with an entry per QP of the
+//!   table, so a QP's responses leave in PSN order): an ACK/NAK packet, or the READ RESPONSE FIRST/MIDDLE/LAST/ONLY packets
 //!   of a READ, streamed from host memory (and copied to the retransmission buffer's response
 //!   half), or for a duplicate READ whose copies are all still there, from those copies; AETH on
 //!   FIRST/LAST/ONLY.
