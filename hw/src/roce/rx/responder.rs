@@ -260,6 +260,8 @@ pub struct RoceResponder<const A: usize> {
     h_qpn: Signal<Local, Bits<A>>,
     c0_8: Constant<Bits<8>>,
     can_act: Signal<Local, Bit>,
+    /// This cycle may take the next header (idle, or acting on a header of another QP).
+    take: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
     c0_16m: Constant<Bits<16>>,
     c_rtr: Constant<Bits<3>>,
@@ -419,6 +421,7 @@ impl<const A: usize> Default for RoceResponder<A> {
             h_qpn: Default::default(),
             c0_8: c(0),
             can_act: Default::default(),
+            take: Default::default(),
             unused: Default::default(),
             c0_16m: Constant::new(0u64.into()),
             c_rtr: c(state::RTR as u64),
@@ -636,6 +639,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
             & (!self.d_do_resp.q.val() | self.resp_q.s_ready.val())
             & (!self.d_pay.q.val() | self.act_q.s_ready.val());
         // ------------------------------------------------ the header FSM
+        self.take.next = false;
         if self.st.q.val() == self.s_idle.val() {
             if self.ctl_req.val() {
                 if self.ctl_write.val() {
@@ -658,13 +662,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
                     self.st.d.next = self.s_ctlrd.val();
                 }
             } else {
-                self.hdr_ready.next = true;
-                if self.hdr_valid.val() {
-                    self.h.d.next = self.hdr.val();
-                    self.cfg_ram.re.next = true;
-                    self.rq_ram.re.next = true;
-                    self.st.d.next = self.s_look.val();
-                }
+                self.take.next = true;
             }
         }
         if self.st.q.val() == self.s_ctlrd.val() {
@@ -839,14 +837,17 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 // write-back is to this header's QP; the RAMs read first) and the control
                 // plane is not waiting: two cycles a header
                 if !self.ctl_req.val() & (self.in_qpn.val() != self.h_qpn.val()) {
-                    self.hdr_ready.next = true;
-                    if self.hdr_valid.val() {
-                        self.h.d.next = self.hdr.val();
-                        self.cfg_ram.re.next = true;
-                        self.rq_ram.re.next = true;
-                        self.st.d.next = self.s_look.val();
-                    }
+                    self.take.next = true;
                 }
+            }
+        }
+        if self.take.val() {
+            self.hdr_ready.next = true;
+            if self.hdr_valid.val() {
+                self.h.d.next = self.hdr.val();
+                self.cfg_ram.re.next = true;
+                self.rq_ram.re.next = true;
+                self.st.d.next = self.s_look.val();
             }
         }
         // ------------------------------------------------ payload mover
