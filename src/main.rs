@@ -74,6 +74,9 @@ enum Cmd {
         /// Only these top levels (repeat the option; default: all).
         #[arg(long)]
         top: Vec<String>,
+        /// Also print each top's deepest LUT path, cell by cell with its Verilog source line.
+        #[arg(long)]
+        path: bool,
     },
     /// Vivado: synthesize, implement and write the bitstream of a U55C board top.
     Build {
@@ -439,7 +442,7 @@ fn main() -> Result<()> {
             };
             cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap, clean_len: None })
         }
-        Cmd::Report { top } => cmd::report::run(&top),
+        Cmd::Report { top, path } => cmd::report::run(&top, path),
         Cmd::Om { cmd: OmCmd::Compile { policy, out } } => cmd::om::compile(&policy, out.as_deref()),
         Cmd::Om { cmd: OmCmd::Rails { rails, nodes, base } } => cmd::om::rails(base, rails, nodes),
         Cmd::Sim { scenario: SimScenario::Server { ems, hop, faulty, no_crash, frames, seed } } => {

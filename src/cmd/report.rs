@@ -28,10 +28,24 @@ fn count(stat: &str, prefixes: &[&str]) -> u64 {
 /// LUT levels: the most LUTs on any combinational path between registers, RAMs and ports, from
 /// a Yosys JSON netlist. Paths run through MUXF7/8/9 and CARRY cells, which are not counted
 /// (they are the in-slice wide-mux and carry logic, a fraction of a LUT delay each).
-pub fn logic_depth(module: &serde_json::Value) -> u64 {
+/// The deepest path's LUT count and its cells from start to end, each as `type src` (the
+/// Verilog line Yosys kept for it), to find what to pipeline.
+pub fn deepest_path(module: &serde_json::Value) -> (u64, Vec<String>) {
     use std::collections::HashMap;
     let comb = |t: &str| t.starts_with("LUT") || t.starts_with("MUXF") || t.starts_with("CARRY");
     let cells = module["cells"].as_object().cloned().unwrap_or_default();
+    // the designer's names of nets (Yosys keeps them where the net survived synthesis)
+    let mut net_name: HashMap<u64, String> = HashMap::new();
+    for (nm, n) in module["netnames"].as_object().into_iter().flatten() {
+        if n["hide_name"].as_u64() == Some(1) {
+            continue;
+        }
+        for (k, b) in n["bits"].as_array().into_iter().flatten().enumerate() {
+            if let Some(b) = b.as_u64() {
+                net_name.entry(b).or_insert_with(|| format!("{nm}[{k}]"));
+            }
+        }
+    }
     let mut names = vec![];
     let mut driver: HashMap<u64, usize> = HashMap::new();
     let mut inputs: Vec<Vec<u64>> = vec![];
@@ -41,49 +55,76 @@ pub fn logic_depth(module: &serde_json::Value) -> u64 {
             continue;
         }
         let idx = names.len();
-        names.push(t.to_string());
+        let src = c["attributes"]["src"].as_str().unwrap_or("").split('|').find(|s| s.starts_with("top.v")).unwrap_or("");
         let mut ins = vec![];
+        let mut outs = vec![];
         if let (Some(conns), Some(dirs)) = (c["connections"].as_object(), c["port_directions"].as_object()) {
             for (port, bits) in conns {
                 for b in bits.as_array().into_iter().flatten().filter_map(|b| b.as_u64()) {
                     if dirs.get(port).and_then(|d| d.as_str()) == Some("output") {
                         driver.insert(b, idx);
+                        outs.extend(net_name.get(&b).cloned());
                     } else {
                         ins.push(b);
                     }
                 }
             }
         }
+        names.push(format!("{t} {src} {}", outs.join(" ")));
         inputs.push(ins);
     }
-    let mut memo: Vec<Option<u64>> = vec![None; names.len()];
     let weight: Vec<u64> = names.iter().map(|t| t.starts_with("LUT") as u64).collect();
-    #[allow(clippy::too_many_arguments)]
-    fn visit(i: usize, inputs: &[Vec<u64>], driver: &std::collections::HashMap<u64, usize>, memo: &mut Vec<Option<u64>>, guard: &mut Vec<bool>, weight: &[u64]) -> u64 {
-        if let Some(d) = memo[i] {
-            return d;
-        }
-        if guard[i] {
-            return 0; // a combinational loop: counted once
-        }
-        guard[i] = true;
-        let mut best = 0;
-        for b in &inputs[i] {
-            if let Some(&j) = driver.get(b) {
-                best = best.max(visit(j, inputs, driver, memo, guard, weight));
-            }
-        }
-        guard[i] = false;
-        let d = best + weight[i];
-        memo[i] = Some(d);
-        d
+    struct Walk<'a> {
+        inputs: &'a [Vec<u64>],
+        driver: &'a HashMap<u64, usize>,
+        weight: &'a [u64],
+        memo: Vec<Option<(u64, Option<usize>)>>,
+        guard: Vec<bool>,
     }
-    let mut guard = vec![false; names.len()];
-    (0..names.len()).map(|i| visit(i, &inputs, &driver, &mut memo, &mut guard, &weight)).max().unwrap_or(0)
+    impl Walk<'_> {
+        fn visit(&mut self, i: usize) -> u64 {
+            if let Some((d, _)) = self.memo[i] {
+                return d;
+            }
+            if self.guard[i] {
+                return 0; // a combinational loop: counted once
+            }
+            self.guard[i] = true;
+            let (mut best, mut from) = (0, None);
+            for k in 0..self.inputs[i].len() {
+                if let Some(&j) = self.driver.get(&self.inputs[i][k]) {
+                    let d = self.visit(j);
+                    if from.is_none() || d > best {
+                        (best, from) = (d, Some(j));
+                    }
+                }
+            }
+            self.guard[i] = false;
+            let d = best + self.weight[i];
+            self.memo[i] = Some((d, from));
+            d
+        }
+    }
+    let n = names.len();
+    let mut w = Walk { inputs: &inputs, driver: &driver, weight: &weight, memo: vec![None; n], guard: vec![false; n] };
+    let Some((end, depth)) = (0..n).map(|i| (i, w.visit(i))).max_by_key(|&(_, d)| d) else {
+        return (0, vec![]);
+    };
+    let mut path = vec![];
+    let mut at = Some(end);
+    while let Some(i) = at {
+        path.push(names[i].clone());
+        at = w.memo[i].and_then(|(_, f)| f);
+        if path.len() > n {
+            break;
+        }
+    }
+    path.reverse();
+    (depth, path)
 }
 
 /// Synthesize `verilog` (top module `top`) for UltraScale+ and count cells and logic depth.
-pub fn synth(name: &str, verilog: &str, top: &str) -> Result<Resources> {
+pub fn synth(name: &str, verilog: &str, top: &str, show_path: bool) -> Result<Resources> {
     let dir = std::env::temp_dir().join(format!("nicgen-report-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("top.v"), verilog)?;
@@ -94,7 +135,13 @@ pub fn synth(name: &str, verilog: &str, top: &str) -> Result<Resources> {
     }
     let stat = std::fs::read_to_string(dir.join("stat.txt"))?;
     let net: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("net.json"))?)?;
-    let depth = logic_depth(&net["modules"][top]);
+    let (depth, path) = deepest_path(&net["modules"][top]);
+    if show_path {
+        println!("{name}: deepest path, {depth} LUT levels (MUXF/CARRY cells shown, not counted):");
+        for c in &path {
+            println!("  {c}");
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(Resources {
         luts: count(&stat, &["LUT"]),
@@ -111,7 +158,7 @@ pub const BALBOA_BASE: (u64, u64, f64) = (43_732, 102_988, 101.0);
 pub const LIMAGO: (u64, f64) = (72_974, 78.0);
 
 /// The table for `only` (every top when empty), with a total row and the published figures.
-pub fn run(only: &[String]) -> Result<()> {
+pub fn run(only: &[String], show_path: bool) -> Result<()> {
     println!("{:<16} {:>8} {:>8} {:>8} {:>5} {:>4} {:>6}", "top", "LUT", "FF", "RAMB36", "URAM", "DSP", "levels");
     let mut total = Resources { luts: 0, ffs: 0, bram18: 0, uram: 0, dsp: 0, depth: 0 };
     let mut n = 0;
@@ -120,7 +167,7 @@ pub fn run(only: &[String]) -> Result<()> {
             continue;
         }
         let core = format!("{}_core", t.name);
-        let r = synth(t.name, &t.verilog, &core)?;
+        let r = synth(t.name, &t.verilog, &core, show_path)?;
         println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", t.name, r.luts, r.ffs, r.bram18 as f64 / 2.0, r.uram, r.dsp, r.depth);
         total.luts += r.luts;
         total.ffs += r.ffs;
