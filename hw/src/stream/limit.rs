@@ -2,34 +2,45 @@
 //! frame and discards the rest. The beat that reaches the limit carries `tlast`; later beats of
 //! the frame are consumed and dropped. A limit of zero drops the whole frame. The output leaves
 //! from a skid buffer; `s_tready` does not depend on `m_tready` combinationally.
+//!
+//! `AxisLimitW<D>` counts 64 bytes a beat (`tkeep` is 64 bits) and lets `tdata` be wider than
+//! 512 bits: bits above 512 ride along untouched, for per-frame values that a later stage needs
+//! from a register (`RoceRxParse` sends the header length this way). `AxisLimit` is the 512-bit
+//! stream.
 use super::axis::*;
-use super::skid::AxisSkid512;
+use super::skid::AxisSkid;
 use crate::crc::fields::Thermo;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct AxisLimit {
+pub struct AxisLimitW<const D: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub limit: Signal<In, Bits<16>>,
-    pub s_axis: Axis512Sink,
-    pub m_axis: Axis512Source,
-    skid: AxisSkid512,
+    pub s_axis: AxisSink<D, 64>,
+    pub m_axis: AxisSource<D, 64>,
+    skid: AxisSkid<D, 64>,
     th_first: Thermo<7, 64>,
     th_mid: Thermo<7, 64>,
     mid: DFF<Bit>,
     done: DFF<Bit>,
     rem: DFF<Bits<16>>,
+    /// `rem <= 64`, kept beside `rem` so that a later beat's cut is a register (LUT depth)
+    rem_cut: DFF<Bit>,
     r: Signal<Local, Bits<16>>,
     cut: Signal<Local, Bit>,
     discard: Signal<Local, Bit>,
     zero: Signal<Local, Bit>,
     c64: Constant<Bits<16>>,
+    c128: Constant<Bits<16>>,
 }
 
-impl Default for AxisLimit {
+/// The 512-bit limiter.
+pub type AxisLimit = AxisLimitW<512>;
+
+impl<const D: usize> Default for AxisLimitW<D> {
     fn default() -> Self {
-        AxisLimit {
+        AxisLimitW {
             clock: Default::default(),
             reset: Default::default(),
             limit: Default::default(),
@@ -41,22 +52,24 @@ impl Default for AxisLimit {
             mid: Default::default(),
             done: Default::default(),
             rem: Default::default(),
+            rem_cut: Default::default(),
             r: Default::default(),
             cut: Default::default(),
             discard: Default::default(),
             zero: Default::default(),
             c64: Constant::new(64u64.into()),
+            c128: Constant::new(128u64.into()),
         }
     }
 }
 
-impl Logic for AxisLimit {
+impl<const D: usize> Logic for AxisLimitW<D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mid, done, rem);
+        dff_setup!(self, clock, mid, done, rem, rem_cut);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
-        Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
+        AxisSource::<D, 64>::link(&mut self.m_axis, &mut self.skid.m_axis);
         // bytes still allowed, counting this beat (signals on the ready path are assigned once,
         // so Verilator sees no false combinational loop)
         self.r.next = self.limit.val();
@@ -65,7 +78,10 @@ impl Logic for AxisLimit {
         }
         self.zero.next = !self.mid.q.val() & !self.limit.val().any();
         self.discard.next = (self.mid.q.val() & self.done.q.val()) | self.zero.val();
-        self.cut.next = self.r.val() <= self.c64.val();
+        self.cut.next = self.limit.val() <= self.c64.val();
+        if self.mid.q.val() {
+            self.cut.next = self.rem_cut.q.val();
+        }
         self.th_first.x.next = self.limit.val().get_bits::<7>(0);
         self.th_mid.x.next = self.rem.q.val().get_bits::<7>(0);
         self.s_axis.tready.next = self.skid.s_axis.tready.val() | self.discard.val();
@@ -84,6 +100,7 @@ impl Logic for AxisLimit {
         if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
             self.mid.d.next = !self.s_axis.tlast.val();
             self.rem.d.next = self.r.val() - self.c64.val();
+            self.rem_cut.d.next = self.r.val() <= self.c128.val();
             self.done.d.next = self.cut.val() | self.discard.val();
         }
         if self.reset.val() {

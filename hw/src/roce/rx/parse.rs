@@ -7,10 +7,11 @@
 //!   one-beat frame). A payload frame follows on `m_axis` only when `plen > 0`.
 //! * Frames that are not RoCEv2 (not IPv4 without options or IPv6, UDP to 4791) are consumed,
 //!   dropped and counted in `not_roce`. `frames` counts the RoCEv2 frames.
-//! * II=1: one beat per cycle in and out. Path: input → `AxisLimit` (`trim`) (cut the pad) →
-//!   `AxisStrip` (remove the headers) → `m_axis`. Each stage reads its per-frame parameter from
-//!   the frame's own first beat with a [`RoceFrameInfo`], so nothing has to travel beside the
-//!   stream.
+//! * II=1: one beat per cycle in and out. Path: input → register stage (`pipe`) → `AxisLimit`
+//!   (`trim`) (cut the pad) → `AxisStrip` (remove the headers) → `m_axis`. The trimmer's limit
+//!   and the strip's header length are worked out from the frame's first beat on the input side
+//!   ([`RoceFrameInfo`]) and ride with the beat above bit 512, so the length adders are a
+//!   register away from the cut and the shift (LUT depth).
 //! * `s_flag`, held for the whole frame by the source (the engine's queue of tap verdicts),
 //!   becomes the header's `tap_flag`.
 use crate::roce::hdr::*;
@@ -31,9 +32,12 @@ pub struct RoceRxParse {
     pub frames: Signal<Out, Bits<32>>,
     pub not_roce: Signal<Out, Bits<32>>,
     info_in: RoceFrameInfo,
-    info_strip: RoceFrameInfo,
     hx: RoceHdrExtract,
-    trim: AxisLimit,
+    /// a register stage ahead of the trimmer: the beat, with its frame's header length in bits
+    /// 519..512 and limit in 535..520 (worked out from the beat on the input side), so that no
+    /// cut or shift waits on the length adders
+    pipe: AxisSkid<536, 64>,
+    trim: AxisLimitW<520>,
     strip: AxisStrip,
     hskid: ChanSkid<RoceHdr>,
     mid: DFF<Bit>,
@@ -46,14 +50,14 @@ pub struct RoceRxParse {
     take: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
     unused_runts: Signal<Local, Bits<32>>,
-    unused_info: Signal<Local, Bit>,
 }
 
 impl Logic for RoceRxParse {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, mid, dropping, pend, beat0, c_frames, c_not_roce);
-        clock!(self, clock, trim, strip, hskid);
+        clock!(self, clock, pipe, trim, strip, hskid);
+        self.pipe.reset.next = self.reset.val();
         self.trim.reset.next = self.reset.val();
         self.strip.reset.next = self.reset.val();
         self.hskid.reset.next = self.reset.val();
@@ -62,26 +66,32 @@ impl Logic for RoceRxParse {
         // first-beat classification of the input
         self.info_in.data.next = self.s_axis.tdata.val();
         self.discard.next = self.dropping.q.val() | (!self.mid.q.val() & !self.info_in.roce.val());
-        self.s_axis.tready.next = self.discard.val() | (self.trim.s_axis.tready.val() & self.hskid.s_ready.val());
+        self.s_axis.tready.next = self.discard.val() | (self.pipe.s_axis.tready.val() & self.hskid.s_ready.val());
         self.take.next = self.s_axis.tvalid.val() & self.s_axis.tready.val();
-        // payload path: limit (drops the pad) then strip (drops the headers)
-        self.trim.limit.next = self.info_in.limit.val();
-        self.trim.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val() & self.hskid.s_ready.val();
-        self.trim.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.trim.s_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.trim.s_axis.tlast.next = self.s_axis.tlast.val();
-        self.trim.s_axis.tuser.next = self.s_axis.tuser.val();
-        self.info_strip.data.next = self.trim.m_axis.tdata.val();
-        self.strip.strip_len.next = self.info_strip.hdr_len.val();
+        // payload path: register, limit (drops the pad), then strip (drops the headers)
+        self.pipe.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val() & self.hskid.s_ready.val();
+        self.pipe.s_axis.tdata.next = (bit_cast::<536, 16>(self.info_in.limit.val()) << 520)
+            | (bit_cast::<536, 8>(self.info_in.hdr_len.val()) << 512)
+            | bit_cast::<536, 512>(self.s_axis.tdata.val());
+        self.pipe.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.pipe.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.pipe.s_axis.tuser.next = self.s_axis.tuser.val();
+        self.trim.limit.next = self.pipe.m_axis.tdata.val().get_bits::<16>(520);
+        self.trim.s_axis.tvalid.next = self.pipe.m_axis.tvalid.val();
+        self.trim.s_axis.tdata.next = self.pipe.m_axis.tdata.val().get_bits::<520>(0);
+        self.trim.s_axis.tkeep.next = self.pipe.m_axis.tkeep.val();
+        self.trim.s_axis.tlast.next = self.pipe.m_axis.tlast.val();
+        self.trim.s_axis.tuser.next = self.pipe.m_axis.tuser.val();
+        self.pipe.m_axis.tready.next = self.trim.s_axis.tready.val();
+        self.strip.strip_len.next = self.trim.m_axis.tdata.val().get_bits::<8>(512);
         self.strip.s_axis.tvalid.next = self.trim.m_axis.tvalid.val();
-        self.strip.s_axis.tdata.next = self.trim.m_axis.tdata.val();
+        self.strip.s_axis.tdata.next = self.trim.m_axis.tdata.val().get_bits::<512>(0);
         self.strip.s_axis.tkeep.next = self.trim.m_axis.tkeep.val();
         self.strip.s_axis.tlast.next = self.trim.m_axis.tlast.val();
         self.strip.s_axis.tuser.next = self.trim.m_axis.tuser.val();
         self.trim.m_axis.tready.next = self.strip.s_axis.tready.val();
         Axis512Source::link(&mut self.m_axis, &mut self.strip.m_axis);
         self.unused_runts.next = self.strip.runts.val();
-        self.unused_info.next = self.info_in.hdr_len.val().any() | self.info_strip.roce.val() | self.info_strip.limit.val().any();
         // header path: the first two beats of the frame
         self.hx.w.next = bit_cast::<1024, 512>(self.s_axis.tdata.val());
         if self.pend.q.val() {
