@@ -215,7 +215,7 @@ pub(crate) fn vwire(x: &str, pos: usize, w: usize, width: usize) -> String {
 }
 
 /// Wires shared by both extractors, read from input `x`: `v6`, `roce`, `opcode`, `pad`, `ext`,
-/// `known`, `hdr_len`, `limit`, `len_err`, `plen`.
+/// `known`, `ext_n`, `limit`, `len_err`, `plen` (the header length: [`hdr_code`]).
 fn common_wires(x: &str) -> String {
     let b16 = |o: usize| vwire(x, 8 * o, 16, 16);
     let b8 = |o: usize| vwire(x, 8 * o, 8, 8);
@@ -231,18 +231,31 @@ fn common_wires(x: &str) -> String {
     );
     v += &format!("wire [7:0] op = v6 ? {} : {};\n", b8(BTH_V6), b8(BTH_V4));
     v += &format!("wire [1:0] padc = v6 ? {} : {};\n", vwire(x, 8 * BTH_V6 + 10, 2, 2), vwire(x, 8 * BTH_V4 + 10, 2, 2));
-    v += "reg [5:0] ext_n;\nreg known_w;\nalways @(*) begin\n  known_w = 1'b1;\n  case (op)\n";
+    // Lengths, re-associated so that no adder waits for another (LUT depth): with lf the IP
+    // length field and K the bytes around it (10 for IPv4, 50 for IPv6),
+    //   limit = lf + (K - pad),  plen = limit - hdr_len = lf - d,  d = (hdr_base - K) + ext + pad,
+    // and limit < hdr_len exactly when lf + K - pad wraps 16 bits or lf < d. `d4`/`d6` come
+    // from the opcode table with the base already added.
+    let (b4, b6) = (BTH_V4 + 12, BTH_V6 + 12);
+    v += "reg [5:0] ext_n;\nreg [6:0] d4, d6;\nreg known_w;\nalways @(*) begin\n  known_w = 1'b1;\n  case (op)\n";
     for op in 0..=255u8 {
         if let Some(e) = ext_len(op) {
-            v += &format!("    8'h{op:02x}: ext_n = 6'd{e};\n");
+            v += &format!("    8'h{op:02x}: begin ext_n = 6'd{e}; d4 = 7'd{}; d6 = 7'd{}; end\n", b4 - 10 + e, b6 - 50 + e);
         }
     }
-    v += "    default: begin ext_n = 6'd0; known_w = 1'b0; end\n  endcase\nend\n";
-    v += &format!("wire [15:0] hdr_len_w = (v6 ? 16'd{} : 16'd{}) + {{10'd0, ext_n}};\n", BTH_V6 + 12, BTH_V4 + 12);
-    v += &format!("wire [15:0] data_len = v6 ? ({} + 16'd50) : ({} + 16'd10);\n", b16(V6_PAYLOAD_LEN), b16(V4_TOTAL_LEN));
-    v += "wire [15:0] limit_w = data_len - {14'd0, padc};\n";
-    v += "wire len_err_w = limit_w < hdr_len_w;\n";
-    v += "wire [15:0] plen_w = len_err_w ? 16'd0 : limit_w - hdr_len_w;\n";
+    v += &format!("    default: begin ext_n = 6'd0; d4 = 7'd{}; d6 = 7'd{}; known_w = 1'b0; end\n  endcase\nend\n", b4 - 10, b6 - 50);
+    v += &format!("wire [15:0] lf = v6 ? {} : {};\n", b16(V6_PAYLOAD_LEN), b16(V4_TOTAL_LEN));
+    // a table, not a subtractor (a carry chain ahead of the adder)
+    v += "reg [5:0] kpad;\nalways @(*) begin\n  case ({v6, padc})\n";
+    for k in 0..8u32 {
+        v += &format!("    3'd{k}: kpad = 6'd{};\n", if k & 4 != 0 { 50 } else { 10 } - (k & 3));
+    }
+    v += "    default: kpad = 6'd0;\n  endcase\nend\n";
+    v += "wire [16:0] lsum = {1'b0, lf} + {11'd0, kpad};\n";
+    v += "wire [15:0] limit_w = lsum[15:0];\n";
+    v += "wire [7:0] dlen = {1'b0, v6 ? d6 : d4} + {6'd0, padc};\n";
+    v += "wire len_err_w = lsum[16] | (lf < {8'd0, dlen});\n";
+    v += "wire [15:0] plen_w = len_err_w ? 16'd0 : lf - {8'd0, dlen};\n";
     v
 }
 
@@ -265,7 +278,7 @@ impl Logic for RoceHdrExtract {
     fn hdl(&self) -> Verilog {
         let mut v = String::from("wire unused_w = ^w; // only header bytes are read\n");
         v += &common_wires("w");
-        v += "wire unused_info = roce_w;\n";
+        v += "wire unused_info = roce_w ^ ^limit_w ^ ^ext_n;\n";
         for f in FIELDS.iter() {
             let (o, n) = RxHdrFields::slot(f.name);
             v += &format!("assign hdr[{}:{}] = v6 ? {} : {};\n", o + n - 1, o, vwire("w", f.v6.0, f.v6.1, n), vwire("w", f.v4.0, f.v4.1, n));
@@ -283,33 +296,90 @@ impl Logic for RoceHdrExtract {
     }
 }
 
-/// The first-beat classifier of the RX path: whether the frame is RoCEv2, how many header bytes
-/// to strip and how many bytes (headers and payload) to keep.
+/// The extension-header lengths any known opcode has, in order: the index of an opcode's
+/// length is its header-length code (with the IP version in bit 3).
+pub fn ext_lens() -> Vec<usize> {
+    let mut e: Vec<usize> = (0..=255u8).filter_map(ext_len).collect();
+    e.sort();
+    e.dedup();
+    assert!(e.len() <= 8, "header-length code: 3 bits for the extension length");
+    e
+}
+
+/// The header-length code of a frame: bit 3 IPv6, bits 2..0 the index of its extension length
+/// in [`ext_lens`] (0 for an opcode the parser does not know). A register of it, decoded by
+/// [`HdrLenOfCode`], lets the strip shift by one of the few header lengths that can occur
+/// instead of any of 256 (a barrel shifter a fraction of the size).
+pub fn hdr_code(b: &[u8]) -> u8 {
+    let v6 = wire_bits(b, 8 * ETHERTYPE, 16) == 0x86dd;
+    let op = wire_bits(b, 8 * if v6 { BTH_V6 } else { BTH_V4 }, 8) as u8;
+    let idx = ext_len(op).map(|e| ext_lens().iter().position(|&x| x == e).unwrap()).unwrap_or(0);
+    (v6 as u8) << 3 | idx as u8
+}
+
+/// The header length a [`hdr_code`] stands for.
+pub fn hdr_len_of_code(code: u8) -> u16 {
+    let base = if code & 8 != 0 { BTH_V6 } else { BTH_V4 } + 12;
+    (base + ext_lens().get(code as usize & 7).copied().unwrap_or(0)) as u16
+}
+
+/// The first-beat classifier of the RX path: whether the frame is RoCEv2, its header-length
+/// code ([`hdr_code`]) and how many bytes (headers and payload) to keep.
 #[derive(LogicBlock, Default)]
 pub struct RoceFrameInfo {
     pub data: Signal<In, Bits<512>>,
     pub roce: Signal<Out, Bit>,
-    pub hdr_len: Signal<Out, Bits<8>>,
+    pub hdr_code: Signal<Out, Bits<4>>,
     pub limit: Signal<Out, Bits<16>>,
 }
 
 impl Logic for RoceFrameInfo {
     fn update(&mut self) {
-        let i = frame_info(&bytes_of(self.data.val()));
+        let b = bytes_of(self.data.val());
+        let i = frame_info(&b);
         self.roce.next = i.roce;
-        self.hdr_len.next = (i.hdr_len as u64).into();
+        self.hdr_code.next = (hdr_code(&b) as u64).into();
         self.limit.next = (i.limit as u64).into();
     }
     fn connect(&mut self) {
         self.roce.connect();
-        self.hdr_len.connect();
+        self.hdr_code.connect();
         self.limit.connect();
     }
     fn hdl(&self) -> Verilog {
         let mut v = String::from("wire unused_data = ^data; // only header bytes are read\n");
         v += &common_wires("data");
-        v += "wire unused_info = known_w ^ ^plen_w ^ len_err_w ^ ^hdr_len_w[15:8];\n";
-        v += "assign roce = roce_w;\nassign hdr_len = hdr_len_w[7:0];\nassign limit = limit_w;\n";
+        v += "wire unused_info = known_w ^ ^plen_w ^ len_err_w;\n";
+        v += "reg [2:0] ext_i;\nalways @(*) begin\n  case (ext_n)\n";
+        for (i, e) in ext_lens().iter().enumerate() {
+            v += &format!("    6'd{e}: ext_i = 3'd{i};\n");
+        }
+        v += "    default: ext_i = 3'd0;\n  endcase\nend\n";
+        v += "assign roce = roce_w;\nassign hdr_code = {v6, ext_i};\nassign limit = limit_w;\n";
+        Verilog::Custom(v)
+    }
+}
+
+/// Decodes a header-length code ([`hdr_code`]) into the header length in bytes.
+#[derive(LogicBlock, Default)]
+pub struct HdrLenOfCode {
+    pub code: Signal<In, Bits<4>>,
+    pub hdr_len: Signal<Out, Bits<8>>,
+}
+
+impl Logic for HdrLenOfCode {
+    fn update(&mut self) {
+        self.hdr_len.next = (hdr_len_of_code(self.code.val().index() as u8) as u64).into();
+    }
+    fn connect(&mut self) {
+        self.hdr_len.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("reg [7:0] n;\nalways @(*) begin\n  case (code)\n");
+        for c in 0..16u8 {
+            v += &format!("    4'd{c}: n = 8'd{};\n", hdr_len_of_code(c));
+        }
+        v += "    default: n = 8'd0;\n  endcase\nend\nassign hdr_len = n;\n";
         Verilog::Custom(v)
     }
 }

@@ -9,9 +9,10 @@
 //!   dropped and counted in `not_roce`. `frames` counts the RoCEv2 frames.
 //! * II=1: one beat per cycle in and out. Path: input → register stage (`pipe`) → `AxisLimit`
 //!   (`trim`) (cut the pad) → `AxisStrip` (remove the headers) → `m_axis`. The trimmer's limit
-//!   and the strip's header length are worked out from the frame's first beat on the input side
-//!   ([`RoceFrameInfo`]) and ride with the beat above bit 512, so the length adders are a
-//!   register away from the cut and the shift (LUT depth).
+//!   and the strip's header-length code are worked out from the frame's first beat on the input
+//!   side ([`RoceFrameInfo`]) and ride with the beat above bit 512, so the length adders are a
+//!   register away from the cut and the shift (LUT depth); the code ([`hdr_code`]) names one of
+//!   the few header lengths that occur, so the strip's shifter stays small.
 //! * `s_flag`, held for the whole frame by the source (the engine's queue of tap verdicts),
 //!   becomes the header's `tap_flag`.
 use crate::roce::hdr::*;
@@ -32,12 +33,13 @@ pub struct RoceRxParse {
     pub frames: Signal<Out, Bits<32>>,
     pub not_roce: Signal<Out, Bits<32>>,
     info_in: RoceFrameInfo,
+    strip_len: HdrLenOfCode,
     hx: RoceHdrExtract,
-    /// a register stage ahead of the trimmer: the beat, with its frame's header length in bits
-    /// 519..512 and limit in 535..520 (worked out from the beat on the input side), so that no
-    /// cut or shift waits on the length adders
-    pipe: AxisSkid<536, 64>,
-    trim: AxisLimitW<520>,
+    /// a register stage ahead of the trimmer: the beat, with its frame's header-length code in
+    /// bits 515..512 and limit in 531..516 (worked out from the beat on the input side), so that
+    /// no cut or shift waits on the length adders
+    pipe: AxisSkid<532, 64>,
+    trim: AxisLimitW<516>,
     strip: AxisStrip,
     hskid: ChanSkid<RoceHdr>,
     mid: DFF<Bit>,
@@ -70,20 +72,21 @@ impl Logic for RoceRxParse {
         self.take.next = self.s_axis.tvalid.val() & self.s_axis.tready.val();
         // payload path: register, limit (drops the pad), then strip (drops the headers)
         self.pipe.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val() & self.hskid.s_ready.val();
-        self.pipe.s_axis.tdata.next = (bit_cast::<536, 16>(self.info_in.limit.val()) << 520)
-            | (bit_cast::<536, 8>(self.info_in.hdr_len.val()) << 512)
-            | bit_cast::<536, 512>(self.s_axis.tdata.val());
+        self.pipe.s_axis.tdata.next = (bit_cast::<532, 16>(self.info_in.limit.val()) << 516)
+            | (bit_cast::<532, 4>(self.info_in.hdr_code.val()) << 512)
+            | bit_cast::<532, 512>(self.s_axis.tdata.val());
         self.pipe.s_axis.tkeep.next = self.s_axis.tkeep.val();
         self.pipe.s_axis.tlast.next = self.s_axis.tlast.val();
         self.pipe.s_axis.tuser.next = self.s_axis.tuser.val();
-        self.trim.limit.next = self.pipe.m_axis.tdata.val().get_bits::<16>(520);
+        self.trim.limit.next = self.pipe.m_axis.tdata.val().get_bits::<16>(516);
         self.trim.s_axis.tvalid.next = self.pipe.m_axis.tvalid.val();
-        self.trim.s_axis.tdata.next = self.pipe.m_axis.tdata.val().get_bits::<520>(0);
+        self.trim.s_axis.tdata.next = self.pipe.m_axis.tdata.val().get_bits::<516>(0);
         self.trim.s_axis.tkeep.next = self.pipe.m_axis.tkeep.val();
         self.trim.s_axis.tlast.next = self.pipe.m_axis.tlast.val();
         self.trim.s_axis.tuser.next = self.pipe.m_axis.tuser.val();
         self.pipe.m_axis.tready.next = self.trim.s_axis.tready.val();
-        self.strip.strip_len.next = self.trim.m_axis.tdata.val().get_bits::<8>(512);
+        self.strip_len.code.next = self.trim.m_axis.tdata.val().get_bits::<4>(512);
+        self.strip.strip_len.next = self.strip_len.hdr_len.val();
         self.strip.s_axis.tvalid.next = self.trim.m_axis.tvalid.val();
         self.strip.s_axis.tdata.next = self.trim.m_axis.tdata.val().get_bits::<512>(0);
         self.strip.s_axis.tkeep.next = self.trim.m_axis.tkeep.val();
