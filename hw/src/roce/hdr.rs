@@ -131,6 +131,9 @@ pub struct FrameInfo {
     pub known: bool,
     pub len_err: bool,
     pub plen: u16,
+    /// The header-length code (see [`ext_lens`]): bit 3 IPv6, bits 2..0 the index of the
+    /// extension length in [`ext_lens`] (0 for an opcode the parser does not know).
+    pub hdr_code: u8,
 }
 
 pub fn frame_info(b: &[u8]) -> FrameInfo {
@@ -148,7 +151,9 @@ pub fn frame_info(b: &[u8]) -> FrameInfo {
     let data_len = if v6 { be(V6_PAYLOAD_LEN).wrapping_add(50) } else { be(V4_TOTAL_LEN).wrapping_add(10) };
     let limit = data_len.wrapping_sub(pad as u16);
     let len_err = limit < hdr_len;
-    FrameInfo { roce, hdr_len, limit, known: ext.is_some(), len_err, plen: if len_err { 0 } else { limit - hdr_len } }
+    let ext_i = ext.map(|e| ext_lens().iter().position(|&x| x == e).unwrap()).unwrap_or(0);
+    let hdr_code = (v6 as u8) << 3 | ext_i as u8;
+    FrameInfo { roce, hdr_len, limit, known: ext.is_some(), len_err, plen: if len_err { 0 } else { limit - hdr_len }, hdr_code }
 }
 
 impl RxHdrFields {
@@ -215,7 +220,7 @@ pub(crate) fn vwire(x: &str, pos: usize, w: usize, width: usize) -> String {
 }
 
 /// Wires shared by both extractors, read from input `x`: `v6`, `roce`, `opcode`, `pad`, `ext`,
-/// `known`, `ext_n`, `limit`, `len_err`, `plen` (the header length: [`hdr_code`]).
+/// `known`, `ext_n`, `limit`, `len_err`, `plen` (the header length: [`FrameInfo::hdr_code`]).
 fn common_wires(x: &str) -> String {
     let b16 = |o: usize| vwire(x, 8 * o, 16, 16);
     let b8 = |o: usize| vwire(x, 8 * o, 8, 8);
@@ -297,34 +302,29 @@ impl Logic for RoceHdrExtract {
 }
 
 /// The extension-header lengths any known opcode has, in order: the index of an opcode's
-/// length is its header-length code (with the IP version in bit 3).
-pub fn ext_lens() -> Vec<usize> {
-    let mut e: Vec<usize> = (0..=255u8).filter_map(ext_len).collect();
-    e.sort();
-    e.dedup();
-    assert!(e.len() <= 8, "header-length code: 3 bits for the extension length");
-    e
+/// length is its header-length code ([`FrameInfo::hdr_code`], with the IP version in bit 3).
+/// A register of the code, decoded by [`HdrLenOfCode`], lets the strip shift by one of the few
+/// header lengths that can occur instead of any of 256 (a barrel shifter a fraction of the size).
+/// Worked out once (the models call it every evaluation).
+pub fn ext_lens() -> &'static [usize] {
+    static LENS: std::sync::OnceLock<Vec<usize>> = std::sync::OnceLock::new();
+    LENS.get_or_init(|| {
+        let mut e: Vec<usize> = (0..=255u8).filter_map(ext_len).collect();
+        e.sort();
+        e.dedup();
+        assert!(e.len() <= 8, "header-length code: 3 bits for the extension length");
+        e
+    })
 }
 
-/// The header-length code of a frame: bit 3 IPv6, bits 2..0 the index of its extension length
-/// in [`ext_lens`] (0 for an opcode the parser does not know). A register of it, decoded by
-/// [`HdrLenOfCode`], lets the strip shift by one of the few header lengths that can occur
-/// instead of any of 256 (a barrel shifter a fraction of the size).
-pub fn hdr_code(b: &[u8]) -> u8 {
-    let v6 = wire_bits(b, 8 * ETHERTYPE, 16) == 0x86dd;
-    let op = wire_bits(b, 8 * if v6 { BTH_V6 } else { BTH_V4 }, 8) as u8;
-    let idx = ext_len(op).map(|e| ext_lens().iter().position(|&x| x == e).unwrap()).unwrap_or(0);
-    (v6 as u8) << 3 | idx as u8
-}
-
-/// The header length a [`hdr_code`] stands for.
+/// The header length a header-length code ([`FrameInfo::hdr_code`]) stands for.
 pub fn hdr_len_of_code(code: u8) -> u16 {
     let base = if code & 8 != 0 { BTH_V6 } else { BTH_V4 } + 12;
     (base + ext_lens().get(code as usize & 7).copied().unwrap_or(0)) as u16
 }
 
 /// The first-beat classifier of the RX path: whether the frame is RoCEv2, its header-length
-/// code ([`hdr_code`]) and how many bytes (headers and payload) to keep.
+/// code ([`FrameInfo::hdr_code`]) and how many bytes (headers and payload) to keep.
 #[derive(LogicBlock, Default)]
 pub struct RoceFrameInfo {
     pub data: Signal<In, Bits<512>>,
@@ -335,10 +335,9 @@ pub struct RoceFrameInfo {
 
 impl Logic for RoceFrameInfo {
     fn update(&mut self) {
-        let b = bytes_of(self.data.val());
-        let i = frame_info(&b);
+        let i = frame_info(&bytes_of(self.data.val()));
         self.roce.next = i.roce;
-        self.hdr_code.next = (hdr_code(&b) as u64).into();
+        self.hdr_code.next = (i.hdr_code as u64).into();
         self.limit.next = (i.limit as u64).into();
     }
     fn connect(&mut self) {
@@ -360,7 +359,7 @@ impl Logic for RoceFrameInfo {
     }
 }
 
-/// Decodes a header-length code ([`hdr_code`]) into the header length in bytes.
+/// Decodes a header-length code ([`FrameInfo::hdr_code`]) into the header length in bytes.
 #[derive(LogicBlock, Default)]
 pub struct HdrLenOfCode {
     pub code: Signal<In, Bits<4>>,

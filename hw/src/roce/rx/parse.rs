@@ -11,7 +11,7 @@
 //!   (`trim`) (cut the pad) → `AxisStrip` (remove the headers) → `m_axis`. The trimmer's limit
 //!   and the strip's header-length code are worked out from the frame's first beat on the input
 //!   side ([`RoceFrameInfo`]) and ride with the beat above bit 512, so the length adders are a
-//!   register away from the cut and the shift (LUT depth); the code ([`hdr_code`]) names one of
+//!   register away from the cut and the shift (LUT depth); the code ([`FrameInfo::hdr_code`]) names one of
 //!   the few header lengths that occur, so the strip's shifter stays small.
 //! * `s_flag`, held for the whole frame by the source (the engine's queue of tap verdicts),
 //!   becomes the header's `tap_flag`.
