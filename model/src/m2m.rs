@@ -770,3 +770,33 @@ mod tests {
         assert_eq!(ep.receive(&other), Outcome::Relay(other.clone()));
     }
 }
+
+/// M2M over Ethernet, the channel of the U55C execution-module board (`em_card`): the
+/// EtherType IEEE 802 reserves for local experiments. The EM's host side never sends it (its
+/// parser drops everything but IPv4), so no tenant reaches this channel through an EM.
+pub const M2M_ETHERTYPE: u16 = 0x88B5;
+/// The shortest frame (without FCS) a MAC sends; shorter M2M frames are padded with zeros.
+pub const ETH_MIN_FRAME: usize = 60;
+
+/// `msg` in an Ethernet II frame from MAC `src` to MAC `dst` (48-bit, the first byte on the
+/// wire most significant), padded with zeros to [`ETH_MIN_FRAME`] bytes.
+pub fn eth_frame(dst: u64, src: u64, msg: &[u8]) -> Vec<u8> {
+    let mac = |m: u64| -> [u8; 6] { m.to_be_bytes()[2..8].try_into().unwrap() };
+    let h = etherparse::Ethernet2Header { source: mac(src), destination: mac(dst), ether_type: etherparse::EtherType(M2M_ETHERTYPE) };
+    let mut f = h.to_bytes().to_vec();
+    f.extend_from_slice(msg);
+    f.resize(f.len().max(ETH_MIN_FRAME), 0);
+    f
+}
+
+/// An M2M frame's destination, source and message (its header's `length` bytes; `None` when
+/// the frame is not M2M or is shorter than its message).
+pub fn eth_message(frame: &[u8]) -> Option<(u64, u64, &[u8])> {
+    let (h, rest) = etherparse::Ethernet2Header::from_slice(frame).ok()?;
+    if h.ether_type.0 != M2M_ETHERTYPE || rest.len() < 6 {
+        return None;
+    }
+    let len = u16::from_be_bytes([rest[4], rest[5]]) as usize;
+    let mac = |m: [u8; 6]| m.iter().fold(0u64, |a, &b| a << 8 | b as u64);
+    Some((mac(h.destination), mac(h.source), rest.get(..len)?))
+}

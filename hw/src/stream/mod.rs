@@ -19,4 +19,6 @@ pub use arbiter::*;
 pub mod limit;
 pub use limit::*;
 pub mod chan;
+pub mod width;
+pub use width::*;
 pub use chan::*;

@@ -21,6 +21,8 @@ use crate::service::sniffer::{self as sniff, Sniffer512};
 use crate::stream::*;
 use crate::m2m::endpoint::M2mEndpoint;
 use crate::m2m::node::EmNode;
+use crate::m2m::eth::M2mEth;
+use crate::m2m::card::EmCard;
 use crate::board::cdc::{CdcAxisFifo, CdcSyncBits};
 use crate::board::regs::BoardRegs;
 use nicgen_sim::{top_ports, verilog_named, Dir, PortInfo};
@@ -260,6 +262,8 @@ pub fn all_tops() -> Vec<Top> {
         make("em_datapath", "the DistDPU execution module: host side and wire side (parse, classify, policy, lookups, VXLAN or NAT), dual-port forwarding with failover", EmDatapath::default(), &EM_DATAPATH_COUNTERS),
         make("m2m_endpoint", "M2M management endpoint: epoch-checked typed messages, relay to downstream EMs, atomic table batches (shadow bank, swap), telemetry, host window of device registers only", M2mEndpoint::default(), &[]),
         make("em_node", "one EM: the datapath with its M2M endpoint as the only writer of its tables (atomic batches over two banks), profile and telemetry", EmNode::default(), &[]),
+        make("m2m_eth", "M2M in Ethernet frames on a wire port: M2M frames split off before the EM (FCS-checked, cut to their message, 512->64 bits), replies framed and merged with the EM's frames", M2mEth::default(), &[("frames", "M2M frames handed to the endpoint"), ("drop_bad_fcs", "M2M frames with a bad FCS"), ("drop_overflow", "M2M frames dropped for lack of room"), ("drop_other_mac", "M2M frames for another MAC"), ("replies", "reply frames sent"), ("replies_unsent", "reply frames dropped: no OM heard from yet")]),
+        make("em_card", "the EM as the U55C board carries it: em_node with its M2M channel in Ethernet frames on wire port 0", EmCard::default(), &[]),
         make("cdc_axis_fifo", "clock-domain crossing: asynchronous 512-bit frame FIFO, 128 beats (MAC clock <-> core clock), whole frames only, drops counted", CdcAxisFifo::default(), &[("drops", "frames dropped on the write side (no room, or longer than the FIFO)")]),
         make("cdc_sync_bits", "clock-domain crossing: 8 two-flop level synchronizers", CdcSyncBits::default(), &[]),
         make("board_regs", "board register window: AXI4-Lite router (engine below 64 KiB), identity, build stamp, status, host SQ/CQ staging and doorbell", BoardRegs::default(), &[]),
