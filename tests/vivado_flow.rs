@@ -102,7 +102,8 @@ fn build_script_reads_everything_and_creates_the_ip() {
         let b = board(name);
         let out = std::env::temp_dir().join(format!("nicgen-vivado-out-{name}-{}", std::process::id()));
         let revs = out.join("revisions");
-        let log = run_stub("build.tcl", &[gen().join(name).to_str().unwrap(), out.to_str().unwrap()], &[("NICGEN_REVISIONS", revs.to_str().unwrap())]);
+        let env = [("NICGEN_REVISIONS", revs.to_str().unwrap()), ("NICGEN_EM_ID", "3"), ("NICGEN_M2M_MAC", "02:4e:49:43:00:03")];
+        let log = run_stub("build.tcl", &[gen().join(name).to_str().unwrap(), out.to_str().unwrap()], &env);
         // the part, everywhere
         let cp = calls(&log, "create_project");
         assert_eq!(cp.len(), 1);
@@ -115,6 +116,15 @@ fn build_script_reads_everything_and_creates_the_ip() {
         let generics: Vec<&String> = sd[0].windows(2).filter(|w| w[0] == "-generic").map(|w| &w[1]).collect();
         assert!(generics.iter().any(|g| g.starts_with("BUILD_DATE=32'h2")), "{generics:?}");
         assert!(generics.iter().any(|g| g.starts_with("GIT_HASH=32'h") && g.len() == "GIT_HASH=32'h".len() + 8), "{generics:?}");
+        // the EM board's M2M identity (parameters of its top), and only there
+        let ident = generics.iter().filter(|g| g.starts_with("EM_ID=") || g.starts_with("M2M_MAC=")).count();
+        if name == "au55c_em" {
+            assert!(generics.contains(&&"EM_ID=8'd3".to_string()) && generics.contains(&&"M2M_MAC=48'h024e49430003".to_string()), "{generics:?}");
+            let v = std::fs::read_to_string(gen().join(name).join(format!("{name}.v"))).unwrap();
+            assert!(v.contains("parameter [7:0] EM_ID") && v.contains("parameter [47:0] M2M_MAC"));
+        } else {
+            assert_eq!(ident, 0, "{generics:?}");
+        }
         // every generated Verilog file is read, and nothing else (no lint stubs)
         let read: BTreeSet<PathBuf> = calls(&log, "read_verilog").iter().map(|c| PathBuf::from(&c[1])).collect();
         let want: BTreeSet<PathBuf> = b["files"].as_array().unwrap().iter().map(|f| std::fs::canonicalize(gen().join(name).join(f.as_str().unwrap())).unwrap()).collect();

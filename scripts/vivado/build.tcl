@@ -2,7 +2,8 @@
 #   vivado -mode batch -source scripts/vivado/build.tcl -tclargs <gen/BOARD> <out dir> [jobs]
 # Reads the generated Verilog (gen/BOARD/BOARD.f via board.tcl), creates the IP from
 # scripts/vivado/ip/*.tcl, reads constraints/au55c/*.xdc (the CDC files scoped to their
-# modules), stamps the build date and git hash into board_regs (BUILD_DATE, GIT_HASH), writes
+# modules), stamps the build date and git hash into board_regs (BUILD_DATE, GIT_HASH), sets the
+# EM board's M2M identity from NICGEN_EM_ID and NICGEN_M2M_MAC when given, writes
 # utilization and timing reports, and copies the bitstream to revisions/.
 if {[llength $argv] < 2} {
     puts "usage: build.tcl <gen/BOARD> <out dir> \[jobs\]"
@@ -47,8 +48,18 @@ foreach x $board_xdc {
     }
 }
 
-synth_design -top $board_name -part $board_part \
-    -generic "BUILD_DATE=32'h$build_date" -generic "GIT_HASH=32'h$git_hash"
+set generics [list -generic "BUILD_DATE=32'h$build_date" -generic "GIT_HASH=32'h$git_hash"]
+# the EM board: its number in M2M messages and the MAC its M2M frames are sent to
+# (NICGEN_EM_ID=3, NICGEN_M2M_MAC=02:4e:49:43:00:03)
+if {$board_name eq "au55c_em"} {
+    if {[info exists ::env(NICGEN_EM_ID)]} {
+        lappend generics -generic "EM_ID=8'd$::env(NICGEN_EM_ID)"
+    }
+    if {[info exists ::env(NICGEN_M2M_MAC)]} {
+        lappend generics -generic "M2M_MAC=48'h[string map {: {}} $::env(NICGEN_M2M_MAC)]"
+    }
+}
+synth_design -top $board_name -part $board_part {*}$generics
 report_utilization -file [file join $out_dir ${board_name}_utilization_synth.rpt]
 opt_design
 place_design
