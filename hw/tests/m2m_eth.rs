@@ -11,12 +11,6 @@ use nicgen_sim::*;
 const CARD: u64 = 0x024e_4943_0007;
 const OM: u64 = 0x0200_0000_0c0c;
 
-fn wire_mac(m: u64) -> u64 {
-    let mut b = [0u8; 8];
-    b[..6].copy_from_slice(&m.to_be_bytes()[2..]);
-    u64::from_le_bytes(b)
-}
-
 /// A message-shaped byte string of `len` bytes (a multiple of 8): its `length` field says so.
 fn message(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut m = rng.bytes(len);
@@ -28,7 +22,7 @@ fn run(seed: u64, valid: u32, ready: u32) {
     let mut sim = verilate(&mut M2mEth::default());
     sim.reset(2);
     let mp = sim.port("mac");
-    sim.set_u64(mp, wire_mac(CARD));
+    sim.set_u64(mp, mac_wire(CARD));
     let rx = AxisDriver::new(&sim, "s_axis_rx", valid, seed);
     let tx = AxisDriver::new(&sim, "s_axis_tx", valid, seed + 1);
     let reply = AxisDriver::new(&sim, "s_axis_reply", valid, seed + 2);

@@ -778,6 +778,12 @@ pub const M2M_ETHERTYPE: u16 = 0x88B5;
 /// The shortest frame (without FCS) a MAC sends; shorter M2M frames are padded with zeros.
 pub const ETH_MIN_FRAME: usize = 60;
 
+/// MAC `m` (48-bit, the first byte on the wire most significant) as the hardware takes it
+/// (`M2mEth`'s `mac`): the first byte in bits 7..0.
+pub fn mac_wire(m: u64) -> u64 {
+    u64::from_le_bytes(m.to_be_bytes()) >> 16
+}
+
 /// `msg` in an Ethernet II frame from MAC `src` to MAC `dst` (48-bit, the first byte on the
 /// wire most significant), padded with zeros to [`ETH_MIN_FRAME`] bytes.
 pub fn eth_frame(dst: u64, src: u64, msg: &[u8]) -> Vec<u8> {

@@ -17,15 +17,6 @@ use nicgen_sim::*;
 const CARD_MAC: u64 = 0x024e_4943_0001;
 const OM_MAC: u64 = 0x0200_0000_0c0c;
 
-/// `m` in wire order (the address's first byte in bits 7..0), as the card's `mac` input takes it.
-fn wire_mac(m: u64) -> u64 {
-    u64::from_le_bytes({
-        let mut b = [0u8; 8];
-        b[..6].copy_from_slice(&m.to_be_bytes()[2..]);
-        b
-    })
-}
-
 struct Card {
     sim: VerilatorSim,
     b: StreamBench,
@@ -44,7 +35,7 @@ impl Card {
         let lp = sim.port("link_up");
         sim.set_u64(lp, 3);
         let mp = sim.port("mac");
-        sim.set_u64(mp, wire_mac(CARD_MAC));
+        sim.set_u64(mp, mac_wire(CARD_MAC));
         let p0 = AxisDriver::new(&sim, "s_axis_p0_rx", 80, seed);
         let host = AxisDriver::new(&sim, "s_axis_host_tx", 90, seed + 1);
         let t0 = AxisMonitor::new(&sim, "m_axis_p0_tx", 60, seed + 2);

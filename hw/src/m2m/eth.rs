@@ -77,7 +77,6 @@ pub struct M2mEth {
     k_replies: DFF<Bits<32>>,
     k_unsent: DFF<Bits<32>>,
     t_mid: DFF<Bit>,
-    etype: Constant<Bits<1024>>,
     c14: Constant<Bits<8>>,
     et_wire: Constant<Bits<16>>,
     r_em: Constant<Bits<2>>,
@@ -92,10 +91,6 @@ impl Default for M2mEth {
     fn default() -> Self {
         // the EtherType as it lies in beat bytes 12 and 13 (first byte in the low bits)
         let et = (M2M_ETHERTYPE >> 8) as u64 | ((M2M_ETHERTYPE as u64 & 0xff) << 8);
-        let mut etype = Bits::<1024>::default();
-        for i in 0..16 {
-            etype = etype.replace_bit(96 + i, et >> i & 1 == 1);
-        }
         M2mEth {
             clock: Default::default(),
             reset: Default::default(),
@@ -136,7 +131,6 @@ impl Default for M2mEth {
             k_replies: Default::default(),
             k_unsent: Default::default(),
             t_mid: Default::default(),
-            etype: Constant::new(etype),
             c14: Constant::new(14u64.into()),
             et_wire: Constant::new(et.into()),
             r_em: Constant::new(0u64.into()),
@@ -247,7 +241,7 @@ impl Logic for M2mEth {
         self.replies.next = self.k_replies.q.val();
         self.replies_unsent.next = self.k_unsent.q.val();
         Axis512Source::join(&mut self.widen.m_axis, &mut self.ins.s_axis);
-        self.ins.hdr_data.next = bit_cast::<1024, 48>(self.om_mac.q.val()) | (bit_cast::<1024, 48>(self.mac.val()) << 48) | self.etype.val();
+        self.ins.hdr_data.next = bit_cast::<1024, 48>(self.om_mac.q.val()) | (bit_cast::<1024, 48>(self.mac.val()) << 48) | (bit_cast::<1024, 16>(self.et_wire.val()) << 96);
         self.ins.hdr_len.next = self.c14.val();
         self.ins.hdr_only.next = false;
         self.ins.hdr_valid.next = self.widen.m_axis.tvalid.val() & !self.t_mid.q.val();

@@ -582,7 +582,8 @@ fn au55c_em(em: &Top) -> BoardTop {
     b.glue("  // the engine window of the BAR is the EM's host window (device registers only: ID, EM id,\n  // status, scratch; everything else answers SLVERR and is counted)");
     for (s, m_drives, w) in axil_sigs(16) {
         let (dst, src) = if m_drives { (format!("em_s_axil_host_{s}"), format!("ctl_{s}")) } else { (format!("ctl_{s}"), format!("em_s_axil_host_{s}")) };
-        let src = if w == 16 && em.ports.iter().any(|p| p.clean_name() == format!("s_axil_host_{s}") && p.width == 32) { format!("{{16'd0, {src}}}") } else { src };
+        // the window's 16-bit addresses, zero-extended to the host window's 32
+        let src = if w == 16 { format!("{{16'd0, {src}}}") } else { src };
         b.glue(format!("  assign {dst} = {src};"));
     }
     b.glue("  // no HBM in this configuration: CATTRIP driven low");
