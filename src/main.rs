@@ -77,6 +77,10 @@ enum Cmd {
         /// Also print each top's deepest LUT path, cell by cell with its Verilog source line.
         #[arg(long)]
         path: bool,
+        /// Also list every combinational path end deeper than this many LUT levels, grouped by
+        /// the module and Verilog line where the path starts and ends.
+        #[arg(long)]
+        deeper_than: Option<u64>,
     },
     /// Vivado: synthesize, implement and write the bitstream of a U55C board top.
     Build {
@@ -442,7 +446,7 @@ fn main() -> Result<()> {
             };
             cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap, clean_len: None })
         }
-        Cmd::Report { top, path } => cmd::report::run(&top, path),
+        Cmd::Report { top, path, deeper_than } => cmd::report::run(&top, path, deeper_than),
         Cmd::Om { cmd: OmCmd::Compile { policy, out } } => cmd::om::compile(&policy, out.as_deref()),
         Cmd::Om { cmd: OmCmd::Rails { rails, nodes, base } } => cmd::om::rails(base, rails, nodes),
         Cmd::Sim { scenario: SimScenario::Server { ems, hop, faulty, no_crash, frames, seed } } => {

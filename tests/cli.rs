@@ -131,10 +131,10 @@ fn bench_smoke_writes_table_json_and_plots() {
 /// ICRC engine and a RoCE top (the RX parser, which holds no QP state) in CI.
 #[test]
 fn report_prints_resources_beside_balboa() {
-    let out = nicgen().args(["report", "--top", "icrc_gen", "--top", "roce_rx_parse", "--top", "cdc_sync_bits"]).output().unwrap();
+    let out = nicgen().args(["report", "--top", "icrc_gen", "--top", "roce_rx_parse", "--top", "cdc_sync_bits", "--deeper-than", "3"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    let row = |name: &str| -> Vec<String> { text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} row:\n{text}")).split_whitespace().map(|s| s.to_string()).collect() };
+    let row = |name: &str| -> Vec<String> { text.lines().find(|l| l.split_whitespace().next() == Some(name)).unwrap_or_else(|| panic!("no {name} row:\n{text}")).split_whitespace().map(|s| s.to_string()).collect() };
     let icrc = row("icrc_gen");
     let luts: u64 = icrc[1].parse().unwrap();
     let levels: u64 = icrc[6].parse().unwrap();
@@ -145,6 +145,17 @@ fn report_prints_resources_beside_balboa() {
     assert!(row("total").len() >= 7);
     assert_eq!(row("BALBOA")[2], "43732", "{text}");
     assert!(text.contains("Yosys estimates"));
+    // --deeper-than: the path ends past 3 levels, grouped by the registers they run between,
+    // deepest first; the deepest group is the top's level count
+    let head = text.lines().position(|l| l.starts_with("icrc_gen: ") && l.contains("path ends deeper than 3")).unwrap_or_else(|| panic!("no path-end list:\n{text}"));
+    let ends: u64 = text.lines().nth(head).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(ends > 0, "{text}");
+    let groups: Vec<&str> = text.lines().skip(head + 1).take_while(|l| l.starts_with("  ")).collect();
+    assert!(!groups.is_empty(), "{text}");
+    let depth = |g: &str| -> u64 { g.split_whitespace().next().unwrap().parse().unwrap() };
+    assert_eq!(depth(groups[0]), levels, "{text}");
+    assert!(groups.iter().all(|g| depth(g) > 3 && g.contains(" -> ")), "{text}");
+    assert_eq!(groups.iter().map(|g| g.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap()).sum::<u64>(), ends, "{text}");
     let bad = nicgen().args(["report", "--top", "no_such_top"]).output().unwrap();
     assert!(!bad.status.success());
 }

@@ -29,8 +29,9 @@ fn count(stat: &str, prefixes: &[&str]) -> u64 {
 /// a Yosys JSON netlist. Paths run through MUXF7/8/9 and CARRY cells, which are not counted
 /// (they are the in-slice wide-mux and carry logic, a fraction of a LUT delay each).
 /// The deepest path's LUT count and its cells from start to end, each as `type src` (the
-/// Verilog line Yosys kept for it), to find what to pipeline.
-pub fn deepest_path(module: &serde_json::Value) -> (u64, Vec<String>) {
+/// Verilog line Yosys kept for it), to find what to pipeline; and every path end deeper than
+/// `over` levels.
+pub fn deepest_path(module: &serde_json::Value, over: u64) -> (u64, Vec<String>, Vec<PathEnd>) {
     use std::collections::HashMap;
     let comb = |t: &str| t.starts_with("LUT") || t.starts_with("MUXF") || t.starts_with("CARRY");
     let cells = module["cells"].as_object().cloned().unwrap_or_default();
@@ -73,6 +74,42 @@ pub fn deepest_path(module: &serde_json::Value) -> (u64, Vec<String>) {
         names.push(format!("{t} {src} {}", outs.join(" ")));
         inputs.push(ins);
     }
+    // where paths begin and end: the net a register, RAM or port drives into the logic, and the
+    // register, RAM or port the logic drives (named by the cell's first named output net)
+    let strip = |n: &str| n.split('[').next().unwrap_or(n).to_string();
+    let mut sink_of: HashMap<u64, String> = HashMap::new();
+    for (cn, c) in cells.iter() {
+        let t = c["type"].as_str().unwrap_or("");
+        if comb(t) {
+            continue;
+        }
+        let (Some(conns), Some(dirs)) = (c["connections"].as_object(), c["port_directions"].as_object()) else { continue };
+        let out_bits = conns.iter().filter(|(p, _)| dirs.get(*p).and_then(|d| d.as_str()) == Some("output"));
+        let label = out_bits.flat_map(|(_, b)| b.as_array().cloned().unwrap_or_default()).filter_map(|b| b.as_u64()).find_map(|b| net_name.get(&b).map(|n| strip(n))).unwrap_or_else(|| format!("{t} {cn}"));
+        for (port, bits) in conns {
+            if dirs.get(port).and_then(|d| d.as_str()) != Some("output") {
+                for b in bits.as_array().into_iter().flatten().filter_map(|b| b.as_u64()) {
+                    sink_of.entry(b).or_insert_with(|| label.clone());
+                }
+            }
+        }
+    }
+    let mut start_of = vec![String::new(); names.len()];
+    for (i, ins) in inputs.iter().enumerate() {
+        if let Some(n) = ins.iter().filter(|b| !driver.contains_key(b)).find_map(|b| net_name.get(b)) {
+            start_of[i] = strip(n);
+        }
+    }
+    let mut end_of = vec![String::new(); names.len()];
+    for (b, &i) in driver.iter() {
+        if end_of[i].is_empty() {
+            if let Some(l) = sink_of.get(b) {
+                end_of[i] = l.clone();
+            } else if let Some(n) = net_name.get(b).filter(|_| !inputs.iter().any(|ins| ins.contains(b))) {
+                end_of[i] = format!("port {}", strip(n));
+            }
+        }
+    }
     let weight: Vec<u64> = names.iter().map(|t| t.starts_with("LUT") as u64).collect();
     struct Walk<'a> {
         inputs: &'a [Vec<u64>],
@@ -108,23 +145,81 @@ pub fn deepest_path(module: &serde_json::Value) -> (u64, Vec<String>) {
     let n = names.len();
     let mut w = Walk { inputs: &inputs, driver: &driver, weight: &weight, memo: vec![None; n], guard: vec![false; n] };
     let Some((end, depth)) = (0..n).map(|i| (i, w.visit(i))).max_by_key(|&(_, d)| d) else {
-        return (0, vec![]);
+        return (0, vec![], vec![]);
     };
-    let mut path = vec![];
-    let mut at = Some(end);
-    while let Some(i) = at {
-        path.push(names[i].clone());
-        at = w.memo[i].and_then(|(_, f)| f);
-        if path.len() > n {
-            break;
+    let trace = |w: &Walk, end: usize| {
+        let mut path = vec![];
+        let mut at = Some(end);
+        while let Some(i) = at {
+            path.push(i);
+            at = w.memo[i].and_then(|(_, f)| f);
+            if path.len() > n {
+                break;
+            }
+        }
+        path.reverse();
+        path
+    };
+    let path = trace(&w, end).into_iter().map(|i| names[i].clone()).collect();
+    // every path end (a cell no other combinational cell reads) deeper than `over`: its depth,
+    // its first and its last cell
+    let mut read = vec![false; n];
+    for ins in &inputs {
+        for b in ins {
+            if let Some(&j) = driver.get(b) {
+                read[j] = true;
+            }
         }
     }
-    path.reverse();
-    (depth, path)
+    let mut ends = vec![];
+    for i in 0..n {
+        let d = w.visit(i);
+        if !read[i] && d > over {
+            let p = trace(&w, i);
+            ends.push(PathEnd { depth: d, first: names[p[0]].clone(), last: names[i].clone(), from: start_of[p[0]].clone(), to: end_of[i].clone() });
+        }
+    }
+    ends.sort_by(|a, b| b.depth.cmp(&a.depth));
+    (depth, path, ends)
+}
+
+/// A combinational path's end: its LUT levels and its first and last cells (`type src nets`).
+pub struct PathEnd {
+    pub depth: u64,
+    pub first: String,
+    pub last: String,
+    /// The net (a register's, a RAM's or a port's, without its bit index) the path starts from.
+    pub from: String,
+    /// The register, RAM or port it ends in (named by that cell's output net).
+    pub to: String,
+}
+
+/// The module (of the emitted Verilog `verilog`) that line `line` is in.
+fn module_at(verilog: &str, line: usize) -> String {
+    let mut m = String::new();
+    for (k, l) in verilog.lines().enumerate() {
+        if k + 1 > line {
+            break;
+        }
+        if let Some(r) = l.trim_start().strip_prefix("module ") {
+            m = r.split(|c: char| c == '(' || c.is_whitespace()).next().unwrap_or("").to_string();
+        }
+    }
+    m
+}
+
+/// `type top.v:L.C-L.C nets` as `module:L`, to group path ends by where they are.
+fn place(verilog: &str, cell: &str) -> String {
+    let line = cell.split_whitespace().nth(1).and_then(|s| s.strip_prefix("top.v:")).and_then(|s| s.split('.').next()).and_then(|s| s.parse::<usize>().ok());
+    match line {
+        Some(l) => format!("{}:{l}", module_at(verilog, l)),
+        // no source line kept: the cell's first named output net, without its bit index
+        None => cell.split_whitespace().nth(1).map(|n| n.split('[').next().unwrap_or(n).to_string()).unwrap_or_else(|| "?".into()),
+    }
 }
 
 /// Synthesize `verilog` (top module `top`) for UltraScale+ and count cells and logic depth.
-pub fn synth(name: &str, verilog: &str, top: &str, show_path: bool) -> Result<Resources> {
+pub fn synth(name: &str, verilog: &str, top: &str, show_path: bool, over: Option<u64>) -> Result<Resources> {
     let dir = std::env::temp_dir().join(format!("nicgen-report-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("top.v"), verilog)?;
@@ -135,11 +230,27 @@ pub fn synth(name: &str, verilog: &str, top: &str, show_path: bool) -> Result<Re
     }
     let stat = std::fs::read_to_string(dir.join("stat.txt"))?;
     let net: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("net.json"))?)?;
-    let (depth, path) = deepest_path(&net["modules"][top]);
+    let (depth, path, ends) = deepest_path(&net["modules"][top], over.unwrap_or(u64::MAX));
     if show_path {
         println!("{name}: deepest path, {depth} LUT levels (MUXF/CARRY cells shown, not counted):");
         for c in &path {
             println!("  {c}");
+        }
+    }
+    if let Some(over) = over {
+        // path ends grouped by where the path starts and ends (module:line), deepest first
+        let mut groups: Vec<(String, String, u64, usize)> = vec![];
+        for e in &ends {
+            let a = format!("{} [{}]", e.from, place(verilog, &e.first));
+            let b = format!("{} [{}]", e.to, place(verilog, &e.last));
+            match groups.iter_mut().find(|g| g.0 == a && g.1 == b) {
+                Some(g) => g.3 += 1,
+                None => groups.push((a, b, e.depth, 1)),
+            }
+        }
+        println!("{name}: {} path ends deeper than {over} LUT levels, in {} groups (levels, ends, from -> to):", ends.len(), groups.len());
+        for (a, b, d, k) in &groups {
+            println!("  {d:>3} {k:>5}  {a} -> {b}");
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -158,7 +269,7 @@ pub const BALBOA_BASE: (u64, u64, f64) = (43_732, 102_988, 101.0);
 pub const LIMAGO: (u64, f64) = (72_974, 78.0);
 
 /// The table for `only` (every top when empty), with a total row and the published figures.
-pub fn run(only: &[String], show_path: bool) -> Result<()> {
+pub fn run(only: &[String], show_path: bool, over: Option<u64>) -> Result<()> {
     println!("{:<16} {:>8} {:>8} {:>8} {:>5} {:>4} {:>6}", "top", "LUT", "FF", "RAMB36", "URAM", "DSP", "levels");
     let mut total = Resources { luts: 0, ffs: 0, bram18: 0, uram: 0, dsp: 0, depth: 0 };
     let mut n = 0;
@@ -167,7 +278,7 @@ pub fn run(only: &[String], show_path: bool) -> Result<()> {
             continue;
         }
         let core = format!("{}_core", t.name);
-        let r = synth(t.name, &t.verilog, &core, show_path)?;
+        let r = synth(t.name, &t.verilog, &core, show_path, over)?;
         println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", t.name, r.luts, r.ffs, r.bram18 as f64 / 2.0, r.uram, r.dsp, r.depth);
         total.luts += r.luts;
         total.ffs += r.ffs;

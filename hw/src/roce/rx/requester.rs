@@ -183,6 +183,21 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     is_nak_fatal: Signal<Local, Bit>,
     is_rr: Signal<Local, Bit>,
     cov_psn: Signal<Local, Bits<24>>,
+    /// The decode of the header as it is taken (`resp_q`), registered beside `h` so that a step's
+    /// evaluation starts from flops: is it an ACK, a sequence NAK, a fatal NAK, a READ response;
+    /// the PSN it covers; the status a fatal NAK gives.
+    n_ack: Signal<Local, Bit>,
+    n_nak_seq: Signal<Local, Bit>,
+    n_nak_fatal: Signal<Local, Bit>,
+    n_rr: Signal<Local, Bit>,
+    n_cov: Signal<Local, Bits<24>>,
+    n_status: Signal<Local, Bits<4>>,
+    h_ack: DFF<Bit>,
+    h_nak_seq: DFF<Bit>,
+    h_nak_fatal: DFF<Bit>,
+    h_rr: DFF<Bit>,
+    h_cov: DFF<Bits<24>>,
+    h_status: DFF<Bits<4>>,
     e_done: Signal<Local, Bit>,
     done_d_unused_low: Signal<Local, Bits<24>>,
     psn_off: Signal<Local, Bits<24>>,
@@ -337,6 +352,18 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             is_nak_fatal: Default::default(),
             is_rr: Default::default(),
             cov_psn: Default::default(),
+            n_ack: Default::default(),
+            n_nak_seq: Default::default(),
+            n_nak_fatal: Default::default(),
+            n_rr: Default::default(),
+            n_cov: Default::default(),
+            n_status: Default::default(),
+            h_ack: Default::default(),
+            h_nak_seq: Default::default(),
+            h_nak_fatal: Default::default(),
+            h_rr: Default::default(),
+            h_cov: Default::default(),
+            h_status: Default::default(),
             e_done: Default::default(),
             done_d_unused_low: Default::default(),
             psn_off: Default::default(),
@@ -401,7 +428,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        dff_setup!(self, clock, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -537,15 +564,30 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.p_fin.next = self.p.q.val();
         self.rty_go.next = false;
         // evaluation of one step
-        self.syn.next = self.h.q.val().syndrome;
-        self.is_ack.next = (self.h.q.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_ack.val());
-        self.is_nak_seq.next = (self.h.q.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_nak.val()) & (self.syn.val().get_bits::<5>(0) == self.nak_seq.val());
-        self.is_nak_fatal.next = (self.h.q.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_nak.val()) & (self.syn.val().get_bits::<5>(0) != self.nak_seq.val());
-        self.is_rr.next = (self.h.q.val().opcode >= self.o_rf.val()) & (self.h.q.val().opcode <= self.o_ro.val());
-        self.cov_psn.next = self.h.q.val().psn - self.c1_24.val();
-        if self.is_ack.val() {
-            self.cov_psn.next = self.h.q.val().psn;
+        // the header's decode, worked out as it is taken from `resp_q` (h keeps its other fields
+        // when a timer scan takes it, so the registered decode always equals the decode of h)
+        self.syn.next = self.resp_q.m_data.val().syndrome;
+        self.n_ack.next = (self.resp_q.m_data.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_ack.val());
+        self.n_nak_seq.next = (self.resp_q.m_data.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_nak.val()) & (self.syn.val().get_bits::<5>(0) == self.nak_seq.val());
+        self.n_nak_fatal.next = (self.resp_q.m_data.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_nak.val()) & (self.syn.val().get_bits::<5>(0) != self.nak_seq.val());
+        self.n_rr.next = (self.resp_q.m_data.val().opcode >= self.o_rf.val()) & (self.resp_q.m_data.val().opcode <= self.o_ro.val());
+        self.n_cov.next = self.resp_q.m_data.val().psn - self.c1_24.val();
+        if self.n_ack.val() {
+            self.n_cov.next = self.resp_q.m_data.val().psn;
         }
+        self.n_status.next = self.st_op.val();
+        if self.syn.val().get_bits::<5>(0) == self.nak_inv.val() {
+            self.n_status.next = self.st_inv.val();
+        }
+        if self.syn.val().get_bits::<5>(0) == self.nak_acc.val() {
+            self.n_status.next = self.st_acc.val();
+        }
+        self.is_ack.next = self.h_ack.q.val();
+        self.is_nak_seq.next = self.h_nak_seq.q.val();
+        self.is_nak_fatal.next = self.h_nak_fatal.q.val();
+        self.is_rr.next = self.h_rr.q.val();
+        self.cov_psn.next = self.h_cov.q.val();
+        self.status.next = self.h_status.q.val();
         self.done_d_unused_low.next = self.cov_psn.val() - self.e.val().last_psn;
         self.e_done.next = !self.done_d_unused_low.val().get_bit(23);
         self.beh_d.next = self.h.q.val().psn - self.p.q.val().sq_una_psn;
@@ -555,13 +597,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.tail_nx.next = self.p.q.val().tail + self.c1_4.val();
         self.psn_off.next = self.h.q.val().psn - self.e.val().first_psn;
         self.roff.next = bit_cast::<64, 24>(self.psn_off.val()) << (bit_cast::<64, 3>(self.e.val().pmtu) + bit_cast::<64, 7>(self.c8.val()));
-        self.status.next = self.st_op.val();
-        if self.syn.val().get_bits::<5>(0) == self.nak_inv.val() {
-            self.status.next = self.st_inv.val();
-        }
-        if self.syn.val().get_bits::<5>(0) == self.nak_acc.val() {
-            self.status.next = self.st_acc.val();
-        }
         self.p_nx.next = self.p.q.val();
         self.finish.next = false;
         self.pay_dma.next = false;
@@ -840,6 +875,12 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.resp_q.m_ready.next = true;
                 self.scan.d.next = false;
                 self.h.d.next = self.resp_q.m_data.val();
+                self.h_ack.d.next = self.n_ack.val();
+                self.h_nak_seq.d.next = self.n_nak_seq.val();
+                self.h_nak_fatal.d.next = self.n_nak_fatal.val();
+                self.h_rr.d.next = self.n_rr.val();
+                self.h_cov.d.next = self.n_cov.val();
+                self.h_status.d.next = self.n_status.val();
                 self.ptr_ram.re.next = true;
                 self.sblk.d.next = false;
                 self.st.d.next = self.s_look.val();
