@@ -305,8 +305,13 @@ pub struct RoceTxBuild {
     pub s_axis: Axis512Sink,
     /// Whole frames with their ICRC.
     pub m_axis: Axis512Source,
-    hskid: ChanSkid<TxHdr>,
+    /// The packed header: data (bits 1023..0), length (1031..1024), header-only (1032). The
+    /// packer works on the block's input, so the inserter starts from flops (the packer's byte
+    /// selects, adders and checksum were 15 LUT levels deep with the inserter's shifts behind).
+    hskid: ChanSkid<Bits<1033>>,
     pack: RoceHdrPack,
+    hpk: Signal<Local, Bits<1033>>,
+    only_bit: Constant<Bits<1033>>,
     kc: KeepCount<64, 7>,
     th_data: Thermo<7, 64>,
     th_keep: Thermo<7, 64>,
@@ -330,6 +335,8 @@ impl Default for RoceTxBuild {
             m_axis: Default::default(),
             hskid: Default::default(),
             pack: Default::default(),
+            hpk: Default::default(),
+            only_bit: Constant::new(Bits::<1033>::default().replace_bit(1032, true)),
             kc: Default::default(),
             th_data: Thermo::new(0),
             th_keep: Thermo::new(0),
@@ -350,14 +357,18 @@ impl Logic for RoceTxBuild {
         self.hskid.reset.next = self.reset.val();
         self.ins.reset.next = self.reset.val();
         self.gen.reset.next = self.reset.val();
-        // header: skid → packer → inserter
-        self.hskid.s_data.next = self.hdr.val();
+        // header: packer → skid → inserter
+        self.pack.h.next = self.hdr.val();
+        self.hpk.next = bit_cast::<1033, 1024>(self.pack.data.val()) | (bit_cast::<1033, 8>(self.pack.len.val()) << 1024);
+        if self.pack.only.val() {
+            self.hpk.next = self.hpk.val() | self.only_bit.val();
+        }
+        self.hskid.s_data.next = self.hpk.val();
         self.hskid.s_valid.next = self.hdr_valid.val();
         self.hdr_ready.next = self.hskid.s_ready.val();
-        self.pack.h.next = self.hskid.m_data.val();
-        self.ins.hdr_data.next = self.pack.data.val();
-        self.ins.hdr_len.next = self.pack.len.val();
-        self.ins.hdr_only.next = self.pack.only.val();
+        self.ins.hdr_data.next = self.hskid.m_data.val().get_bits::<1024>(0);
+        self.ins.hdr_len.next = self.hskid.m_data.val().get_bits::<8>(1024);
+        self.ins.hdr_only.next = self.hskid.m_data.val().get_bit(1032);
         self.ins.hdr_valid.next = self.hskid.m_valid.val();
         self.hskid.m_ready.next = self.ins.hdr_ready.val();
         // payload: the last beat gets its zero pad (never an extra beat: k % 4 == plen % 4)
