@@ -32,7 +32,7 @@ fn count(stat: &str, prefixes: &[&str]) -> u64 {
 /// Verilog line Yosys kept for it), to find what to pipeline; and every path end deeper than
 /// `over` levels.
 pub fn deepest_path(module: &serde_json::Value, over: u64) -> (u64, Vec<String>, Vec<PathEnd>) {
-    use std::collections::HashMap;
+    use std::collections::{HashMap, HashSet};
     let comb = |t: &str| t.starts_with("LUT") || t.starts_with("MUXF") || t.starts_with("CARRY");
     let cells = module["cells"].as_object().cloned().unwrap_or_default();
     // the designer's names of nets (Yosys keeps them where the net survived synthesis)
@@ -73,42 +73,6 @@ pub fn deepest_path(module: &serde_json::Value, over: u64) -> (u64, Vec<String>,
         }
         names.push(format!("{t} {src} {}", outs.join(" ")));
         inputs.push(ins);
-    }
-    // where paths begin and end: the net a register, RAM or port drives into the logic, and the
-    // register, RAM or port the logic drives (named by the cell's first named output net)
-    let strip = |n: &str| n.split('[').next().unwrap_or(n).to_string();
-    let mut sink_of: HashMap<u64, String> = HashMap::new();
-    for (cn, c) in cells.iter() {
-        let t = c["type"].as_str().unwrap_or("");
-        if comb(t) {
-            continue;
-        }
-        let (Some(conns), Some(dirs)) = (c["connections"].as_object(), c["port_directions"].as_object()) else { continue };
-        let out_bits = conns.iter().filter(|(p, _)| dirs.get(*p).and_then(|d| d.as_str()) == Some("output"));
-        let label = out_bits.flat_map(|(_, b)| b.as_array().cloned().unwrap_or_default()).filter_map(|b| b.as_u64()).find_map(|b| net_name.get(&b).map(|n| strip(n))).unwrap_or_else(|| format!("{t} {cn}"));
-        for (port, bits) in conns {
-            if dirs.get(port).and_then(|d| d.as_str()) != Some("output") {
-                for b in bits.as_array().into_iter().flatten().filter_map(|b| b.as_u64()) {
-                    sink_of.entry(b).or_insert_with(|| label.clone());
-                }
-            }
-        }
-    }
-    let mut start_of = vec![String::new(); names.len()];
-    for (i, ins) in inputs.iter().enumerate() {
-        if let Some(n) = ins.iter().filter(|b| !driver.contains_key(b)).find_map(|b| net_name.get(b)) {
-            start_of[i] = strip(n);
-        }
-    }
-    let mut end_of = vec![String::new(); names.len()];
-    for (b, &i) in driver.iter() {
-        if end_of[i].is_empty() {
-            if let Some(l) = sink_of.get(b) {
-                end_of[i] = l.clone();
-            } else if let Some(n) = net_name.get(b).filter(|_| !inputs.iter().any(|ins| ins.contains(b))) {
-                end_of[i] = format!("port {}", strip(n));
-            }
-        }
     }
     let weight: Vec<u64> = names.iter().map(|t| t.starts_with("LUT") as u64).collect();
     struct Walk<'a> {
@@ -161,25 +125,52 @@ pub fn deepest_path(module: &serde_json::Value, over: u64) -> (u64, Vec<String>,
         path
     };
     let path = trace(&w, end).into_iter().map(|i| names[i].clone()).collect();
-    // every path end (a cell no other combinational cell reads) deeper than `over`: its depth,
-    // its first and its last cell
+    if over == u64::MAX {
+        return (depth, path, vec![]);
+    }
+    // every path end (a cell whose outputs no combinational cell reads) deeper than `over`
+    let comb_reads: HashSet<u64> = inputs.iter().flatten().copied().collect();
     let mut read = vec![false; n];
-    for ins in &inputs {
-        for b in ins {
-            if let Some(&j) = driver.get(b) {
-                read[j] = true;
+    for (b, &j) in driver.iter() {
+        if comb_reads.contains(b) {
+            read[j] = true;
+        }
+    }
+    // where a path ends: the register, RAM or port its last cell drives (named by that cell's
+    // first named output net)
+    let mut sink_of: HashMap<u64, String> = HashMap::new();
+    for (cn, c) in cells.iter() {
+        let t = c["type"].as_str().unwrap_or("");
+        if comb(t) {
+            continue;
+        }
+        let (Some(conns), Some(dirs)) = (c["connections"].as_object(), c["port_directions"].as_object()) else { continue };
+        let is_out = |p: &String| dirs.get(p).and_then(|d| d.as_str()) == Some("output");
+        let label = conns.iter().filter(|(p, _)| is_out(p)).flat_map(|(_, b)| b.as_array().cloned().unwrap_or_default()).filter_map(|b| b.as_u64()).find_map(|b| net_name.get(&b).map(|n| strip_index(n))).unwrap_or_else(|| format!("{t} {cn}"));
+        for (_, bits) in conns.iter().filter(|(p, _)| !is_out(p)) {
+            for b in bits.as_array().into_iter().flatten().filter_map(|b| b.as_u64()) {
+                sink_of.entry(b).or_insert_with(|| label.clone());
             }
         }
     }
+    let mut outs_of: Vec<Vec<u64>> = vec![vec![]; n];
+    for (&b, &i) in driver.iter() {
+        outs_of[i].push(b);
+    }
+    let end_of = |i: usize| -> String {
+        outs_of[i].iter().find_map(|b| sink_of.get(b).cloned()).or_else(|| outs_of[i].iter().find_map(|b| net_name.get(b).map(|n| format!("port {}", strip_index(n))))).unwrap_or_default()
+    };
+    // where a path starts: the net a register, RAM or port drives into its first cell
+    let start_of = |i: usize| -> String { inputs[i].iter().filter(|b| !driver.contains_key(b)).find_map(|b| net_name.get(b)).map(|n| strip_index(n)).unwrap_or_default() };
     let mut ends = vec![];
     for i in 0..n {
         let d = w.visit(i);
         if !read[i] && d > over {
             let p = trace(&w, i);
-            ends.push(PathEnd { depth: d, first: names[p[0]].clone(), last: names[i].clone(), from: start_of[p[0]].clone(), to: end_of[i].clone() });
+            ends.push(PathEnd { depth: d, first: names[p[0]].clone(), last: names[i].clone(), from: start_of(p[0]), to: end_of(i) });
         }
     }
-    ends.sort_by(|a, b| b.depth.cmp(&a.depth));
+    ends.sort_by_key(|e| std::cmp::Reverse(e.depth));
     (depth, path, ends)
 }
 
@@ -192,6 +183,11 @@ pub struct PathEnd {
     pub from: String,
     /// The register, RAM or port it ends in (named by that cell's output net).
     pub to: String,
+}
+
+/// A net name without its bit index (`h$q[5]` → `h$q`).
+fn strip_index(n: &str) -> String {
+    n.split('[').next().unwrap_or(n).to_string()
 }
 
 /// The module (of the emitted Verilog `verilog`) that line `line` is in.
@@ -214,7 +210,7 @@ fn place(verilog: &str, cell: &str) -> String {
     match line {
         Some(l) => format!("{}:{l}", module_at(verilog, l)),
         // no source line kept: the cell's first named output net, without its bit index
-        None => cell.split_whitespace().nth(1).map(|n| n.split('[').next().unwrap_or(n).to_string()).unwrap_or_else(|| "?".into()),
+        None => cell.split_whitespace().nth(1).map(strip_index).unwrap_or_else(|| "?".into()),
     }
 }
 
