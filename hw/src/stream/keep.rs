@@ -32,3 +32,36 @@ impl<const K: usize, const D: usize> Logic for KeepExpand<K, D> {
         Verilog::Custom(v)
     }
 }
+
+/// A contiguous (low-aligned) `tkeep` rounded up to a multiple of 4 bytes: byte `i` is kept
+/// when byte `i & !3` is. Wiring only (no LUT): the 4-byte pad's keep without counting bytes.
+#[derive(LogicBlock, Default)]
+pub struct KeepUp4<const K: usize> {
+    pub keep: Signal<In, Bits<K>>,
+    pub out: Signal<Out, Bits<K>>,
+}
+
+impl<const K: usize> KeepUp4<K> {
+    pub fn eval(keep: u64) -> u64 {
+        (0..K).filter(|&i| keep >> (i & !3) & 1 == 1).fold(0u64, |a, i| a | 1 << i)
+    }
+}
+
+impl<const K: usize> Logic for KeepUp4<K> {
+    fn update(&mut self) {
+        let k: u64 = self.keep.val().into();
+        self.out.next = Self::eval(k).into();
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        assert!(K <= 64 && K % 4 == 0);
+        let mut v = String::from("always @(*) begin\n");
+        for i in 0..K {
+            v += &format!("  out[{i}] = keep[{}];\n", i & !3);
+        }
+        v += "end\n";
+        Verilog::Custom(v)
+    }
+}

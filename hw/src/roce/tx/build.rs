@@ -6,7 +6,7 @@
 //! The header bytes come from a placement table ([`layout`]) emitted as `Verilog::Custom`
 //! ([`RoceHdrPack`]); its Rust model reads the same table. Tests check the frames byte for byte
 //! against the golden model (etherparse), and with scapy and tshark.
-use crate::crc::fields::{bits_of, Thermo, KeepCount};
+use crate::crc::fields::bits_of;
 use crate::crc::icrc::IcrcGen;
 use crate::roce::hdr::{ext_len, BTH_V4, BTH_V6};
 use crate::stream::*;
@@ -312,15 +312,11 @@ pub struct RoceTxBuild {
     pack: RoceHdrPack,
     hpk: Signal<Local, Bits<1033>>,
     only_bit: Constant<Bits<1033>>,
-    kc: KeepCount<64, 7>,
-    th_data: Thermo<7, 64>,
-    th_keep: Thermo<7, 64>,
+    /// The last beat's keep rounded up to the pad (wiring) and its data mask.
+    up4: KeepUp4<64>,
     pad_mask: KeepExpand<64, 512>,
     ins: AxisInsert,
     gen: IcrcGen,
-    up4: Signal<Local, Bits<7>>,
-    c3: Constant<Bits<7>>,
-    cmask: Constant<Bits<7>>,
 }
 
 impl Default for RoceTxBuild {
@@ -337,15 +333,10 @@ impl Default for RoceTxBuild {
             pack: Default::default(),
             hpk: Default::default(),
             only_bit: Constant::new(Bits::<1033>::default().replace_bit(1032, true)),
-            kc: Default::default(),
-            th_data: Thermo::new(0),
-            th_keep: Thermo::new(0),
+            up4: Default::default(),
             pad_mask: Default::default(),
             ins: Default::default(),
             gen: Default::default(),
-            up4: Default::default(),
-            c3: Constant::new(3u64.into()),
-            cmask: Constant::new(0x7cu64.into()),
         }
     }
 }
@@ -371,21 +362,18 @@ impl Logic for RoceTxBuild {
         self.ins.hdr_only.next = self.hskid.m_data.val().get_bit(1032);
         self.ins.hdr_valid.next = self.hskid.m_valid.val();
         self.hskid.m_ready.next = self.ins.hdr_ready.val();
-        // payload: the last beat gets its zero pad (never an extra beat: k % 4 == plen % 4)
-        self.kc.keep.next = self.s_axis.tkeep.val();
-        self.up4.next = (self.kc.count.val() + self.c3.val()) & self.cmask.val();
-        self.th_data.x.next = self.kc.count.val();
-        self.th_keep.x.next = self.up4.val();
-        self.pad_mask.keep.next = self.th_data.out.val();
+        // payload: the last beat gets its zero pad (never an extra beat: k % 4 == plen % 4).
+        // A payload beat's keep is contiguous, so the padded keep is the keep with byte i
+        // following byte i & !3, and the data is masked by its own keep: both leave full
+        // beats unchanged, so no byte count and no tlast select (the old count, +3 and
+        // thermometer decode were the engine's deepest path into the inserter's keep shift)
+        self.up4.keep.next = self.s_axis.tkeep.val();
+        self.pad_mask.keep.next = self.s_axis.tkeep.val();
         self.ins.s_axis.tvalid.next = self.s_axis.tvalid.val();
-        self.ins.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.ins.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.ins.s_axis.tdata.next = self.s_axis.tdata.val() & self.pad_mask.mask.val();
+        self.ins.s_axis.tkeep.next = self.up4.out.val();
         self.ins.s_axis.tlast.next = self.s_axis.tlast.val();
         self.ins.s_axis.tuser.next = self.s_axis.tuser.val();
-        if self.s_axis.tlast.val() {
-            self.ins.s_axis.tdata.next = self.s_axis.tdata.val() & self.pad_mask.mask.val();
-            self.ins.s_axis.tkeep.next = self.th_keep.out.val();
-        }
         self.s_axis.tready.next = self.ins.s_axis.tready.val();
         // ICRC
         self.gen.s_axis.tvalid.next = self.ins.m_axis.tvalid.val();

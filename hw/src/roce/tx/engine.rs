@@ -308,13 +308,21 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     a_take: Signal<Local, Bit>,
     // arbiter → descriptor FIFO + DMA command
     pick: Signal<Local, TxDesc>,
-    pick_valid: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     /// Payload bytes chosen but not yet handed to the deparser: at most `budget`, so that ACKs
     /// and retransmissions wait behind at most that much data (plus the packet FIFO).
     inflight: DFF<Bits<24>>,
     inflight_add: Signal<Local, Bits<24>>,
-    inflight_base: Signal<Local, Bits<24>>,
+    /// `inflight` less what goes to the deparser this cycle, and that plus the pick: the two
+    /// next values, worked out beside `fire`, which only selects.
+    inflight_keep: Signal<Local, Bits<24>>,
+    inflight_fire: Signal<Local, Bits<24>>,
+    /// Whether a READ response or a request could go, each worked out from its own descriptor
+    /// beside the arbiter's pick (`r_valid`, the late one, comes last).
+    fire_j: Signal<Local, Bit>,
+    fire_r: Signal<Local, Bit>,
+    j_fits: Signal<Local, Bit>,
+    r_fits: Signal<Local, Bit>,
     budget: Constant<Bits<24>>,
     desc_in: ToBits<TxDesc, DESC_BITS>,
     desc_fifo: AxisFifo<DESC_BITS, 1, DESC_W, 8>,
@@ -572,11 +580,15 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             a_desc: Default::default(),
             a_take: Default::default(),
             pick: Default::default(),
-            pick_valid: Default::default(),
             fire: Default::default(),
             inflight: Default::default(),
             inflight_add: Default::default(),
-            inflight_base: Default::default(),
+            inflight_keep: Default::default(),
+            inflight_fire: Default::default(),
+            fire_j: Default::default(),
+            fire_r: Default::default(),
+            j_fits: Default::default(),
+            r_fits: Default::default(),
             budget: c(INFLIGHT_BUDGET as u64),
             desc_in: Default::default(),
             desc_fifo: AxisFifo::new(false),
@@ -972,17 +984,29 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.a_desc.next.laddr = self.c0_64.val();
         // ------------------------------------------------ arbiter: ACK > READ response > request
         self.pick.next = self.r_desc.val();
-        self.pick_valid.next = self.r_valid.val();
         if self.a_pend.q.val() {
             self.pick.next = self.a_desc.val();
-            self.pick_valid.next = true;
         } else if self.j_active.q.val() {
             self.pick.next = self.j_desc.val();
-            self.pick_valid.next = true;
+        }
+        // a packet goes when the descriptor FIFO has room and, with a payload, its fetch queue
+        // (the buffer's or the host's) has room and the payload stays within the budget. Each
+        // candidate's condition is worked out from its own descriptor (an ACK has no payload),
+        // and the arbiter's registers pick one: the request's `r_valid` (late: the completion
+        // side's `sent_ready`) enters last
+        self.j_fits.next = (self.inflight.q.val() + bit_cast::<24, 16>(self.j_desc.val().plen)) <= self.budget.val();
+        self.r_fits.next = (self.inflight.q.val() + bit_cast::<24, 16>(self.r_desc.val().plen)) <= self.budget.val();
+        self.fire_j.next = self.desc_fifo.s_axis.tready.val()
+            & (!self.j_desc.val().plen.any() | (((self.j_desc.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.j_desc.val().rb & self.cmd_q.s_ready.val())) & self.j_fits.val()));
+        self.fire_r.next = self.desc_fifo.s_axis.tready.val()
+            & (!self.r_desc.val().plen.any() | (((self.r_desc.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.r_desc.val().rb & self.cmd_q.s_ready.val())) & self.r_fits.val()));
+        self.fire.next = self.r_valid.val() & self.fire_r.val();
+        if self.a_pend.q.val() {
+            self.fire.next = self.desc_fifo.s_axis.tready.val();
+        } else if self.j_active.q.val() {
+            self.fire.next = self.fire_j.val();
         }
         self.inflight_add.next = self.inflight.q.val() + bit_cast::<24, 16>(self.pick.val().plen);
-        self.fire.next = self.pick_valid.val() & self.desc_fifo.s_axis.tready.val()
-            & (!self.pick.val().plen.any() | (((self.pick.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.pick.val().rb & self.cmd_q.s_ready.val())) & (self.inflight_add.val() <= self.budget.val())));
         self.a_take.next = self.fire.val() & self.a_pend.q.val();
         self.j_take.next = self.fire.val() & !self.a_pend.q.val() & self.j_active.q.val();
         self.r_take.next = self.fire.val() & !self.a_pend.q.val() & !self.j_active.q.val();
@@ -1261,13 +1285,15 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.src_q.s_axis.tuser.next = false;
         self.src_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
         // plus what was chosen, minus what went to the deparser
-        self.inflight_base.next = self.inflight.q.val();
-        if self.fire.val() {
-            self.inflight_base.next = self.inflight_add.val();
-        }
-        self.inflight.d.next = self.inflight_base.val();
+        self.inflight_keep.next = self.inflight.q.val();
+        self.inflight_fire.next = self.inflight_add.val();
         if self.x_go.val() {
-            self.inflight.d.next = self.inflight_base.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
+            self.inflight_keep.next = self.inflight.q.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
+            self.inflight_fire.next = self.inflight_add.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
+        }
+        self.inflight.d.next = self.inflight_keep.val();
+        if self.fire.val() {
+            self.inflight.d.next = self.inflight_fire.val();
         }
         self.x_hdr.next.opcode = self.x_desc.q.val().opcode;
         self.x_hdr.next.se = false;
