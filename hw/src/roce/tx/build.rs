@@ -190,11 +190,107 @@ pub fn pack(f: &TxFields) -> (Vec<u8>, usize) {
     (out, d.hdr_len)
 }
 
-/// The header packer: [`TxHdr`] in, header bytes (`data`, byte 0 in `data[7:0]`), their count
-/// and "no payload" out. Byte selects, an opcode ROM, three adders and the IPv4 checksum.
+crate::record!(
+    /// What [`RoceHdrPre`] works out from a [`TxHdr`] a cycle before the packer: the lengths and
+    /// the IPv4 checksum's words summed (not yet folded).
+    HdrPre,
+    HdrPreFields {
+        sum: u32 = 20,
+        ulen: u16 = 16,
+        iplen: u16 = 16,
+        pad: u8 = 2,
+        ext_n: u8 = 6,
+        has_reth: bool = 1,
+        has_aeth: bool = 1,
+    }
+);
+
+impl HdrPreFields {
+    /// The model: what the packer's first stage gives for `f`.
+    pub fn of(f: &TxFields) -> Self {
+        let d = derive(f);
+        let l = OpcodeLayout::of(f.opcode);
+        let (s, t) = (f.src_ip as u32, f.dst_ip as u32);
+        let w = |x: u32| (x >> 16) + (x & 0xffff);
+        let sum = ((f.ttl as u32) << 8 | d.tclass as u32) + 0x8511 + w(s) + w(t) + d.iplen as u32;
+        HdrPreFields {
+            sum,
+            ulen: d.ulen as u16,
+            iplen: d.iplen as u16,
+            pad: d.pad as u8,
+            ext_n: ext_len(f.opcode).unwrap_or(0) as u8,
+            has_reth: l.is_some_and(|l| l.reth),
+            has_aeth: l.is_some_and(|l| l.aeth),
+        }
+    }
+}
+
+/// The header packer's first stage: the opcode ROM (extension length, RETH/AETH), the UDP and
+/// IPv4 lengths and the checksum's sum, so that the packer after the stage register only folds
+/// the sum and places bytes.
+#[derive(LogicBlock, Default)]
+pub struct RoceHdrPre {
+    pub h: Signal<In, TxHdr>,
+    pub pre: Signal<Out, HdrPre>,
+}
+
+impl Logic for RoceHdrPre {
+    fn update(&mut self) {
+        self.pre.next = HdrPreFields::of(&TxFields::from_struct(&self.h.val())).to_struct();
+    }
+    fn connect(&mut self) {
+        self.pre.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let fld = |n: &str| crate::em::vfield("h", TxFields::slot(n));
+        let out = |n: &str| crate::em::vfield("pre", HdrPreFields::slot(n));
+        let mut v = String::new();
+        v += &format!("wire [7:0] op = {};\nwire [15:0] plen = {};\n", fld("opcode"), fld("plen"));
+        v += "reg [5:0] ext_n;\nreg [7:0] ul_b;\nreg [7:0] ip_b;\nreg has_reth;\nreg has_aeth;\nalways @(*) begin\n  has_reth = 1'b0;\n  has_aeth = 1'b0;\n  ext_n = 6'd0;\n  ul_b = 8'd24;\n  ip_b = 8'd44;\n  case (op)\n";
+        for op in 0..=255u8 {
+            if let Some(l) = OpcodeLayout::of(op) {
+                let e = l.ext_len();
+                v += &format!("    8'h{op:02x}: begin ext_n = 6'd{e}; ul_b = 8'd{}; ip_b = 8'd{}; has_reth = 1'b{}; has_aeth = 1'b{}; end\n", 24 + e, 44 + e, l.reth as u8, l.aeth as u8);
+            }
+        }
+        v += "    default: ;\n  endcase\nend\n";
+        // plen + pad is plen rounded up to 4 (an incrementer on plen[15:2]); the UDP and IPv4
+        // lengths are each one add from it and the ROM's 24 or 44 + the extension length
+        v += "wire [1:0] pad = 2'd0 - plen[1:0];\nwire [15:0] plen4 = {plen[15:2] + {13'd0, |plen[1:0]}, 2'b00};\n";
+        v += "wire [15:0] ulen = {8'd0, ul_b} + plen4;\nwire [15:0] iplen = {8'd0, ip_b} + plen4;\n";
+        // the IPv4 header's words: {TTL, TOS} (the TOS byte of word 0 and the TTL byte of word
+        // 4 share no bit), 0x4500 + 0x4000 + protocol 0x11, the addresses and the length, as a
+        // balanced tree with the length (the latest) last
+        let (so, _) = TxFields::slot("src_ip");
+        let (d_o, _) = TxFields::slot("dst_ip");
+        let w16 = |o: usize| format!("{{4'd0, h[{}:{}]}}", o + 15, o);
+        v += &format!(
+            "wire [19:0] t1 = {{4'd0, {}, {}, {}}} + {};\nwire [19:0] t2 = {} + {};\nwire [19:0] t3 = {} + 20'h08511;\nwire [19:0] sum = (t1 + t2) + (t3 + {{4'd0, iplen}});\n",
+            fld("ttl"),
+            fld("dscp"),
+            fld("ecn"),
+            w16(so + 16),
+            w16(so),
+            w16(d_o + 16),
+            w16(d_o)
+        );
+        for (n, e) in [("sum", "sum"), ("ulen", "ulen"), ("iplen", "iplen"), ("pad", "pad"), ("ext_n", "ext_n"), ("has_reth", "has_reth"), ("has_aeth", "has_aeth")] {
+            v += &format!("assign {} = {e};\n", out(n));
+        }
+        // fields the stage does not read
+        let used = ["opcode", "plen", "ttl", "dscp", "ecn"];
+        let rest: Vec<String> = TxFields::FIELDS.iter().filter(|(n, _)| !used.contains(n) && *n != "src_ip" && *n != "dst_ip").map(|(n, _)| fld(n)).collect();
+        v += &format!("wire unused_h = ^{{{}, {}, {}}};\n", rest.join(", "), format_args!("h[{}:{}]", so + 127, so + 32), format_args!("h[{}:{}]", d_o + 127, d_o + 32));
+        Verilog::Custom(v)
+    }
+}
+
+/// The header packer: [`TxHdr`] and its [`HdrPre`] in, header bytes (`data`, byte 0 in
+/// `data[7:0]`), their count and "no payload" out: byte selects and the checksum's fold.
 #[derive(LogicBlock, Default)]
 pub struct RoceHdrPack {
     pub h: Signal<In, TxHdr>,
+    pub pre: Signal<In, HdrPre>,
     pub data: Signal<Out, Bits<1024>>,
     pub len: Signal<Out, Bits<8>>,
     pub only: Signal<Out, Bit>,
@@ -224,30 +320,17 @@ impl Logic for RoceHdrPack {
             }
         };
         let mut v = String::new();
-        v += &format!("wire v6 = {};\nwire [7:0] op = {};\nwire [15:0] plen = {};\n", fld("ipv6"), fld("opcode"), fld("plen"));
-        v += "reg [5:0] ext_n;\nreg has_reth;\nreg has_aeth;\nalways @(*) begin\n  has_reth = 1'b0;\n  has_aeth = 1'b0;\n  ext_n = 6'd0;\n  case (op)\n";
-        for op in 0..=255u8 {
-            if let Some(l) = OpcodeLayout::of(op) {
-                v += &format!("    8'h{op:02x}: begin ext_n = 6'd{}; has_reth = 1'b{}; has_aeth = 1'b{}; end\n", l.ext_len(), l.reth as u8, l.aeth as u8);
-            }
+        let pf = |n: &str| crate::em::vfield("pre", HdrPreFields::slot(n));
+        v += &format!("wire v6 = {};\nwire [15:0] plen = {};\n", fld("ipv6"), fld("plen"));
+        for n in ["ulen", "iplen", "pad", "ext_n", "has_reth", "has_aeth"] {
+            let (_, w) = HdrPreFields::slot(n);
+            v += &format!("wire [{}:0] {n} = {};\n", w - 1, pf(n));
         }
-        v += "    default: ;\n  endcase\nend\n";
-        v += "wire [1:0] pad = 2'd0 - plen[1:0];\n";
-        v += "wire [15:0] ulen = 16'd24 + {10'd0, ext_n} + plen + {14'd0, pad};\n";
-        v += "wire [15:0] iplen = ulen + 16'd20;\n";
         v += &format!("wire [7:0] tclass = {{{}, {}}};\n", fld("dscp"), fld("ecn"));
-        let (so, _) = TxFields::slot("src_ip");
-        let (d_o, _) = TxFields::slot("dst_ip");
-        let w16 = |o: usize| format!("{{4'd0, h[{}:{}]}}", o + 15, o);
-        v += &format!(
-            "wire [19:0] s0 = {{12'd0, tclass}} + 20'h04500 + {{4'd0, iplen}} + 20'h04000 + {{4'd0, {}, 8'h11}} + {} + {} + {} + {};\n",
-            fld("ttl"),
-            w16(so + 16),
-            w16(so),
-            w16(d_o + 16),
-            w16(d_o)
-        );
-        v += "wire [16:0] s1 = {1'b0, s0[15:0]} + {13'd0, s0[19:16]};\nwire [15:0] s2 = s1[15:0] + {15'd0, s1[16]};\nwire [15:0] csum = ~s2;\n";
+        // the checksum: the first stage's 20-bit sum folded twice
+        v += &format!("wire [19:0] sum = {};\n", pf("sum"));
+        v += &crate::em::fold_verilog("s", "sum");
+        v += "wire [15:0] csum = ~s_f2;\n";
         v += &format!(
             "wire [127:0] ext_w = has_reth ? {{{}, {}, {}}} : (has_aeth ? {{{}, {}, 96'd0}} : 128'd0);\n",
             fld("va"),
@@ -309,6 +392,13 @@ pub struct RoceTxBuild {
     /// packer works on the block's input, so the inserter starts from flops (the packer's byte
     /// selects, adders and checksum were 15 LUT levels deep with the inserter's shifts behind).
     hskid: ChanSkid<Bits<1033>>,
+    /// The packer's first stage and the register after it (a pipeline stage whose ready is the
+    /// skid's registered ready, or empty): a header takes one cycle more, the stream none.
+    pre: RoceHdrPre,
+    st_h: DFF<TxHdr>,
+    st_p: DFF<HdrPre>,
+    st_v: DFF<Bit>,
+    st_ready: Signal<Local, Bit>,
     pack: RoceHdrPack,
     hpk: Signal<Local, Bits<1033>>,
     only_bit: Constant<Bits<1033>>,
@@ -330,6 +420,11 @@ impl Default for RoceTxBuild {
             s_axis: Default::default(),
             m_axis: Default::default(),
             hskid: Default::default(),
+            pre: Default::default(),
+            st_h: Default::default(),
+            st_p: Default::default(),
+            st_v: Default::default(),
+            st_ready: Default::default(),
             pack: Default::default(),
             hpk: Default::default(),
             only_bit: Constant::new(Bits::<1033>::default().replace_bit(1032, true)),
@@ -345,18 +440,30 @@ impl Logic for RoceTxBuild {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, hskid, ins, gen);
+        dff_setup!(self, clock, st_h, st_p, st_v);
         self.hskid.reset.next = self.reset.val();
         self.ins.reset.next = self.reset.val();
         self.gen.reset.next = self.reset.val();
-        // header: packer → skid → inserter
-        self.pack.h.next = self.hdr.val();
+        // header: first stage → register → packer → skid → inserter
+        self.pre.h.next = self.hdr.val();
+        self.st_ready.next = !self.st_v.q.val() | self.hskid.s_ready.val();
+        if self.st_ready.val() {
+            self.st_v.d.next = self.hdr_valid.val();
+            self.st_h.d.next = self.hdr.val();
+            self.st_p.d.next = self.pre.pre.val();
+        }
+        if self.reset.val() {
+            self.st_v.d.next = false;
+        }
+        self.hdr_ready.next = self.st_ready.val();
+        self.pack.h.next = self.st_h.q.val();
+        self.pack.pre.next = self.st_p.q.val();
         self.hpk.next = bit_cast::<1033, 1024>(self.pack.data.val()) | (bit_cast::<1033, 8>(self.pack.len.val()) << 1024);
         if self.pack.only.val() {
             self.hpk.next = self.hpk.val() | self.only_bit.val();
         }
         self.hskid.s_data.next = self.hpk.val();
-        self.hskid.s_valid.next = self.hdr_valid.val();
-        self.hdr_ready.next = self.hskid.s_ready.val();
+        self.hskid.s_valid.next = self.st_v.q.val();
         self.ins.hdr_data.next = self.hskid.m_data.val().get_bits::<1024>(0);
         self.ins.hdr_len.next = self.hskid.m_data.val().get_bits::<8>(1024);
         self.ins.hdr_only.next = self.hskid.m_data.val().get_bit(1032);
