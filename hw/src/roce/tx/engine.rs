@@ -264,7 +264,9 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     rr: DFF<Bit>,
     i_dq: Signal<Local, Bit>,
     i_sq: Signal<Local, Bit>,
-    w_lim: Signal<Local, Bits<24>>,
+    /// The window in packets (a register: `window` is configuration).
+    w_lim: DFF<Bits<24>>,
+    w_lim_d: Signal<Local, Bits<24>>,
     una_d: Signal<Local, Bits<24>>,
     win_ok: Signal<Local, Bit>,
     l_psn: Signal<Local, Bits<24>>,
@@ -466,6 +468,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             i_dq: Default::default(),
             i_sq: Default::default(),
             w_lim: Default::default(),
+            w_lim_d: Default::default(),
             una_d: Default::default(),
             win_ok: Default::default(),
             l_psn: Default::default(),
@@ -651,7 +654,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for RoceTx<A, R, LT, ST> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -699,10 +702,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         // park it)
         self.i_dq.next = self.dq.m_axis.tvalid.val() & !self.rtx_busy.q.val() & (!self.sq_q.m_valid.val() | self.rr.q.val() | !self.dq_room.val());
         self.i_sq.next = self.sq_q.m_valid.val() & !self.rtx_busy.q.val() & self.dq_room.val() & !self.i_dq.val();
-        self.w_lim.next = bit_cast::<24, 8>(self.window.val());
-        if !self.window.val().any() | (self.w_lim.val() > self.c_wmax.val()) {
-            self.w_lim.next = self.c_wmax.val();
+        self.w_lim_d.next = bit_cast::<24, 8>(self.window.val());
+        if !self.window.val().any() | (self.w_lim_d.val() > self.c_wmax.val()) {
+            self.w_lim_d.next = self.c_wmax.val();
         }
+        self.w_lim.d.next = self.w_lim_d.val();
         // una_ram: {busy, una}; zero (open) until the completion side reports a QP
         self.una_ram.we.next = self.una_wr.val();
         self.una_ram.waddr.next = self.una_qpn.val();
@@ -818,13 +822,15 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         }
         self.una_out_busy.next = self.una_ram.rdata.val().get_bit(24);
         self.r_behind.next = self.r_psn.q.val() - self.una_d.val();
-        self.win_ok.next = !self.una_out_busy.val() | (self.r_behind.val() < self.w_lim.val());
+        self.win_ok.next = !self.una_out_busy.val() | (self.r_behind.val() < self.w_lim.q.val());
         self.rtx_end.next = self.r_rtx.q.val() & (self.r_psn.q.val() == self.r_lim.q.val());
         // a retransmitted packet the QP has meanwhile seen acknowledged is skipped (its slot in the
         // buffer may already hold a newer packet)
         self.r_stale.next = self.r_rtx.q.val() & (!self.una_out_busy.val() | (self.r_behind.val() >= self.c_half24.val()));
-        // a new message's first packet may go in the cycle its record is taken
-        self.r_valid.next = ((self.r_st.q.val() == self.s_gen.val()) | ((self.r_st.q.val() == self.s_rec.val()) & self.sent_ready.val()))
+        // a new message's first packet goes in the cycle after its record is taken (not in
+        // that cycle: the completion side's `sent_ready` would be the first term of the send
+        // decision and of everything it moves, 12 LUT levels)
+        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val())
             & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
         if (self.r_st.q.val() == self.s_gen.val()) & self.rtx_end.val() {
             self.r_st.d.next = self.s_idle.val();
@@ -859,7 +865,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.l_park.next = (!self.r_def.q.val() & (self.dhead_ram.rdata.val() != self.dtail_ram.rdata.val()))
             | (self.r_def.q.val() & (self.r_seq.q.val() != self.dhead_ram.rdata.val()))
             | ((self.r_state.val() == self.c_rts.val()) & !self.err_ram.rdata.val().any() & self.una2_busy.val()
-                & ((self.l_psn.val() - self.una2_d.val()) >= self.w_lim.val()));
+                & ((self.l_psn.val() - self.una2_d.val()) >= self.w_lim.q.val()));
         if self.r_st.q.val() == self.s_look.val() {
             if !self.r_rtx.q.val() & !self.r_resume.q.val() {
                 self.r_psn.d.next = self.psn_rd.val();
