@@ -62,6 +62,9 @@ impl<const K: usize> Logic for KeepUp4<K> {
             v += &format!("  out[{i}] = keep[{}];\n", i & !3);
         }
         v += "end\n";
+        // a contiguous keep's other bits follow from these
+        let rest: Vec<String> = (0..K).filter(|i| i % 4 != 0).map(|i| format!("keep[{i}]")).collect();
+        v += &format!("wire unused_keep = ^{{{}}};\n", rest.join(", "));
         Verilog::Custom(v)
     }
 }

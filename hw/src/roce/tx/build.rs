@@ -394,7 +394,7 @@ pub struct RoceTxBuild {
     hskid: ChanSkid<Bits<1033>>,
     /// The packer's first stage and the register after it (a pipeline stage whose ready is the
     /// skid's registered ready, or empty): a header takes one cycle more, the stream none.
-    pre: RoceHdrPre,
+    hdr_pre: RoceHdrPre,
     st_h: DFF<TxHdr>,
     st_p: DFF<HdrPre>,
     st_v: DFF<Bit>,
@@ -420,7 +420,7 @@ impl Default for RoceTxBuild {
             s_axis: Default::default(),
             m_axis: Default::default(),
             hskid: Default::default(),
-            pre: Default::default(),
+            hdr_pre: Default::default(),
             st_h: Default::default(),
             st_p: Default::default(),
             st_v: Default::default(),
@@ -445,12 +445,12 @@ impl Logic for RoceTxBuild {
         self.ins.reset.next = self.reset.val();
         self.gen.reset.next = self.reset.val();
         // header: first stage → register → packer → skid → inserter
-        self.pre.h.next = self.hdr.val();
+        self.hdr_pre.h.next = self.hdr.val();
         self.st_ready.next = !self.st_v.q.val() | self.hskid.s_ready.val();
         if self.st_ready.val() {
             self.st_v.d.next = self.hdr_valid.val();
             self.st_h.d.next = self.hdr.val();
-            self.st_p.d.next = self.pre.pre.val();
+            self.st_p.d.next = self.hdr_pre.pre.val();
         }
         if self.reset.val() {
             self.st_v.d.next = false;
