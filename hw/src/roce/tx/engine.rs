@@ -827,10 +827,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         // a retransmitted packet the QP has meanwhile seen acknowledged is skipped (its slot in the
         // buffer may already hold a newer packet)
         self.r_stale.next = self.r_rtx.q.val() & (!self.una_out_busy.val() | (self.r_behind.val() >= self.c_half24.val()));
-        // a new message's first packet goes in the cycle after its record is taken (not in
-        // that cycle: the completion side's `sent_ready` would be the first term of the send
-        // decision and of everything it moves, 12 LUT levels)
-        self.r_valid.next = (self.r_st.q.val() == self.s_gen.val())
+        // a new message's first packet may go in the cycle its record is taken
+        self.r_valid.next = ((self.r_st.q.val() == self.s_gen.val()) | ((self.r_st.q.val() == self.s_rec.val()) & self.sent_ready.val()))
             & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
         if (self.r_st.q.val() == self.s_gen.val()) & self.rtx_end.val() {
             self.r_st.d.next = self.s_idle.val();
