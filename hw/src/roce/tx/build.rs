@@ -8,6 +8,7 @@
 //! against the golden model (etherparse), and with scapy and tshark.
 use crate::crc::fields::bits_of;
 use crate::crc::icrc::IcrcGen;
+use crate::em::{fold_verilog, vfield};
 use crate::roce::hdr::{ext_len, BTH_V4, BTH_V6};
 use crate::stream::*;
 use nicgen_model::OpcodeLayout;
@@ -132,6 +133,8 @@ pub fn layout(v6: bool) -> Vec<Place> {
 /// The computed values of [`Src::W`], and the header length.
 pub struct Derived {
     pub pad: u128,
+    /// The IPv4 header's words summed, before the folds (what `RoceHdrPre` hands on).
+    pub sum: u128,
     pub ulen: u128,
     pub iplen: u128,
     pub csum: u128,
@@ -160,7 +163,7 @@ pub fn derive(f: &TxFields) -> Derived {
         0
     };
     let hdr_len = if f.ipv6 { BTH_V6 } else { BTH_V4 } + 12 + ext_n as usize;
-    Derived { pad, ulen, iplen, csum: !s2 & 0xffff, tclass, ext, hdr_len }
+    Derived { pad, sum: s0, ulen, iplen, csum: !s2 & 0xffff, tclass, ext, hdr_len }
 }
 
 /// The model of [`RoceHdrPack`]: the header bytes (128, zero past the header) and their count.
@@ -210,11 +213,8 @@ impl HdrPreFields {
     pub fn of(f: &TxFields) -> Self {
         let d = derive(f);
         let l = OpcodeLayout::of(f.opcode);
-        let (s, t) = (f.src_ip as u32, f.dst_ip as u32);
-        let w = |x: u32| (x >> 16) + (x & 0xffff);
-        let sum = ((f.ttl as u32) << 8 | d.tclass as u32) + 0x8511 + w(s) + w(t) + d.iplen as u32;
         HdrPreFields {
-            sum,
+            sum: d.sum as u32,
             ulen: d.ulen as u16,
             iplen: d.iplen as u16,
             pad: d.pad as u8,
@@ -242,8 +242,8 @@ impl Logic for RoceHdrPre {
         self.pre.connect();
     }
     fn hdl(&self) -> Verilog {
-        let fld = |n: &str| crate::em::vfield("h", TxFields::slot(n));
-        let out = |n: &str| crate::em::vfield("pre", HdrPreFields::slot(n));
+        let fld = |n: &str| vfield("h", TxFields::slot(n));
+        let out = |n: &str| vfield("pre", HdrPreFields::slot(n));
         let mut v = String::new();
         v += &format!("wire [7:0] op = {};\nwire [15:0] plen = {};\n", fld("opcode"), fld("plen"));
         v += "reg [5:0] ext_n;\nreg [7:0] ul_b;\nreg [7:0] ip_b;\nreg has_reth;\nreg has_aeth;\nalways @(*) begin\n  has_reth = 1'b0;\n  has_aeth = 1'b0;\n  ext_n = 6'd0;\n  ul_b = 8'd24;\n  ip_b = 8'd44;\n  case (op)\n";
@@ -311,16 +311,9 @@ impl Logic for RoceHdrPack {
         self.only.connect();
     }
     fn hdl(&self) -> Verilog {
-        let fld = |n: &str| {
-            let (o, w) = TxFields::slot(n);
-            if w == 1 {
-                format!("h[{o}]")
-            } else {
-                format!("h[{}:{}]", o + w - 1, o)
-            }
-        };
+        let fld = |n: &str| vfield("h", TxFields::slot(n));
+        let pf = |n: &str| vfield("pre", HdrPreFields::slot(n));
         let mut v = String::new();
-        let pf = |n: &str| crate::em::vfield("pre", HdrPreFields::slot(n));
         v += &format!("wire v6 = {};\nwire [15:0] plen = {};\n", fld("ipv6"), fld("plen"));
         for n in ["ulen", "iplen", "pad", "ext_n", "has_reth", "has_aeth"] {
             let (_, w) = HdrPreFields::slot(n);
@@ -329,7 +322,7 @@ impl Logic for RoceHdrPack {
         v += &format!("wire [7:0] tclass = {{{}, {}}};\n", fld("dscp"), fld("ecn"));
         // the checksum: the first stage's 20-bit sum folded twice
         v += &format!("wire [19:0] sum = {};\n", pf("sum"));
-        v += &crate::em::fold_verilog("s", "sum");
+        v += &fold_verilog("s", "sum");
         v += "wire [15:0] csum = ~s_f2;\n";
         v += &format!(
             "wire [127:0] ext_w = has_reth ? {{{}, {}, {}}} : (has_aeth ? {{{}, {}, 96'd0}} : 128'd0);\n",
