@@ -139,6 +139,10 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     rx_fifo: AxisFifo512,
     /// The tap's flags of the frames in `rx_fifo`, for the parser.
     rx_flags: TapFlagQueue,
+    /// A register slice between the RX buffer and the parser, each beat with its frame's tap
+    /// flag in bit 512: the parser's header extraction starts from flops, not from the buffer's
+    /// RAM output and its read logic (LUT depth).
+    rx_pipe: AxisSkid<513, 64>,
     parse: RoceRxParse,
     responder: RoceResponder<A>,
     req: RoceRequester<A, R>,
@@ -219,6 +223,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             tap_core: Default::default(),
             rx_fifo: AxisFrameFifo512::new(),
             rx_flags: Default::default(),
+            rx_pipe: Default::default(),
             parse: Default::default(),
             responder: Default::default(),
             req: Default::default(),
@@ -277,13 +282,14 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
         }
-        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_fifo, rx_flags, parse, responder, req, tx, wmux, bridge, window, stage);
+        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_fifo, rx_flags, rx_pipe, parse, responder, req, tx, wmux, bridge, window, stage);
         self.check.reset.next = self.reset.val();
         self.rx_tap.reset.next = self.reset.val();
         self.tap_core.reset.next = self.reset.val();
         self.rx_slot.reset.next = self.reset.val();
         self.rx_fifo.reset.next = self.reset.val();
         self.rx_flags.reset.next = self.reset.val();
+        self.rx_pipe.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
         self.responder.reset.next = self.reset.val();
         self.req.reset.next = self.reset.val();
@@ -306,14 +312,20 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.rx_flags.in_user.next = self.rx_tap.m_axis.tuser.val();
         self.rx_flags.in_flag.next = self.rx_tap.m_flag.val();
         self.rx_flags.ovf.next = self.rx_fifo.drop_overflow.val();
-        self.parse.s_flag.next = self.rx_flags.head.val();
-        self.parse.s_axis.tdata.next = self.rx_fifo.m_axis.tdata.val();
-        self.parse.s_axis.tkeep.next = self.rx_fifo.m_axis.tkeep.val();
-        self.parse.s_axis.tlast.next = self.rx_fifo.m_axis.tlast.val();
-        self.parse.s_axis.tuser.next = self.rx_fifo.m_axis.tuser.val();
-        self.parse.s_axis.tvalid.next = self.rx_fifo.m_axis.tvalid.val() & self.rx_flags.head_valid.val();
-        self.rx_fifo.m_axis.tready.next = self.parse.s_axis.tready.val() & self.rx_flags.head_valid.val();
-        self.rx_flags.pop.next = self.rx_fifo.m_axis.tvalid.val() & self.rx_fifo.m_axis.tlast.val() & self.parse.s_axis.tready.val() & self.rx_flags.head_valid.val();
+        self.rx_pipe.s_axis.tdata.next = (bit_cast::<513, 1>(self.rx_flags.head.val().into()) << 512) | bit_cast::<513, 512>(self.rx_fifo.m_axis.tdata.val());
+        self.rx_pipe.s_axis.tkeep.next = self.rx_fifo.m_axis.tkeep.val();
+        self.rx_pipe.s_axis.tlast.next = self.rx_fifo.m_axis.tlast.val();
+        self.rx_pipe.s_axis.tuser.next = self.rx_fifo.m_axis.tuser.val();
+        self.rx_pipe.s_axis.tvalid.next = self.rx_fifo.m_axis.tvalid.val() & self.rx_flags.head_valid.val();
+        self.rx_fifo.m_axis.tready.next = self.rx_pipe.s_axis.tready.val() & self.rx_flags.head_valid.val();
+        self.rx_flags.pop.next = self.rx_fifo.m_axis.tvalid.val() & self.rx_fifo.m_axis.tlast.val() & self.rx_pipe.s_axis.tready.val() & self.rx_flags.head_valid.val();
+        self.parse.s_flag.next = self.rx_pipe.m_axis.tdata.val().get_bit(512);
+        self.parse.s_axis.tdata.next = self.rx_pipe.m_axis.tdata.val().get_bits::<512>(0);
+        self.parse.s_axis.tkeep.next = self.rx_pipe.m_axis.tkeep.val();
+        self.parse.s_axis.tlast.next = self.rx_pipe.m_axis.tlast.val();
+        self.parse.s_axis.tuser.next = self.rx_pipe.m_axis.tuser.val();
+        self.parse.s_axis.tvalid.next = self.rx_pipe.m_axis.tvalid.val();
+        self.rx_pipe.m_axis.tready.next = self.parse.s_axis.tready.val();
         // parser → responder
         self.responder.hdr.next = self.parse.hdr.val();
         self.responder.hdr_valid.next = self.parse.hdr_valid.val();

@@ -128,6 +128,13 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     fail: Signal<Local, Bit>,
     fail_status: Signal<Local, Bits<4>>,
     prog: Signal<Local, Bit>,
+    /// `prog` for each value the step may give the oldest unacknowledged PSN, each compared with
+    /// `una0` beside the step's decision (not after it): the PSN kept, the header's PSN + 1, the
+    /// header's PSN, the ring entry's last PSN + 1.
+    pg_p: Signal<Local, Bit>,
+    pg_h1: Signal<Local, Bit>,
+    pg_h: Signal<Local, Bit>,
+    pg_e1: Signal<Local, Bit>,
     rl: Signal<Local, Bits<3>>,
     rty_go: Signal<Local, Bit>,
     p_fin: Signal<Local, QpReq>,
@@ -301,6 +308,10 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             fail: Default::default(),
             fail_status: Default::default(),
             prog: Default::default(),
+            pg_p: Default::default(),
+            pg_h1: Default::default(),
+            pg_h: Default::default(),
+            pg_e1: Default::default(),
             rl: Default::default(),
             rty_go: Default::default(),
             p_fin: Default::default(),
@@ -560,6 +571,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.fail.next = false;
         self.fail_status.next = self.st_op.val();
         self.prog.next = false;
+        self.pg_p.next = self.p.q.val().sq_una_psn != self.una0.q.val();
+        self.pg_h1.next = (self.h.q.val().psn + self.c1_24.val()) != self.una0.q.val();
+        self.pg_h.next = self.h.q.val().psn != self.una0.q.val();
+        self.pg_e1.next = (self.e.val().last_psn + self.c1_24.val()) != self.una0.q.val();
         self.rl.next = self.p.q.val().retry_left;
         self.p_fin.next = self.p.q.val();
         self.rty_go.next = false;
@@ -656,6 +671,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         if self.st.q.val() == self.s_eval.val() {
             self.p_nx.next = self.p.q.val();
+            self.prog.next = self.pg_p.val();
             // by default re-read the same ring entry (a step that waits for room)
             self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
             self.ring_ram.re.next = true;
@@ -713,6 +729,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             }
                             if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) {
                                 self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                                self.prog.next = self.pg_h1.val();
                             }
                             if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & self.e_done.val() {
                                 // acknowledged past a READ whose responses did not all arrive
@@ -725,6 +742,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             self.bump[2].next = true;
                             if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) {
                                 self.p_nx.next.sq_una_psn = self.h.q.val().psn;
+                                self.prog.next = self.pg_h.val();
                             }
                             self.want_rty.next = self.p.q.val().count.any();
                             self.finish.next = true;
@@ -748,6 +766,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         self.pay_dma.next = self.h.q.val().plen.any();
                         self.cmd_q.s_valid.next = self.h.q.val().plen.any();
                         self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                        self.prog.next = self.pg_h1.val();
                         // the tap's flag of an accepted response sticks to the READ
                         self.p_nx.next.flagged = self.p.q.val().flagged | self.h.q.val().tap_flag;
                         self.finish.next = true;
@@ -788,6 +807,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.p_nx.next.tail = self.tail_nx.val();
                 self.p_nx.next.count = self.p.q.val().count - self.c1_5.val();
                 self.p_nx.next.sq_una_psn = self.e.val().last_psn + self.c1_24.val();
+                self.prog.next = self.pg_e1.val();
                 if self.cq_q.s_valid.val() {
                     self.bump[6].next = true;
                 }
@@ -800,8 +820,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 }
             }
             self.p.d.next = self.p_nx.val();
-            // progress restarts the timer and restores the retries; a replay uses one
-            self.prog.next = self.p_nx.val().sq_una_psn != self.una0.q.val();
+            // progress (`prog`: the step moved the oldest unacknowledged PSN) restarts the timer
+            // and restores the retries; a replay uses one
             self.p_fin.next = self.p_nx.val();
             if self.prog.val() {
                 self.rl.next = self.p.q.val().retry_cnt;
@@ -835,12 +855,14 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             }
         }
         // ------------------------------------------------ the next job: from idle, and in the
-        // cycle a job ends (a sent record, or an evaluation that finishes without a replay), so
-        // that a message costs one cycle for its record and two for its ACK. A state read issued
+        // cycle a job ends (a sent record, or an evaluation that finishes and wants no replay), so
+        // that a message costs one cycle for its record and two for its ACK. A step that wants a
+        // replay does not dispatch (whether the replay starts depends on the retry count and the
+        // queue's room, too deep a path to wait on): the next job goes from idle a cycle later. A state read issued
         // in the cycle that job writes the same QP's state is forwarded (`fw_*`). A control-plane
         // write waits for idle; a sent record is not taken again in the cycle it was taken.
         self.disp.next = (self.st.q.val() == self.s_idle.val()) | (self.st.q.val() == self.s_sent.val())
-            | ((self.st.q.val() == self.s_eval.val()) & self.finish.val() & !self.rty_go.val());
+            | ((self.st.q.val() == self.s_eval.val()) & self.finish.val() & !self.want_rty.val());
         if self.disp.val() {
             if self.ctl_req.val() {
                 if self.st.q.val() == self.s_idle.val() {
