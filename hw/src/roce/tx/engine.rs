@@ -281,6 +281,14 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// Set by the completion side's error events, cleared by a control-plane write.
     err_ram: Ram<1, A>,
     r_pmtu_code: Signal<Local, Bits<3>>,
+    /// The message's PMTU code, PMTU and packet count, worked out in its look-up cycle from the
+    /// PMTU RAM's output and held for its packets (the send decision starts from flops, not from
+    /// the RAM's output: LUT depth).
+    g_code: DFF<Bits<3>>,
+    g_pmtu: DFF<Bits<16>>,
+    g_npkts: DFF<Bits<24>>,
+    l_pmtu: Signal<Local, Bits<16>>,
+    l_npkts: Signal<Local, Bits<24>>,
     r_state: Signal<Local, Bits<3>>,
     c_rts: Constant<Bits<3>>,
     s_flush: Constant<Bits<3>>,
@@ -557,6 +565,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             err_valid: Default::default(),
             err_ready: Default::default(),
             r_pmtu_code: Default::default(),
+            g_code: Default::default(),
+            g_pmtu: Default::default(),
+            g_npkts: Default::default(),
+            l_pmtu: Default::default(),
+            l_npkts: Default::default(),
             r_state: Default::default(),
             c_rts: c(state::RTS as u64),
             s_flush: c(3),
@@ -654,7 +667,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for RoceTx<A, R, LT, ST> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -780,18 +793,26 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.cfg_ram.oce.next = false;
         self.ctl_done.next = false;
         // ------------------------------------------------ requester
-        self.r_pmtu_code.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
         self.r_state.next = self.pmtu_ram.rdata.val().get_bits::<3>(3);
-        self.r_pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.r_pmtu_code.val());
+        // the look-up cycle works out the message's PMTU and packet count from the RAM's output
+        self.l_pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.pmtu_ram.rdata.val().get_bits::<3>(0));
+        self.l_npkts.next = bit_cast::<24, 32>((self.r_wr.q.val().len + bit_cast::<32, 16>(self.l_pmtu.val()) - self.c1_32.val()) >> (bit_cast::<32, 3>(self.pmtu_ram.rdata.val().get_bits::<3>(0)) + bit_cast::<32, 4>(self.c8.val())));
+        if !self.r_wr.q.val().len.any() {
+            self.l_npkts.next = self.c1_24.val();
+        }
+        if self.r_st.q.val() == self.s_look.val() {
+            self.g_code.d.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
+            self.g_pmtu.d.next = self.l_pmtu.val();
+            self.g_npkts.d.next = self.l_npkts.val();
+        }
+        self.r_pmtu_code.next = self.g_code.q.val();
+        self.r_pmtu.next = self.g_pmtu.q.val();
         self.r_last.next = self.r_left.q.val() <= bit_cast::<32, 16>(self.r_pmtu.val());
         self.r_plen.next = bit_cast::<32, 16>(self.r_pmtu.val());
         if self.r_last.val() {
             self.r_plen.next = self.r_left.q.val();
         }
-        self.r_npkts.next = bit_cast::<24, 32>((self.r_wr.q.val().len + bit_cast::<32, 16>(self.r_pmtu.val()) - self.c1_32.val()) >> (bit_cast::<32, 3>(self.r_pmtu_code.val()) + bit_cast::<32, 4>(self.c8.val())));
-        if !self.r_wr.q.val().len.any() {
-            self.r_npkts.next = self.c1_24.val();
-        }
+        self.r_npkts.next = self.g_npkts.q.val();
         self.r_desc.next.qpn = self.r_wr.q.val().qpn;
         self.r_desc.next.psn = self.r_psn.q.val();
         self.r_desc.next.va = self.r_wr.q.val().raddr;
