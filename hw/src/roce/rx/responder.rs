@@ -250,6 +250,12 @@ pub struct RoceResponder<const A: usize> {
     va_end: Signal<Local, Bits<65>>,
     mr_end: Signal<Local, Bits<65>>,
     npkts: Signal<Local, Bits<24>>,
+    /// `ceil(len / PMTU)` for each of the eight PMTU codes, from the header alone (constant
+    /// shifts): the QP's code (a RAM output) only picks one, so the READ's PSN count is not a
+    /// variable shift behind the RAM (LUT depth).
+    npk: [Signal<Local, Bits<32>>; 8],
+    c_pm1: [Constant<Bits<32>>; 8],
+    c_pmsh: [Constant<Bits<32>>; 8],
     addr: Signal<Local, Bits<64>>,
     left: Signal<Local, Bits<32>>,
     ack_now: Signal<Local, Bit>,
@@ -271,7 +277,6 @@ pub struct RoceResponder<const A: usize> {
     c1_24: Constant<Bits<24>>,
     c1_8: Constant<Bits<8>>,
     c1_32: Constant<Bits<32>>,
-    c8: Constant<Bits<4>>,
     s_idle: Constant<Bits<2>>,
     s_look: Constant<Bits<2>>,
     s_act: Constant<Bits<2>>,
@@ -413,6 +418,9 @@ impl<const A: usize> Default for RoceResponder<A> {
             va_end: Default::default(),
             mr_end: Default::default(),
             npkts: Default::default(),
+            npk: Default::default(),
+            c_pm1: core::array::from_fn(|i| c((256u64 << i) - 1)),
+            c_pmsh: core::array::from_fn(|i| c(8 + i as u64)),
             addr: Default::default(),
             left: Default::default(),
             ack_now: Default::default(),
@@ -431,7 +439,6 @@ impl<const A: usize> Default for RoceResponder<A> {
             c1_24: c(1),
             c1_8: c(1),
             c1_32: c(1),
-            c8: c(8),
             s_idle: c(0),
             s_look: c(1),
             s_act: c(2),
@@ -568,7 +575,19 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.acc_ok.next = true;
         }
         // READ: PSNs the response takes, max(1, ceil(len / PMTU))
-        self.npkts.next = bit_cast::<24, 32>((self.h.q.val().dma_len + bit_cast::<32, 16>(self.pmtu.val()) - self.c1_32.val()) >> (bit_cast::<32, 3>(self.cfg_out.y.val().pmtu) + bit_cast::<32, 4>(self.c8.val())));
+        for i in 0..8 {
+            self.npk[i].next = (self.h.q.val().dma_len + self.c_pm1[i].val()) >> self.c_pmsh[i].val();
+        }
+        match self.cfg_out.y.val().pmtu.index() {
+            0 => self.npkts.next = bit_cast::<24, 32>(self.npk[0].val()),
+            1 => self.npkts.next = bit_cast::<24, 32>(self.npk[1].val()),
+            2 => self.npkts.next = bit_cast::<24, 32>(self.npk[2].val()),
+            3 => self.npkts.next = bit_cast::<24, 32>(self.npk[3].val()),
+            4 => self.npkts.next = bit_cast::<24, 32>(self.npk[4].val()),
+            5 => self.npkts.next = bit_cast::<24, 32>(self.npk[5].val()),
+            6 => self.npkts.next = bit_cast::<24, 32>(self.npk[6].val()),
+            _ => self.npkts.next = bit_cast::<24, 32>(self.npk[7].val()),
+        }
         if !self.h.q.val().dma_len.any() {
             self.npkts.next = self.c1_24.val();
         }
