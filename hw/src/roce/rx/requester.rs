@@ -122,6 +122,11 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     scan: DFF<Bit>,
     una0: DFF<Bits<24>>,
     lim: Signal<Local, Bits<32>>,
+    /// The QP's timer limit, worked out from the state as it is read (`lim_l`) and held beside
+    /// `p` (the timeout changes only by a control-plane write), so that no shift is on the
+    /// step's path.
+    lim_l: Signal<Local, Bits<32>>,
+    p_lim: DFF<Bits<32>>,
     expired: Signal<Local, Bit>,
     want_rty: Signal<Local, Bit>,
     /// The oldest message fails with `fail_status` (a fatal NAK, or retry exceeded).
@@ -214,6 +219,10 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     room: Signal<Local, Bit>,
     tail_nx: Signal<Local, Bits<4>>,
     roff: Signal<Local, Bits<64>>,
+    /// The response's offset for each of the eight PMTU codes (constant shifts); the message's
+    /// code (a ring RAM output) picks one.
+    roffs: [Signal<Local, Bits<64>>; 8],
+    c_sh: [Constant<Bits<64>>; 8],
     status: Signal<Local, Bits<4>>,
     finish: Signal<Local, Bit>,
     pay_dma: Signal<Local, Bit>,
@@ -230,7 +239,6 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     c1_24: Constant<Bits<24>>,
     c16: Constant<Bits<5>>,
     c0_5: Constant<Bits<5>>,
-    c8: Constant<Bits<7>>,
     o_ack: Constant<Bits<8>>,
     o_rf: Constant<Bits<8>>,
     o_ro: Constant<Bits<8>>,
@@ -303,6 +311,8 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             scan: Default::default(),
             una0: Default::default(),
             lim: Default::default(),
+            lim_l: Default::default(),
+            p_lim: Default::default(),
             expired: Default::default(),
             want_rty: Default::default(),
             fail: Default::default(),
@@ -384,6 +394,8 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             room: Default::default(),
             tail_nx: Default::default(),
             roff: Default::default(),
+            roffs: Default::default(),
+            c_sh: core::array::from_fn(|i| c(8 + i as u64)),
             status: Default::default(),
             finish: Default::default(),
             pay_dma: Default::default(),
@@ -400,7 +412,6 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             c1_24: c(1),
             c16: c(RING as u64),
             c0_5: c(0),
-            c8: c(8),
             o_ack: c(op::ACK as u64),
             o_rf: c(op::READ_RESP_FIRST as u64),
             o_ro: c(op::READ_RESP_ONLY as u64),
@@ -439,7 +450,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        dff_setup!(self, clock, p_lim, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -562,10 +573,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rp_last.next = (self.rp_i.q.val() + self.c1_5.val()) == self.rp_n.q.val();
         self.rtx_in.x.next.last = self.rp_last.val();
         // the retransmit timer: 4.096 µs (1024 cycles) × 2^timeout
-        self.lim.next = self.c1024.val() << bit_cast::<32, 5>(self.p.q.val().timeout);
-        if self.p.q.val().timeout > self.c21.val() {
-            self.lim.next = self.c2_31.val();
+        self.lim_l.next = self.c1024.val() << bit_cast::<32, 5>(self.ptr_out.y.val().timeout);
+        if self.ptr_out.y.val().timeout > self.c21.val() {
+            self.lim_l.next = self.c2_31.val();
         }
+        self.lim.next = self.p_lim.q.val();
         self.expired.next = self.p.q.val().count.any() & !self.p.q.val().err & self.p.q.val().timeout.any() & ((self.now.q.val() - self.p.q.val().stamp) >= self.lim.val());
         self.want_rty.next = false;
         self.fail.next = false;
@@ -611,7 +623,19 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.room.next = self.cq_q.s_ready.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val() & self.err_q.s_ready.val();
         self.tail_nx.next = self.p.q.val().tail + self.c1_4.val();
         self.psn_off.next = self.h.q.val().psn - self.e.val().first_psn;
-        self.roff.next = bit_cast::<64, 24>(self.psn_off.val()) << (bit_cast::<64, 3>(self.e.val().pmtu) + bit_cast::<64, 7>(self.c8.val()));
+        for i in 0..8 {
+            self.roffs[i].next = bit_cast::<64, 24>(self.psn_off.val()) << self.c_sh[i].val();
+        }
+        match self.e.val().pmtu.index() {
+            0 => self.roff.next = self.roffs[0].val(),
+            1 => self.roff.next = self.roffs[1].val(),
+            2 => self.roff.next = self.roffs[2].val(),
+            3 => self.roff.next = self.roffs[3].val(),
+            4 => self.roff.next = self.roffs[4].val(),
+            5 => self.roff.next = self.roffs[5].val(),
+            6 => self.roff.next = self.roffs[6].val(),
+            _ => self.roff.next = self.roffs[7].val(),
+        }
         self.p_nx.next = self.p.q.val();
         self.finish.next = false;
         self.pay_dma.next = false;
@@ -627,6 +651,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         if self.st.q.val() == self.s_sent.val() {
             // record the message if the ring has room; a QP in error completes it as flushed
             self.p.d.next = self.ptr_out.y.val();
+            self.p_lim.d.next = self.lim_l.val();
             self.ptr_ram.waddr.next = self.qpn_a.val();
             self.cq_q.s_data.next.wr_id = self.sent.val().wr_id;
             self.cq_q.s_data.next.qpn = self.sent.val().qpn;
@@ -663,6 +688,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         if self.st.q.val() == self.s_look.val() {
             self.p.d.next = self.ptr_out.y.val();
+            self.p_lim.d.next = self.lim_l.val();
             self.una0.d.next = self.ptr_out.y.val().sq_una_psn;
             self.ring_ram.re.next = true;
             self.first.d.next = true;

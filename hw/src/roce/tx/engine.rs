@@ -310,6 +310,8 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     j_first: DFF<Bit>,
     j_pmtu: Signal<Local, Bits<32>>,
     j_pmtu16: Signal<Local, Bits<16>>,
+    /// The READ job's PMTU, worked out as the job is taken (not a shift behind `j_job`).
+    j_pm: DFF<Bits<16>>,
     j_last: Signal<Local, Bit>,
     j_desc: Signal<Local, TxDesc>,
     j_take: Signal<Local, Bit>,
@@ -590,6 +592,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             j_first: Default::default(),
             j_pmtu: Default::default(),
             j_pmtu16: Default::default(),
+            j_pm: Default::default(),
             j_last: Default::default(),
             j_desc: Default::default(),
             j_take: Default::default(),
@@ -667,7 +670,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for RoceTx<A, R, LT, ST> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -938,7 +941,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
             }
         }
         // ------------------------------------------------ READ responder
-        self.j_pmtu16.next = self.c256.val() << bit_cast::<16, 3>(self.j_job.q.val().pmtu);
+        self.j_pmtu16.next = self.j_pm.q.val();
         self.j_pmtu.next = bit_cast::<32, 16>(self.j_pmtu16.val());
         self.j_last.next = self.j_left.q.val() <= self.j_pmtu.val();
         self.j_desc.next.qpn = self.j_job.q.val().qpn;
@@ -973,6 +976,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         if !self.j_active.q.val() & !self.a_pend.q.val() & self.rsp_fifo.m_axis.tvalid.val() {
             if self.rsp_out.y.val().read {
                 self.j_job.d.next = self.rsp_out.y.val();
+                self.j_pm.d.next = self.c256.val() << bit_cast::<16, 3>(self.rsp_out.y.val().pmtu);
                 self.j_addr.d.next = self.rsp_out.y.val().va;
                 self.j_left.d.next = self.rsp_out.y.val().len;
                 self.j_psn.d.next = self.rsp_out.y.val().psn;
