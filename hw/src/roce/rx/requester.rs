@@ -121,7 +121,6 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     tmo_q: ChanSkid<Bits<A>>,
     scan: DFF<Bit>,
     una0: DFF<Bits<24>>,
-    lim: Signal<Local, Bits<32>>,
     /// The QP's timer limit, worked out from the state as it is read (`lim_l`) and held beside
     /// `p` (the timeout changes only by a control-plane write), so that no shift is on the
     /// step's path.
@@ -310,7 +309,6 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             tmo_q: Default::default(),
             scan: Default::default(),
             una0: Default::default(),
-            lim: Default::default(),
             lim_l: Default::default(),
             p_lim: Default::default(),
             expired: Default::default(),
@@ -577,8 +575,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         if self.ptr_out.y.val().timeout > self.c21.val() {
             self.lim_l.next = self.c2_31.val();
         }
-        self.lim.next = self.p_lim.q.val();
-        self.expired.next = self.p.q.val().count.any() & !self.p.q.val().err & self.p.q.val().timeout.any() & ((self.now.q.val() - self.p.q.val().stamp) >= self.lim.val());
+        self.expired.next = self.p.q.val().count.any() & !self.p.q.val().err & self.p.q.val().timeout.any() & ((self.now.q.val() - self.p.q.val().stamp) >= self.p_lim.q.val());
         self.want_rty.next = false;
         self.fail.next = false;
         self.fail_status.next = self.st_op.val();

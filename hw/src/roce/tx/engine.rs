@@ -309,7 +309,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     j_psn: DFF<Bits<24>>,
     j_first: DFF<Bit>,
     j_pmtu: Signal<Local, Bits<32>>,
-    j_pmtu16: Signal<Local, Bits<16>>,
     /// The READ job's PMTU, worked out as the job is taken (not a shift behind `j_job`).
     j_pm: DFF<Bits<16>>,
     j_last: Signal<Local, Bit>,
@@ -591,7 +590,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             j_psn: Default::default(),
             j_first: Default::default(),
             j_pmtu: Default::default(),
-            j_pmtu16: Default::default(),
             j_pm: Default::default(),
             j_last: Default::default(),
             j_desc: Default::default(),
@@ -941,8 +939,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
             }
         }
         // ------------------------------------------------ READ responder
-        self.j_pmtu16.next = self.j_pm.q.val();
-        self.j_pmtu.next = bit_cast::<32, 16>(self.j_pmtu16.val());
+        self.j_pmtu.next = bit_cast::<32, 16>(self.j_pm.q.val());
         self.j_last.next = self.j_left.q.val() <= self.j_pmtu.val();
         self.j_desc.next.qpn = self.j_job.q.val().qpn;
         self.j_desc.next.psn = self.j_psn.q.val();
