@@ -44,6 +44,7 @@ const DQ_W: usize = DQ_BITS + 3;
 const SRC_BITS: usize = RbSrcFields::BITS;
 const SRC_W: usize = SRC_BITS + 3;
 const _: () = assert!(WINDOW_MAX * RB_SLOT == 1 << 16 && RB_SLOT == 1 << 12);
+const _: () = assert!(WINDOW_MAX < 32); // `w_lim` is 5 bits
 /// Parked work requests at most (the parking FIFO holds 32; new requests are taken only while
 /// it has this many or fewer).
 const DQ_ADMIT: u64 = 24;
@@ -265,8 +266,12 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     i_dq: Signal<Local, Bit>,
     i_sq: Signal<Local, Bit>,
     /// The window in packets (a register: `window` is configuration).
-    w_lim: DFF<Bits<24>>,
+    /// The window in packets (at most `WINDOW_MAX`, which fits in 5 bits): a PSN is inside it
+    /// when its distance from the oldest unacknowledged one has no bit above 4 and its low five
+    /// bits are below `w_lim` (no 24-bit compare behind the subtraction).
+    w_lim: DFF<Bits<5>>,
     w_lim_d: Signal<Local, Bits<24>>,
+    l_behind: Signal<Local, Bits<24>>,
     una_d: Signal<Local, Bits<24>>,
     win_ok: Signal<Local, Bit>,
     l_psn: Signal<Local, Bits<24>>,
@@ -320,20 +325,30 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     // arbiter → descriptor FIFO + DMA command
     pick: Signal<Local, TxDesc>,
     fire: Signal<Local, Bit>,
-    /// Payload bytes chosen but not yet handed to the deparser: at most `budget`, so that ACKs
-    /// and retransmissions wait behind at most that much data (plus the packet FIFO).
-    inflight: DFF<Bits<24>>,
-    inflight_add: Signal<Local, Bits<24>>,
-    /// `inflight` less what goes to the deparser this cycle, and that plus the pick: the two
-    /// next values, worked out beside `fire`, which only selects.
-    inflight_keep: Signal<Local, Bits<24>>,
-    inflight_fire: Signal<Local, Bits<24>>,
+    /// Payload bytes that may still be chosen: `budget` less those chosen but not yet handed to
+    /// the deparser, so that ACKs and retransmissions wait behind at most `budget` bytes of data
+    /// (plus the packet FIFO). Kept as the room left (set to `budget` by reset), so a packet's
+    /// budget check is one compare of its length with a register.
+    room: DFF<Bits<24>>,
+    room_sub: Signal<Local, Bits<24>>,
+    /// `room` plus what goes to the deparser this cycle, and that less the pick: the two next
+    /// values, worked out beside `fire`, which only selects.
+    room_keep: Signal<Local, Bits<24>>,
+    room_fire: Signal<Local, Bits<24>>,
     /// Whether a READ response or a request could go, each worked out from its own descriptor
     /// beside the arbiter's pick (`r_valid`, the late one, comes last).
     fire_j: Signal<Local, Bit>,
     fire_r: Signal<Local, Bit>,
     j_fits: Signal<Local, Bit>,
     r_fits: Signal<Local, Bit>,
+    /// The budget check for each candidate length (a whole PMTU, or what is left), worked out
+    /// beside the last-packet compare, which only selects; and whether the packet has a payload.
+    j_fit_full: Signal<Local, Bit>,
+    j_fit_left: Signal<Local, Bit>,
+    r_fit_full: Signal<Local, Bit>,
+    r_fit_left: Signal<Local, Bit>,
+    j_pay: Signal<Local, Bit>,
+    r_pay: Signal<Local, Bit>,
     budget: Constant<Bits<24>>,
     desc_in: ToBits<TxDesc, DESC_BITS>,
     desc_fifo: AxisFifo<DESC_BITS, 1, DESC_W, 8>,
@@ -478,6 +493,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             i_sq: Default::default(),
             w_lim: Default::default(),
             w_lim_d: Default::default(),
+            l_behind: Default::default(),
             una_d: Default::default(),
             win_ok: Default::default(),
             l_psn: Default::default(),
@@ -598,14 +614,20 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             a_take: Default::default(),
             pick: Default::default(),
             fire: Default::default(),
-            inflight: Default::default(),
-            inflight_add: Default::default(),
-            inflight_keep: Default::default(),
-            inflight_fire: Default::default(),
+            room: Default::default(),
+            room_sub: Default::default(),
+            room_keep: Default::default(),
+            room_fire: Default::default(),
             fire_j: Default::default(),
             fire_r: Default::default(),
             j_fits: Default::default(),
             r_fits: Default::default(),
+            j_fit_full: Default::default(),
+            j_fit_left: Default::default(),
+            r_fit_full: Default::default(),
+            r_fit_left: Default::default(),
+            j_pay: Default::default(),
+            r_pay: Default::default(),
             budget: c(INFLIGHT_BUDGET as u64),
             desc_in: Default::default(),
             desc_fifo: AxisFifo::new(false),
@@ -668,7 +690,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for RoceTx<A, R, LT, ST> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, inflight, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -720,7 +742,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         if !self.window.val().any() | (self.w_lim_d.val() > self.c_wmax.val()) {
             self.w_lim_d.next = self.c_wmax.val();
         }
-        self.w_lim.d.next = self.w_lim_d.val();
+        self.w_lim.d.next = bit_cast::<5, 24>(self.w_lim_d.val());
         // una_ram: {busy, una}; zero (open) until the completion side reports a QP
         self.una_ram.we.next = self.una_wr.val();
         self.una_ram.waddr.next = self.una_qpn.val();
@@ -844,7 +866,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         }
         self.una_out_busy.next = self.una_ram.rdata.val().get_bit(24);
         self.r_behind.next = self.r_psn.q.val() - self.una_d.val();
-        self.win_ok.next = !self.una_out_busy.val() | (self.r_behind.val() < self.w_lim.q.val());
+        self.win_ok.next = !self.una_out_busy.val() | (!self.r_behind.val().get_bits::<19>(5).any() & (self.r_behind.val().get_bits::<5>(0) < self.w_lim.q.val()));
         self.rtx_end.next = self.r_rtx.q.val() & (self.r_psn.q.val() == self.r_lim.q.val());
         // a retransmitted packet the QP has meanwhile seen acknowledged is skipped (its slot in the
         // buffer may already hold a newer packet)
@@ -882,10 +904,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         if !self.r_rtx.q.val() & !self.r_resume.q.val() {
             self.l_psn.next = self.psn_rd.val();
         }
+        self.l_behind.next = self.l_psn.val() - self.una2_d.val();
         self.l_park.next = (!self.r_def.q.val() & (self.dhead_ram.rdata.val() != self.dtail_ram.rdata.val()))
             | (self.r_def.q.val() & (self.r_seq.q.val() != self.dhead_ram.rdata.val()))
             | ((self.r_state.val() == self.c_rts.val()) & !self.err_ram.rdata.val().any() & self.una2_busy.val()
-                & ((self.l_psn.val() - self.una2_d.val()) >= self.w_lim.q.val()));
+                & (self.l_behind.val().get_bits::<19>(5).any() | (self.l_behind.val().get_bits::<5>(0) >= self.w_lim.q.val())));
         if self.r_st.q.val() == self.s_look.val() {
             if !self.r_rtx.q.val() & !self.r_resume.q.val() {
                 self.r_psn.d.next = self.psn_rd.val();
@@ -1020,19 +1043,33 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         // candidate's condition is worked out from its own descriptor (an ACK has no payload),
         // and the arbiter's registers pick one: the request's `r_valid` (late: the completion
         // side's `sent_ready`) enters last
-        self.j_fits.next = (self.inflight.q.val() + bit_cast::<24, 16>(self.j_desc.val().plen)) <= self.budget.val();
-        self.r_fits.next = (self.inflight.q.val() + bit_cast::<24, 16>(self.r_desc.val().plen)) <= self.budget.val();
+        self.j_fit_full.next = bit_cast::<24, 16>(self.j_pm.q.val()) <= self.room.q.val();
+        self.j_fit_left.next = bit_cast::<24, 32>(self.j_left.q.val()) <= self.room.q.val();
+        self.j_fits.next = self.j_fit_full.val();
+        if self.j_last.val() {
+            self.j_fits.next = self.j_fit_left.val();
+        }
+        self.r_fit_full.next = bit_cast::<24, 16>(self.g_pmtu.q.val()) <= self.room.q.val();
+        self.r_fit_left.next = bit_cast::<24, 32>(self.r_left.q.val()) <= self.room.q.val();
+        self.r_fits.next = self.r_fit_full.val();
+        if self.r_last.val() {
+            self.r_fits.next = self.r_fit_left.val();
+        }
+        // a PMTU is never 0, so only a last packet can be empty (a READ request always is); with
+        // a payload, a descriptor's `rb` is its job's (or its retransmission flag)
+        self.j_pay.next = !self.j_last.val() | self.j_left.q.val().any();
+        self.r_pay.next = (!self.r_last.val() | self.r_left.q.val().any()) & (self.r_wr.q.val().op != self.op_read.val());
         self.fire_j.next = self.desc_fifo.s_axis.tready.val()
-            & (!self.j_desc.val().plen.any() | (((self.j_desc.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.j_desc.val().rb & self.cmd_q.s_ready.val())) & self.j_fits.val()));
+            & (!self.j_pay.val() | (((self.j_job.q.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.j_job.q.val().rb & self.cmd_q.s_ready.val())) & self.j_fits.val()));
         self.fire_r.next = self.desc_fifo.s_axis.tready.val()
-            & (!self.r_desc.val().plen.any() | (((self.r_desc.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.r_desc.val().rb & self.cmd_q.s_ready.val())) & self.r_fits.val()));
+            & (!self.r_pay.val() | (((self.r_rtx.q.val() & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.r_rtx.q.val() & self.cmd_q.s_ready.val())) & self.r_fits.val()));
         self.fire.next = self.r_valid.val() & self.fire_r.val();
         if self.a_pend.q.val() {
             self.fire.next = self.desc_fifo.s_axis.tready.val();
         } else if self.j_active.q.val() {
             self.fire.next = self.fire_j.val();
         }
-        self.inflight_add.next = self.inflight.q.val() + bit_cast::<24, 16>(self.pick.val().plen);
+        self.room_sub.next = self.room.q.val() - bit_cast::<24, 16>(self.pick.val().plen);
         self.a_take.next = self.fire.val() & self.a_pend.q.val();
         self.j_take.next = self.fire.val() & !self.a_pend.q.val() & self.j_active.q.val();
         self.r_take.next = self.fire.val() & !self.a_pend.q.val() & !self.j_active.q.val();
@@ -1310,16 +1347,16 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.src_q.s_axis.tlast.next = true;
         self.src_q.s_axis.tuser.next = false;
         self.src_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
-        // plus what was chosen, minus what went to the deparser
-        self.inflight_keep.next = self.inflight.q.val();
-        self.inflight_fire.next = self.inflight_add.val();
+        // less what was chosen, plus what went to the deparser
+        self.room_keep.next = self.room.q.val();
+        self.room_fire.next = self.room_sub.val();
         if self.x_go.val() {
-            self.inflight_keep.next = self.inflight.q.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
-            self.inflight_fire.next = self.inflight_add.val() - bit_cast::<24, 16>(self.x_desc.q.val().plen);
+            self.room_keep.next = self.room.q.val() + bit_cast::<24, 16>(self.x_desc.q.val().plen);
+            self.room_fire.next = self.room_sub.val() + bit_cast::<24, 16>(self.x_desc.q.val().plen);
         }
-        self.inflight.d.next = self.inflight_keep.val();
+        self.room.d.next = self.room_keep.val();
         if self.fire.val() {
-            self.inflight.d.next = self.inflight_fire.val();
+            self.room.d.next = self.room_fire.val();
         }
         self.x_hdr.next.opcode = self.x_desc.q.val().opcode;
         self.x_hdr.next.se = false;
@@ -1472,7 +1509,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
             self.k_req.d.next = 0.into();
             self.k_msgs.d.next = 0.into();
             self.k_rtx.d.next = 0.into();
-            self.inflight.d.next = self.c0_24.val();
+            self.room.d.next = self.budget.val();
             self.p_valid.d.next = false;
             self.r_resume.d.next = false;
             self.rtx_busy.d.next = false;
