@@ -6,6 +6,7 @@ pub mod qp;
 pub mod dma;
 pub mod ctrl;
 pub mod engine;
+pub mod psn_count;
 
 use rust_hdl::prelude::*;
 

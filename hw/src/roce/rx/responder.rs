@@ -25,6 +25,7 @@
 //!    AckReq is set or `ack_every` packets went unacknowledged. READ: a read job for the TX
 //!    path, the expected PSN advances by max(1, ceil(len/PMTU)). MSN counts messages.
 use crate::roce::hdr::RoceHdr;
+use crate::roce::psn_count::PsnCount;
 use crate::roce::qp::*;
 use crate::roce::{RdRes, RdResFields, RD_RES};
 use crate::roce::{DmaCmd, RespItem};
@@ -253,9 +254,7 @@ pub struct RoceResponder<const A: usize> {
     /// `ceil(len / PMTU)` for each of the eight PMTU codes, from the header alone (constant
     /// shifts): the QP's code (a RAM output) only picks one, so the READ's PSN count is not a
     /// variable shift behind the RAM (LUT depth).
-    npk: [Signal<Local, Bits<32>>; 8],
-    c_pm1: [Constant<Bits<32>>; 8],
-    c_pmsh: [Constant<Bits<32>>; 8],
+    npk: PsnCount,
     addr: Signal<Local, Bits<64>>,
     left: Signal<Local, Bits<32>>,
     ack_now: Signal<Local, Bit>,
@@ -418,8 +417,6 @@ impl<const A: usize> Default for RoceResponder<A> {
             mr_end: Default::default(),
             npkts: Default::default(),
             npk: Default::default(),
-            c_pm1: core::array::from_fn(|i| c((256u64 << i) - 1)),
-            c_pmsh: core::array::from_fn(|i| c(8 + i as u64)),
             addr: Default::default(),
             left: Default::default(),
             ack_now: Default::default(),
@@ -573,22 +570,9 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.acc_ok.next = true;
         }
         // READ: PSNs the response takes, max(1, ceil(len / PMTU))
-        for i in 0..8 {
-            self.npk[i].next = (self.h.q.val().dma_len + self.c_pm1[i].val()) >> self.c_pmsh[i].val();
-        }
-        match self.cfg_out.y.val().pmtu.index() {
-            0 => self.npkts.next = bit_cast::<24, 32>(self.npk[0].val()),
-            1 => self.npkts.next = bit_cast::<24, 32>(self.npk[1].val()),
-            2 => self.npkts.next = bit_cast::<24, 32>(self.npk[2].val()),
-            3 => self.npkts.next = bit_cast::<24, 32>(self.npk[3].val()),
-            4 => self.npkts.next = bit_cast::<24, 32>(self.npk[4].val()),
-            5 => self.npkts.next = bit_cast::<24, 32>(self.npk[5].val()),
-            6 => self.npkts.next = bit_cast::<24, 32>(self.npk[6].val()),
-            _ => self.npkts.next = bit_cast::<24, 32>(self.npk[7].val()),
-        }
-        if !self.h.q.val().dma_len.any() {
-            self.npkts.next = self.c1_24.val();
-        }
+        self.npk.len.next = self.h.q.val().dma_len;
+        self.npk.code.next = self.cfg_out.y.val().pmtu;
+        self.npkts.next = self.npk.n.val();
         self.dup_fits.next = (self.rq_out.y.val().rq_expected_psn - self.h.q.val().psn) >= self.npkts.val();
         self.addr.next = self.rq_out.y.val().rq_write_va;
         self.left.next = self.rq_out.y.val().rq_write_left;

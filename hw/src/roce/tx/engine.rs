@@ -23,6 +23,7 @@
 use crate::axil::Axi4Master512;
 use crate::record::{FromBits, ToBits};
 use crate::roce::qp::*;
+use crate::roce::psn_count::PsnCount;
 use crate::roce::tx::build::{RoceTxBuild, TxHdr};
 use crate::roce::*;
 use crate::service::aes_ctr::{kind, SvcCfg};
@@ -294,6 +295,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     g_npkts: DFF<Bits<24>>,
     l_pmtu: Signal<Local, Bits<16>>,
     l_npkts: Signal<Local, Bits<24>>,
+    l_npk: PsnCount,
     r_state: Signal<Local, Bits<3>>,
     c_rts: Constant<Bits<3>>,
     s_flush: Constant<Bits<3>>,
@@ -386,7 +388,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     unused: Signal<Local, Bit>,
     c256: Constant<Bits<16>>,
     c1_24: Constant<Bits<24>>,
-    c1_32: Constant<Bits<32>>,
     c8: Constant<Bits<4>>,
     c0_16: Constant<Bits<16>>,
     c0_24: Constant<Bits<24>>,
@@ -587,6 +588,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             g_npkts: Default::default(),
             l_pmtu: Default::default(),
             l_npkts: Default::default(),
+            l_npk: Default::default(),
             r_state: Default::default(),
             c_rts: c(state::RTS as u64),
             s_flush: c(3),
@@ -660,7 +662,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             unused: Default::default(),
             c256: c(256),
             c1_24: c(1),
-            c1_32: c(1),
             c8: c(8),
             c0_16: c(0),
             c0_24: c(0),
@@ -819,10 +820,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.r_state.next = self.pmtu_ram.rdata.val().get_bits::<3>(3);
         // the look-up cycle works out the message's PMTU and packet count from the RAM's output
         self.l_pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.pmtu_ram.rdata.val().get_bits::<3>(0));
-        self.l_npkts.next = bit_cast::<24, 32>((self.r_wr.q.val().len + bit_cast::<32, 16>(self.l_pmtu.val()) - self.c1_32.val()) >> (bit_cast::<32, 3>(self.pmtu_ram.rdata.val().get_bits::<3>(0)) + bit_cast::<32, 4>(self.c8.val())));
-        if !self.r_wr.q.val().len.any() {
-            self.l_npkts.next = self.c1_24.val();
-        }
+        self.l_npk.len.next = self.r_wr.q.val().len;
+        self.l_npk.code.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
+        self.l_npkts.next = self.l_npk.n.val();
         if self.r_st.q.val() == self.s_look.val() {
             self.g_code.d.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
             self.g_pmtu.d.next = self.l_pmtu.val();
