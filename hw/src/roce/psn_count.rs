@@ -3,21 +3,20 @@ use rust_hdl::prelude::*;
 
 /// PSNs a message of `len` bytes takes at the PMTU of `code` (`256 << code` bytes, IBA's
 /// `max(1, ceil(len / PMTU))`; a READ reserves this many, and its response has this many
-/// packets). Combinational: for each code the quotient is a constant shift (wiring) and the
-/// round-up bit an OR of the bits shifted out; the code picks one of each and one incrementer
-/// adds them. So no variable shift sits behind the code's RAM or register, and there is one
-/// adder, not eight (and no `len + PMTU - 1` to overflow).
+/// packets). Combinational: for each code, `(len + PMTU - 1) >> (8 + code)` with constants (an
+/// adder, 33 bits wide so that no length overflows it, and wiring), and the code picks one. So
+/// neither a variable shift nor an adder sits behind the code, which comes late in the
+/// responder (from its configuration RAM). Rounding up with an OR of the bits shifted out and an
+/// incrementer measured 2 LUT levels more there.
 #[derive(LogicBlock)]
 pub struct PsnCount {
     pub len: Signal<In, Bits<32>>,
     pub code: Signal<In, Bits<3>>,
     pub n: Signal<Out, Bits<24>>,
-    quo: [Signal<Local, Bits<32>>; 8],
-    rnd: [Signal<Local, Bit>; 8],
-    q: Signal<Local, Bits<24>>,
-    r: Signal<Local, Bit>,
-    c_mask: [Constant<Bits<32>>; 8],
-    c_sh: [Constant<Bits<32>>; 8],
+    len33: Signal<Local, Bits<33>>,
+    quo: [Signal<Local, Bits<33>>; 8],
+    c_pm1: [Constant<Bits<33>>; 8],
+    c_sh: [Constant<Bits<33>>; 8],
     c1: Constant<Bits<24>>,
 }
 
@@ -27,11 +26,9 @@ impl Default for PsnCount {
             len: Default::default(),
             code: Default::default(),
             n: Default::default(),
+            len33: Default::default(),
             quo: Default::default(),
-            rnd: Default::default(),
-            q: Default::default(),
-            r: Default::default(),
-            c_mask: core::array::from_fn(|i| Constant::new(((256u64 << i) - 1).into())),
+            c_pm1: core::array::from_fn(|i| Constant::new(((256u64 << i) - 1).into())),
             c_sh: core::array::from_fn(|i| Constant::new((8 + i as u64).into())),
             c1: Constant::new(1.into()),
         }
@@ -41,45 +38,20 @@ impl Default for PsnCount {
 impl Logic for PsnCount {
     #[hdl_gen]
     fn update(&mut self) {
+        self.len33.next = bit_cast::<33, 32>(self.len.val());
         for i in 0..8 {
-            self.quo[i].next = self.len.val() >> self.c_sh[i].val();
-            self.rnd[i].next = (self.len.val() & self.c_mask[i].val()).any();
+            self.quo[i].next = (self.len33.val() + self.c_pm1[i].val()) >> self.c_sh[i].val();
         }
         match self.code.val().index() {
-            0 => {
-                self.q.next = bit_cast::<24, 32>(self.quo[0].val());
-                self.r.next = self.rnd[0].val();
-            }
-            1 => {
-                self.q.next = bit_cast::<24, 32>(self.quo[1].val());
-                self.r.next = self.rnd[1].val();
-            }
-            2 => {
-                self.q.next = bit_cast::<24, 32>(self.quo[2].val());
-                self.r.next = self.rnd[2].val();
-            }
-            3 => {
-                self.q.next = bit_cast::<24, 32>(self.quo[3].val());
-                self.r.next = self.rnd[3].val();
-            }
-            4 => {
-                self.q.next = bit_cast::<24, 32>(self.quo[4].val());
-                self.r.next = self.rnd[4].val();
-            }
-            5 => {
-                self.q.next = bit_cast::<24, 32>(self.quo[5].val());
-                self.r.next = self.rnd[5].val();
-            }
-            6 => {
-                self.q.next = bit_cast::<24, 32>(self.quo[6].val());
-                self.r.next = self.rnd[6].val();
-            }
-            _ => {
-                self.q.next = bit_cast::<24, 32>(self.quo[7].val());
-                self.r.next = self.rnd[7].val();
-            }
+            0 => self.n.next = bit_cast::<24, 33>(self.quo[0].val()),
+            1 => self.n.next = bit_cast::<24, 33>(self.quo[1].val()),
+            2 => self.n.next = bit_cast::<24, 33>(self.quo[2].val()),
+            3 => self.n.next = bit_cast::<24, 33>(self.quo[3].val()),
+            4 => self.n.next = bit_cast::<24, 33>(self.quo[4].val()),
+            5 => self.n.next = bit_cast::<24, 33>(self.quo[5].val()),
+            6 => self.n.next = bit_cast::<24, 33>(self.quo[6].val()),
+            _ => self.n.next = bit_cast::<24, 33>(self.quo[7].val()),
         }
-        self.n.next = self.q.val() + bit_cast::<24, 1>(self.r.val().into());
         if !self.len.val().any() {
             self.n.next = self.c1.val();
         }
