@@ -251,9 +251,8 @@ pub struct RoceResponder<const A: usize> {
     va_end: Signal<Local, Bits<65>>,
     mr_end: Signal<Local, Bits<65>>,
     npkts: Signal<Local, Bits<24>>,
-    /// `ceil(len / PMTU)` for each of the eight PMTU codes, from the header alone (constant
-    /// shifts): the QP's code (a RAM output) only picks one, so the READ's PSN count is not a
-    /// variable shift behind the RAM (LUT depth).
+    /// The READ's PSN count: the QP's PMTU code (a RAM output) only picks one of eight counts
+    /// worked out from the header ([`PsnCount`]), so no variable shift sits behind the RAM.
     npk: PsnCount,
     addr: Signal<Local, Bits<64>>,
     left: Signal<Local, Bits<32>>,

@@ -266,10 +266,10 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     rr: DFF<Bit>,
     i_dq: Signal<Local, Bit>,
     i_sq: Signal<Local, Bit>,
-    /// The window in packets (a register: `window` is configuration).
-    /// The window in packets (at most `WINDOW_MAX`, which fits in 5 bits): a PSN is inside it
-    /// when its distance from the oldest unacknowledged one has no bit above 4 and its low five
-    /// bits are below `w_lim` (no 24-bit compare behind the subtraction).
+    /// The window in packets (a register: `window` is configuration), at most `WINDOW_MAX`, so
+    /// 5 bits: a PSN is inside it when its distance from the oldest unacknowledged one
+    /// (`r_behind`, `l_behind`) has no bit above 4 set and its low five bits are below `w_lim`
+    /// (no 24-bit compare behind the subtraction).
     w_lim: DFF<Bits<5>>,
     w_lim_d: Signal<Local, Bits<24>>,
     l_behind: Signal<Local, Bits<24>>,
@@ -1049,7 +1049,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         if self.j_last.val() {
             self.j_fits.next = self.j_fit_left.val();
         }
-        self.r_fit_full.next = bit_cast::<24, 16>(self.g_pmtu.q.val()) <= self.room.q.val();
+        self.r_fit_full.next = bit_cast::<24, 16>(self.r_pmtu.val()) <= self.room.q.val();
         self.r_fit_left.next = bit_cast::<24, 32>(self.r_left.q.val()) <= self.room.q.val();
         self.r_fits.next = self.r_fit_full.val();
         if self.r_last.val() {
