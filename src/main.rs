@@ -233,6 +233,11 @@ enum SimScenario {
         /// once). Messages go to QPs in turn, so N = --qps keeps one message per QP in flight.
         #[arg(long, default_value_t = 0)]
         outstanding: usize,
+        /// Both engines' TX cut-through start threshold in beats (register TX_START): a frame
+        /// starts to the MAC once this many of its beats are buffered (16 after reset; 255 =
+        /// store and forward). Each underrun doubles it.
+        #[arg(long)]
+        tx_start: Option<u8>,
         /// The traffic sniffer (its Verilog, under Verilator) at node A's MAC: its records go
         /// to this PCAPNG (interface rx and tx, ns timestamps), each checked against the frame
         /// the link model saw.
@@ -379,7 +384,7 @@ fn main() -> Result<()> {
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir, top } => cmd::lint::run(&dir, &top),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, outstanding, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, outstanding, tx_start, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -418,6 +423,7 @@ fn main() -> Result<()> {
                 }),
                 services,
                 threads: None,
+                tx_start,
                 dpi_qps,
                 dpi: match dpi {
                     None => None,

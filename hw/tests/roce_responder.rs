@@ -689,7 +689,7 @@ fn psn_count_is_max_one_ceil_len_over_pmtu() {
     let mut rng = Rng::new(11);
     lens.extend((0..2000).map(|_| rng.next_u64() & 0xffff_ffff));
     lens.extend((0..2000).map(|_| rng.below(1 << 20)));
-    let mut run = |sim: &mut dyn CycleSim| {
+    let run = |sim: &mut dyn CycleSim| {
         let (l, c, n) = (sim.port("len"), sim.port("code"), sim.port("n"));
         let mut checked = 0;
         for &len in lens.iter().filter(|&&x| x <= u32::MAX as u64) {

@@ -160,3 +160,147 @@ fn frame_fifo_lock_step() {
     let exp: Vec<AxisFrame> = frames.iter().filter(|f| !f.user).cloned().collect();
     assert_eq!(got, exp);
 }
+
+/// The cut-through FIFO with threshold `start`, random gaps in and backpressure out: every
+/// frame leaves once, whole, or as a prefix of whole beats ended by the abort beat (one byte,
+/// `tlast` and `tuser`); `tvalid` never drops inside a frame and a beat offered is held until
+/// taken. Returns the frames out and the aborts counted.
+fn cut_fifo_tb<S: CycleSim>(sim: &mut S, frames: &[AxisFrame], start: u8, valid: u32, ready: u32, seed: u64) -> (Vec<nicgen_sim::axis::SeenFrame>, u64) {
+    sim.reset(2);
+    let (sp, lp) = (sim.port("start"), sim.port("start_load"));
+    sim.set_u64(sp, start as u64);
+    sim.set_bit(lp, true);
+    sim.tick();
+    sim.set_bit(lp, false);
+    let tp = sim.port("thr_now");
+    assert_eq!(sim.get_u64(tp), start as u64, "threshold loaded");
+    let d = nicgen_sim::axis::AxisDriver::new(sim, "s_axis", valid, seed);
+    let m = nicgen_sim::axis::AxisMonitor::new(sim, "m_axis", ready, seed + 1);
+    let mut b = nicgen_sim::axis::StreamBench::new(vec![d], vec![m]);
+    for f in frames {
+        b.drivers[0].push(f.clone());
+    }
+    let p = b.monitors[0].ports.clone();
+    let (mut in_frame, mut held): (bool, Option<(Vec<u32>, Vec<u32>, bool, bool)>) = (false, None);
+    let mut quiet = 0;
+    while quiet < 40 {
+        let moved = b.step_with(sim, |s| {
+            let v = s.get_bit(p.tvalid);
+            let r = s.get_bit(p.tready.unwrap());
+            assert!(v || !in_frame, "cycle {}: tvalid low inside a frame", s.cycle());
+            let beat = (s.get_words(p.tdata), s.get_words(p.tkeep), s.get_bit(p.tlast), s.get_bit(p.tuser.unwrap()));
+            if let Some(h) = held.take() {
+                assert!(v && h == beat, "cycle {}: an offered beat changed before it was taken", s.cycle());
+            }
+            if v && r {
+                in_frame = !beat.2;
+            } else if v {
+                held = Some(beat);
+            }
+            false
+        });
+        quiet = if moved || !b.drivers[0].idle() { 0 } else { quiet + 1 };
+        assert!(b.cycles < 2_000_000, "cut-through FIFO stalled");
+    }
+    let got = b.monitors[0].frames.clone();
+    assert_eq!(got.len(), frames.len(), "every frame leaves once");
+    let mut aborted = 0;
+    for (i, (g, f)) in got.iter().zip(frames).enumerate() {
+        if g.user {
+            aborted += 1;
+            let n = g.data.len() - 1;
+            assert!(n % 64 == 0 && n < f.data.len(), "frame {i}: an abort ends a prefix of whole beats ({n} of {})", f.data.len());
+            assert_eq!(&g.data[..n], &f.data[..n], "frame {i}: the aborted prefix differs");
+        } else {
+            assert_eq!(g.data, f.data, "frame {i} (len {}) differs", f.data.len());
+        }
+    }
+    let (ap, tp) = (sim.port("aborts"), sim.port("thr_now"));
+    assert_eq!(sim.get_u64(ap), aborted, "aborts counted");
+    let mut thr = start as u64;
+    for _ in 0..aborted {
+        thr = (2 * thr + 1).min(255);
+    }
+    assert_eq!(sim.get_u64(tp), thr, "each abort doubles the threshold");
+    (got, aborted)
+}
+
+fn cut_frames(seed: u64) -> Vec<AxisFrame> {
+    let mut rng = Rng::new(seed);
+    let mut lens: Vec<usize> = (1..=192).collect();
+    lens.extend([8192, 8191, 4096 + 58, 1500, 4097]);
+    for _ in 0..20 {
+        lens.push(rng.range(193, 8192) as usize);
+    }
+    random_frames(&mut rng, &lens, 0)
+}
+
+#[test]
+fn cut_fifo_frames_whole_or_aborted() {
+    let mut v = verilate(&mut AxisCutFifo512::default());
+    // a tail slower than the reader aborts frames (and raises the threshold until they fit)
+    let (_, ab) = cut_fifo_tb(&mut v, &cut_frames(1), 0, 50, 100, 1);
+    assert!(ab > 0, "a slow tail must abort some frame");
+    let (_, ab) = cut_fifo_tb(&mut v, &cut_frames(2), 2, 60, 95, 2);
+    assert!(ab > 0);
+    cut_fifo_tb(&mut v, &cut_frames(3), 16, 70, 60, 3);
+    cut_fifo_tb(&mut v, &cut_frames(4), 16, 95, 40, 4);
+    // store and forward: nothing is aborted, whatever the gaps
+    let (_, ab) = cut_fifo_tb(&mut v, &cut_frames(5), 255, 30, 100, 5);
+    assert_eq!(ab, 0);
+    // a tail that keeps up: nothing is aborted at any threshold
+    for t in [0, 1, 16] {
+        let (_, ab) = cut_fifo_tb(&mut v, &cut_frames(6), t, 100, 70, 6);
+        assert_eq!(ab, 0, "threshold {t}");
+    }
+}
+
+#[test]
+fn cut_fifo_lock_step() {
+    let v = verilate(&mut AxisCutFifo512::default());
+    let r = RustHdlSim::new(AxisCutFifo512::default());
+    let mut d = Diff::new(v, r);
+    let mut rng = Rng::new(8);
+    let frames = random_frames(&mut rng, &[1, 64, 65, 700, 3000, 130, 4096, 9, 2000, 5000], 0);
+    let (_, ab) = cut_fifo_tb(&mut d, &frames, 1, 60, 90, 8);
+    assert!(ab > 0);
+}
+
+/// At full rate a frame's first beat leaves `start` beats after its first beat arrives (plus the
+/// FIFO's own latency), a shorter frame once it is whole, and one beat leaves per cycle.
+#[test]
+fn cut_fifo_starts_at_the_threshold() {
+    let mut v = verilate(&mut AxisCutFifo512::default());
+    fn lat<S: CycleSim>(v: &mut S, start: u8, len: usize) -> (u64, u64) {
+        let frames = random_frames(&mut Rng::new(3), &[len], 0);
+        v.reset(2);
+        let (sp, lp) = (v.port("start"), v.port("start_load"));
+        v.set_u64(sp, start as u64);
+        v.set_bit(lp, true);
+        v.tick();
+        v.set_bit(lp, false);
+        let mut d = nicgen_sim::axis::AxisDriver::new(v, "s_axis", 100, 1);
+        let m = nicgen_sim::axis::AxisMonitor::new(v, "m_axis", 100, 2);
+        d.push(frames[0].clone());
+        let t0 = v.cycle();
+        let mut b = nicgen_sim::axis::StreamBench::new(vec![d], vec![m]);
+        b.drain(v, 20, 10_000);
+        let f = &b.monitors[0].frames[0];
+        assert_eq!(f.data, frames[0].data);
+        (f.first_cycle - t0, f.last_cycle - f.first_cycle + 1)
+    }
+    // beat k (from 0) arrives in cycle k and is readable from cycle k + 3, when the count
+    // shows it: the frame starts as beat `start` - 1 becomes readable
+    let (base, _) = lat(&mut v, 0, 64 * 64);
+    assert_eq!(base, 3, "threshold 0: the FIFO's own latency");
+    for t in [1u8, 8, 16, 32] {
+        let (l, span) = lat(&mut v, t, 64 * 64);
+        assert_eq!(l, base + t as u64 - 1, "threshold {t}");
+        assert_eq!(span, 64, "64 beats in 64 cycles");
+    }
+    // a frame shorter than the threshold leaves once whole
+    let (l4, _) = lat(&mut v, 16, 4 * 64);
+    assert_eq!(l4, base + 3, "4-beat frame at threshold 16");
+    assert_eq!(lat(&mut v, 255, 64 * 64).0, base + 63, "store and forward");
+}
+

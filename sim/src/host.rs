@@ -333,6 +333,9 @@ pub struct MacLink {
     /// Cycles the MAC wanted a beat in the middle of a frame and the sender had none (a real
     /// MAC would underrun).
     pub underruns: u64,
+    /// Frames the sender ended with `tuser` on the last beat (an abort: the MAC sends them with
+    /// a bad FCS, so the receiving MAC drops them; they are not in `frames`).
+    pub aborted: u64,
 }
 
 impl MacLink {
@@ -365,6 +368,7 @@ impl MacLink {
             arrived: vec![],
             arriving: vec![],
             underruns: 0,
+            aborted: 0,
         }
     }
     /// Inject `faults`, drawn from a generator seeded with `seed`.
@@ -557,8 +561,12 @@ impl MacLink {
             if l {
                 let bytes = std::mem::take(&mut self.cur);
                 let beats = std::mem::take(&mut self.leaving);
-                self.frame_done(now, beats, &bytes);
-                self.frames.push((self.first_cycle, bytes));
+                if self.tx.tuser.is_some_and(|u| from.get_bit(u)) {
+                    self.aborted += 1;
+                } else {
+                    self.frame_done(now, beats, &bytes);
+                    self.frames.push((self.first_cycle, bytes));
+                }
             }
             moved = true;
         }

@@ -2,7 +2,7 @@
 //! requester completion side, TX engine and the control plane, with one DMA read port, one DMA
 //! write port (responder WRITEs and READ responses merged) and `s_axil_ctrl`.
 //!
-//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x0B8):
+//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x0C4):
 //! * 0x000–0x0FF: per-cause counters, read-only.
 //! * 0x100 `QP_SEL`: the QPN the next `QP_CMD` acts on.
 //! * 0x104 `QP_CMD`: write 1 = write the staged QP (configuration, responder state, send PSN;
@@ -10,7 +10,9 @@
 //!   the staging words. Reads bit 0 = busy.
 //! * 0x108 `NUM_QPS` (read-only), 0x10C `ACK_EVERY` (default 8, half the window),
 //!   0x110/0x114 `LOCAL_MAC` low/high, 0x118–0x124 `LOCAL_IP` (IPv4 in 0x118), 0x128
-//!   `TX_WINDOW` (packets a QP may have outstanding, 1..=16, default 16).
+//!   `TX_WINDOW` (packets a QP may have outstanding, 1..=16, default 16), 0x12C `TX_START` (the
+//!   TX cut-through start threshold in beats, default 16; reads give the value now, which each
+//!   underrun doubles; 255 = store and forward).
 //! * 0x200–0x260: the QP staging words ([`crate::roce::ctrl`]).
 //! * 0x300–0x3FF: the payload slots' service registers (`RoceEngineAes`: `service::aes_ctr::reg`),
 //!   write-only except the generation readback; absent (SLVERR) without a service.
@@ -32,7 +34,7 @@ use crate::stream::*;
 use rust_hdl::prelude::*;
 
 /// The counters at 0x000 + 4i, in order: (name, meaning).
-pub const ENGINE_COUNTERS: [(&str, &str); 49] = [
+pub const ENGINE_COUNTERS: [(&str, &str); 50] = [
     ("rx_frames", "frames from the MAC"),
     ("rx_roce", "RoCEv2 frames from the MAC"),
     ("rx_bad_icrc", "dropped: wrong ICRC"),
@@ -82,6 +84,7 @@ pub const ENGINE_COUNTERS: [(&str, &str); 49] = [
     ("resp_read_replays", "duplicate READ requests answered again"),
     ("tx_rb_writes", "WRITE and READ response payloads copied to the retransmission buffer (write bursts completed)"),
     ("tx_rb_reads", "payloads read back from the retransmission buffer (a retransmitted WRITE packet, or a duplicate READ's answer)"),
+    ("tx_underruns", "frames aborted on the wire: the payload fell behind the cut-through start (each doubles TX_START)"),
 ];
 
 pub mod reg {
@@ -93,6 +96,7 @@ pub mod reg {
     pub const LOCAL_MAC_HI: u16 = 0x114;
     pub const LOCAL_IP: u16 = 0x118;
     pub const TX_WINDOW: u16 = 0x128;
+    pub const TX_START: u16 = 0x12c;
     /// The service slots' configuration window (`service::aes_ctr::reg` offsets), present only in
     /// an engine with a slot service.
     pub const SVC_BASE: u16 = 0x300;
@@ -151,7 +155,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// The RX payload slot, on the merged DMA write data.
     rx_slot: PayloadSlot<LR, SR, A>,
     bridge: AxilBridge,
-    window: StatusWindow<49>,
+    window: StatusWindow<50>,
     stage: QpStage,
     sel: DFF<Bits<24>>,
     ack_every: DFF<Bits<8>>,
@@ -174,6 +178,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     a_num: Constant<Bits<16>>,
     a_ack: Constant<Bits<16>>,
     a_win: Constant<Bits<16>>,
+    a_start: Constant<Bits<16>>,
     a_mlo: Constant<Bits<16>>,
     a_mhi: Constant<Bits<16>>,
     a_ip: [Constant<Bits<16>>; 4],
@@ -254,6 +259,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             a_num: c(reg::NUM_QPS as u64),
             a_ack: c(reg::ACK_EVERY as u64),
             a_win: c(reg::TX_WINDOW as u64),
+            a_start: c(reg::TX_START as u64),
             a_mlo: c(reg::LOCAL_MAC_LO as u64),
             a_mhi: c(reg::LOCAL_MAC_HI as u64),
             a_ip: std::array::from_fn(|i| c(reg::LOCAL_IP as u64 + 4 * i as u64)),
@@ -339,6 +345,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.responder.num_qps.next = self.num_qps.val();
         self.responder.ack_every.next = self.ack_every.q.val();
         self.tx.window.next = self.tx_window.q.val();
+        self.tx.start.next = bit_cast::<8, 32>(self.bridge.wr_data.val());
+        self.tx.start_load.next = self.bridge.wr_en.val() & (self.bridge.wr_addr.val() == self.a_start.val());
         self.tx.una_wr.next = self.req.una_wr.val();
         self.tx.una_qpn.next = self.req.una_qpn.val();
         self.tx.una_psn.next = self.req.una_psn.val();
@@ -459,6 +467,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[47].next = self.tx.cnt.rb_writes.val();
         self.window.status[48].next = self.tx.cnt.rb_reads.val();
         self.window.status[46].next = self.responder.cnt.read_replays.val();
+        self.window.status[49].next = self.tx.cnt.underruns.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.stage.rd_en.next = self.bridge.rd_en.val();
@@ -478,7 +487,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         // (the service window's decode is written out again below, not read from `svc_hit`: a local
         // shared by the write-error term and the `wr_en` term makes Verilator see a loop)
         self.own_wr.next = (self.bridge.wr_addr.val() == self.a_sel.val()) | (self.bridge.wr_addr.val() == self.a_cmd.val())
-            | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_win.val()) | (self.bridge.wr_addr.val() == self.a_mlo.val())
+            | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_win.val()) | (self.bridge.wr_addr.val() == self.a_start.val())
+            | (self.bridge.wr_addr.val() == self.a_mlo.val())
             | (self.bridge.wr_addr.val() == self.a_mhi.val()) | (self.bridge.wr_addr.val() == self.a_ip[0].val())
             | (self.bridge.wr_addr.val() == self.a_ip[1].val()) | (self.bridge.wr_addr.val() == self.a_ip[2].val())
             | (self.bridge.wr_addr.val() == self.a_ip[3].val()) | (self.svc_on.val() & ((self.bridge.wr_addr.val() & self.svc_mask.val()) == self.a_svc.val()));
@@ -527,6 +537,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
                 self.own_q.d.next = bit_cast::<32, 8>(self.ack_every.q.val());
             } else if self.bridge.rd_addr.val() == self.a_win.val() {
                 self.own_q.d.next = bit_cast::<32, 8>(self.tx_window.q.val());
+            } else if self.bridge.rd_addr.val() == self.a_start.val() {
+                self.own_q.d.next = bit_cast::<32, 8>(self.tx.start_now.val());
             } else if self.bridge.rd_addr.val() == self.a_mlo.val() {
                 self.own_q.d.next = self.mac_lo.q.val();
             } else if self.bridge.rd_addr.val() == self.a_mhi.val() {

@@ -1,5 +1,5 @@
-//! Stream library: AXI4-Stream types, register slice, FIFO, header insert/strip, frame
-//! arbiter and RAM wrappers.
+//! Stream library: AXI4-Stream types, register slice, FIFO, cut-through TX FIFO, header
+//! insert/strip, frame arbiter and RAM wrappers.
 pub mod axis;
 pub use axis::*;
 pub mod skid;
@@ -8,6 +8,8 @@ pub mod ram;
 pub use ram::*;
 pub mod fifo;
 pub use fifo::*;
+pub mod cut;
+pub use cut::*;
 pub mod keep;
 pub use keep::*;
 pub mod strip;

@@ -15,8 +15,10 @@
 //!   packet at a time (so at frame granularity). A chosen packet's DMA read command leaves at once; its descriptor waits in a
 //!   256-entry FIFO for its payload, so up to 256 payload fetches are in flight. DMA reads must
 //!   complete in command order.
-//! * **Output**: a 512-beat packet FIFO: a frame leaves only once it is complete, so the MAC
-//!   never sees a gap inside a frame (the payload arrives from host memory at its own pace).
+//! * **Output**: a 128-beat cut-through FIFO (`AxisCutFifo`): a frame starts once `start`
+//!   beats of it are here (16 after reset) or all of it, and never has a gap once started; if
+//!   its payload falls behind the wire, the frame ends with an abort beat (`tuser`: the MAC sends
+//!   a bad FCS), is counted in `underruns`, the threshold doubles, and Go-Back-N resends it.
 //! * **Addressing**: the QP's table (a copy of the RX configuration table, written by the control
 //!   plane) supplies addresses, destination QPN, P_Key, UDP source port, TTL and DSCP; then
 //!   `RoceTxBuild` builds the frame.
@@ -66,6 +68,8 @@ pub struct TxCounters {
     /// Payload copies written to the retransmission buffer, and payloads read back from it.
     pub rb_writes: Signal<Out, Bits<32>>,
     pub rb_reads: Signal<Out, Bits<32>>,
+    /// Frames ended early on the wire by an abort beat (output underrun).
+    pub underruns: Signal<Out, Bits<32>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -121,6 +125,11 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     pub una_open: Signal<In, Bit>,
     /// Packets a QP may have outstanding (1..=WINDOW_MAX; 0 or more means WINDOW_MAX).
     pub window: Signal<In, Bits<8>>,
+    /// The output's cut-through start threshold in beats (`AxisCutFifo`): loaded from `start`
+    /// when `start_load` is high; `start_now` is its value now (raised by each underrun).
+    pub start: Signal<In, Bits<8>>,
+    pub start_load: Signal<In, Bit>,
+    pub start_now: Signal<Out, Bits<8>>,
     /// The retransmission buffer in card memory: every WRITE payload is copied to its packet's
     /// slot when first sent, and a retransmitted WRITE packet reads it back from there.
     pub m_axi_rb: Axi4Master512,
@@ -377,9 +386,10 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     pub svc_cfg: Signal<In, SvcCfg>,
     pub svc_gen: Signal<Out, Bits<24>>,
     build: RoceTxBuild,
-    /// 128 beats (8 KiB): whole frames only, and little data queued ahead of ACKs and
+    /// 128 beats (8 KiB), cut through: a frame starts once `start` beats of it are here (or
+    /// all of it), and is aborted if it runs dry; little data queued ahead of ACKs and
     /// retransmissions.
-    out_fifo: AxisFifo<DATA_W, KEEP_W, 578, 7>,
+    out_fifo: AxisCutFifo512,
     k_frames: DFF<Bits<32>>,
     k_acks: DFF<Bits<32>>,
     k_resp: DFF<Bits<32>>,
@@ -512,6 +522,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             una_psn: Default::default(),
             una_open: Default::default(),
             window: Default::default(),
+            start: Default::default(),
+            start_load: Default::default(),
+            start_now: Default::default(),
             m_axi_rb: Default::default(),
             rb_rd_q: Default::default(),
             rb_aw_q: Default::default(),
@@ -653,7 +666,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
             svc_cfg: Default::default(),
             svc_gen: Default::default(),
             build: Default::default(),
-            out_fifo: AxisFifo::new_packet(),
+            out_fifo: AxisCutFifo512::default(),
             k_frames: Default::default(),
             k_acks: Default::default(),
             k_resp: Default::default(),
@@ -730,6 +743,10 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         self.cnt.retransmits.next = self.k_rtx.q.val();
         self.cnt.rb_writes.next = self.k_rbw.q.val();
         self.cnt.rb_reads.next = self.k_rbr.q.val();
+        self.cnt.underruns.next = self.out_fifo.aborts.val();
+        self.out_fifo.start.next = self.start.val();
+        self.out_fifo.start_load.next = self.start_load.val();
+        self.start_now.next = self.out_fifo.thr_now.val();
         // ------------------------------------------------ parking FIFO and window
         self.dq_wr_out.x.next = self.dq.m_axis.tdata.val().get_bits::<251>(0);
         self.dq_st_out.x.next = self.dq.m_axis.tdata.val().get_bits::<128>(251);
@@ -1471,7 +1488,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
         }
         Axis512Source::join(&mut self.slot.m_axis, &mut self.build.s_axis);
         self.slot_overrun.next = self.slot.overrun.val();
-        // whole frames to the MAC: a frame starts only once all of it is here (no underrun)
+        // to the MAC, cut through: a frame starts once `start` beats of it are here; one that
+        // runs dry ends with an abort beat (bad FCS on the wire; the transport resends it)
         self.out_fifo.s_axis.tdata.next = self.build.m_axis.tdata.val();
         self.out_fifo.s_axis.tkeep.next = self.build.m_axis.tkeep.val();
         self.out_fifo.s_axis.tlast.next = self.build.m_axis.tlast.val();
@@ -1494,7 +1512,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
             | self.src_q.m_axis.tkeep.val().any() | self.src_q.m_axis.tlast.val() | self.src_q.m_axis.tuser.val()
             | self.m_axi_rb.bresp.val().any() | self.m_axi_rb.rresp.val().any() | self.m_axi_rb.rlast.val()
             | self.rb_aw_q.m_data.val().need.any() | self.x_desc.q.val().rb | self.x_desc.q.val().cp
-            | self.out_fifo.level.val().any() | self.out_fifo.drop_bad.val().any() | self.out_fifo.drop_overflow.val().any()
             | self.meta_q.level.val().any() | self.meta_q.drop_bad.val().any() | self.meta_q.drop_overflow.val().any()
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
@@ -1539,4 +1556,4 @@ nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, s
     m_axi_rb.wdata, m_axi_rb.wstrb, m_axi_rb.wlast, m_axi_rb.wvalid, m_axi_rb.wready, m_axi_rb.bresp, m_axi_rb.bvalid, m_axi_rb.bready,
     m_axi_rb.araddr, m_axi_rb.arlen, m_axi_rb.arsize, m_axi_rb.arburst, m_axi_rb.arvalid, m_axi_rb.arready,
     m_axi_rb.rdata, m_axi_rb.rresp, m_axi_rb.rlast, m_axi_rb.rvalid, m_axi_rb.rready, local_mac, local_ip, ctl_req, ctl_qpn, ctl_cfg, ctl_sq_psn, ctl_state, ctl_done, err_qpn, err_valid, err_ready, rtx, rtx_valid, rtx_ready,
-    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, cnt.retransmits, cnt.rb_writes, cnt.rb_reads, slot_overrun, svc_cfg, svc_gen]);
+    cnt.frames, cnt.acks, cnt.read_resp, cnt.requests, cnt.messages, cnt.retransmits, cnt.rb_writes, cnt.rb_reads, cnt.underruns, start, start_load, start_now, slot_overrun, svc_cfg, svc_gen]);

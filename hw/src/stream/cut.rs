@@ -1,0 +1,209 @@
+//! `AxisCutFifo`: a cut-through FIFO for a MAC's TX side, which takes no gap inside a frame.
+//!
+//! A frame starts leaving once `thr` of its beats are here, or once all of it is (whichever comes
+//! first), so a long frame reaches the wire before its tail has arrived. Once started, `tvalid`
+//! stays high until the frame's last beat. If the FIFO runs dry in the middle of a frame (the
+//! tail came too slowly: an underrun), the frame is ended at once with an **abort beat**: `tlast`
+//! and `tuser` set (the MAC sends it with a bad FCS, so the receiver drops it, and the transport
+//! sends it again), one byte of `tkeep`; the rest of the frame is then read and discarded as it
+//! arrives. Each abort is counted and doubles the threshold (`2·thr + 1`, up to 255), as NICs
+//! raise their TX start threshold after an underrun: a threshold at or above a frame's beat count
+//! is store and forward for that frame. `start_load` sets the threshold (a register write).
+//!
+//! The beat-counting threshold check reads registers only, so the start decision adds no depth
+//! to the FIFO's output. The storage is an [`AxisFifo`] in beat mode (a full FIFO backpressures).
+use super::axis::*;
+use super::fifo::AxisFifo;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct AxisCutFifo<const D: usize, const K: usize, const W: usize, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
+    /// The start threshold in beats, loaded when `start_load` is high.
+    pub start: Signal<In, Bits<8>>,
+    pub start_load: Signal<In, Bit>,
+    /// The threshold now (raised by each abort).
+    pub thr_now: Signal<Out, Bits<8>>,
+    /// Frames ended early by an abort beat.
+    pub aborts: Signal<Out, Bits<32>>,
+    fifo: AxisFifo<D, K, W, A>,
+    /// Beats, and complete frames, that have reached the FIFO's output side (a beat written is
+    /// readable 3 cycles later: `p1`, `p2` and `l1`, `l2` delay the writes by 2, the count
+    /// itself by 1), less those read.
+    cnt: DFF<Bits<16>>,
+    done: DFF<Bits<16>>,
+    /// Inside a frame on the output; presenting the abort beat; discarding an aborted frame.
+    mid: DFF<Bit>,
+    ab: DFF<Bit>,
+    p1: DFF<Bit>,
+    p2: DFF<Bit>,
+    l1: DFF<Bit>,
+    l2: DFF<Bit>,
+    flush: DFF<Bit>,
+    thr: DFF<Bits<8>>,
+    c_abort: DFF<Bits<32>>,
+    thr_reset: Constant<Bits<8>>,
+    one16: Constant<Bits<16>>,
+    go: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    push_last: Signal<Local, Bit>,
+    pop_last: Signal<Local, Bit>,
+    unused: Signal<Local, Bit>,
+}
+
+impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisCutFifo<D, K, W, A> {
+    /// `start`: the threshold after reset, in beats.
+    pub fn new(start: u8) -> Self {
+        assert!(A < 14, "AxisCutFifo: the beat count is 16 bits");
+        AxisCutFifo {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            start: Default::default(),
+            start_load: Default::default(),
+            thr_now: Default::default(),
+            aborts: Default::default(),
+            fifo: AxisFifo::new(false),
+            cnt: Default::default(),
+            done: Default::default(),
+            mid: Default::default(),
+            ab: Default::default(),
+            p1: Default::default(),
+            p2: Default::default(),
+            l1: Default::default(),
+            l2: Default::default(),
+            flush: Default::default(),
+            thr: Default::default(),
+            c_abort: Default::default(),
+            thr_reset: Constant::new((start as u64).into()),
+            one16: Constant::new(1u64.into()),
+            go: Default::default(),
+            push: Default::default(),
+            pop: Default::default(),
+            push_last: Default::default(),
+            pop_last: Default::default(),
+            unused: Default::default(),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for AxisCutFifo<D, K, W, A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, cnt, done, mid, ab, p1, p2, l1, l2, flush, thr, c_abort);
+        clock!(self, clock, fifo);
+        self.fifo.reset.next = self.reset.val();
+        self.fifo.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.fifo.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.fifo.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.fifo.s_axis.tuser.next = self.s_axis.tuser.val();
+        self.fifo.s_axis.tvalid.next = self.s_axis.tvalid.val();
+        self.s_axis.tready.next = self.fifo.s_axis.tready.val();
+        // a frame may start: one is whole, or the head one has `thr` beats here
+        self.go.next = self.done.q.val().any() | (self.cnt.q.val() >= bit_cast::<16, 8>(self.thr.q.val()));
+        self.m_axis.tdata.next = self.fifo.m_axis.tdata.val();
+        self.m_axis.tkeep.next = self.fifo.m_axis.tkeep.val();
+        self.m_axis.tlast.next = self.fifo.m_axis.tlast.val();
+        self.m_axis.tuser.next = self.fifo.m_axis.tuser.val();
+        self.m_axis.tvalid.next = false;
+        self.fifo.m_axis.tready.next = false;
+        if self.flush.q.val() {
+            // the rest of an aborted frame: read and discard up to its last beat
+            self.fifo.m_axis.tready.next = true;
+            if self.fifo.m_axis.tvalid.val() & self.fifo.m_axis.tlast.val() {
+                self.flush.d.next = false;
+            }
+        } else if self.mid.q.val() {
+            self.m_axis.tvalid.next = true;
+            if self.fifo.m_axis.tvalid.val() & !self.ab.q.val() {
+                self.fifo.m_axis.tready.next = self.m_axis.tready.val();
+                if self.m_axis.tready.val() & self.fifo.m_axis.tlast.val() {
+                    self.mid.d.next = false;
+                }
+            } else {
+                // underrun: end the frame with the abort beat, held until taken
+                self.m_axis.tdata.next = 0.into();
+                self.m_axis.tkeep.next = 1.into();
+                self.m_axis.tlast.next = true;
+                self.m_axis.tuser.next = true;
+                self.ab.d.next = true;
+                if self.m_axis.tready.val() {
+                    self.ab.d.next = false;
+                    self.mid.d.next = false;
+                    self.flush.d.next = true;
+                    self.c_abort.d.next = self.c_abort.q.val() + 1;
+                    self.thr.d.next = (self.thr.q.val() << 1) | 1;
+                    if self.thr.q.val().get_bit(7) {
+                        self.thr.d.next = 255.into();
+                    }
+                }
+            }
+        } else if self.fifo.m_axis.tvalid.val() & self.go.val() {
+            self.m_axis.tvalid.next = true;
+            self.fifo.m_axis.tready.next = self.m_axis.tready.val();
+            if self.m_axis.tready.val() & !self.fifo.m_axis.tlast.val() {
+                self.mid.d.next = true;
+            }
+        }
+        self.push.next = self.s_axis.tvalid.val() & self.fifo.s_axis.tready.val();
+        self.pop.next = self.fifo.m_axis.tvalid.val() & self.fifo.m_axis.tready.val();
+        self.push_last.next = self.push.val() & self.s_axis.tlast.val();
+        self.pop_last.next = self.pop.val() & self.fifo.m_axis.tlast.val();
+        self.p1.d.next = self.push.val();
+        self.p2.d.next = self.p1.q.val();
+        self.l1.d.next = self.push_last.val();
+        self.l2.d.next = self.l1.q.val();
+        if self.p2.q.val() & !self.pop.val() {
+            self.cnt.d.next = self.cnt.q.val() + self.one16.val();
+        }
+        if !self.p2.q.val() & self.pop.val() {
+            self.cnt.d.next = self.cnt.q.val() - self.one16.val();
+        }
+        if self.l2.q.val() & !self.pop_last.val() {
+            self.done.d.next = self.done.q.val() + self.one16.val();
+        }
+        if !self.l2.q.val() & self.pop_last.val() {
+            self.done.d.next = self.done.q.val() - self.one16.val();
+        }
+        if self.start_load.val() {
+            self.thr.d.next = self.start.val();
+        }
+        self.thr_now.next = self.thr.q.val();
+        self.aborts.next = self.c_abort.q.val();
+        self.unused.next = self.fifo.level.val().any() | self.fifo.drop_bad.val().any() | self.fifo.drop_overflow.val().any();
+        if self.reset.val() {
+            self.cnt.d.next = 0.into();
+            self.done.d.next = 0.into();
+            self.mid.d.next = false;
+            self.ab.d.next = false;
+            self.p1.d.next = false;
+            self.p2.d.next = false;
+            self.l1.d.next = false;
+            self.l2.d.next = false;
+            self.flush.d.next = false;
+            self.thr.d.next = self.thr_reset.val();
+            self.c_abort.d.next = 0.into();
+        }
+    }
+}
+
+/// 512-bit cut-through FIFO of 128 beats (8 KiB: two 4 KiB-PMTU frames), starting at 16 beats.
+pub type AxisCutFifo512 = AxisCutFifo<DATA_W, KEEP_W, 578, 7>;
+/// The TX start threshold after reset, in beats (1 KiB).
+pub const TX_START_DEFAULT: u8 = 16;
+
+impl Default for AxisCutFifo512 {
+    fn default() -> Self {
+        Self::new(TX_START_DEFAULT)
+    }
+}
+
+nicgen_sim::impl_ports!(AxisCutFifo512, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    start, start_load, thr_now, aborts]);
