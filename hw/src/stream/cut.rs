@@ -47,6 +47,13 @@ pub struct AxisCutFifo<const D: usize, const K: usize, const W: usize, const A: 
     c_abort: DFF<Bits<32>>,
     thr_reset: Constant<Bits<8>>,
     one16: Constant<Bits<16>>,
+    zero16: Constant<Bits<16>>,
+    zero_d: Constant<Bits<D>>,
+    one_k: Constant<Bits<K>>,
+    one8: Constant<Bits<8>>,
+    all8: Constant<Bits<8>>,
+    zero32: Constant<Bits<32>>,
+    one32: Constant<Bits<32>>,
     go: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
@@ -82,6 +89,13 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisCutFifo
             c_abort: Default::default(),
             thr_reset: Constant::new((start as u64).into()),
             one16: Constant::new(1u64.into()),
+            zero16: Constant::new(0u64.into()),
+            zero_d: Constant::new(0u64.into()),
+            one_k: Constant::new(1u64.into()),
+            one8: Constant::new(1u64.into()),
+            all8: Constant::new(255u64.into()),
+            zero32: Constant::new(0u64.into()),
+            one32: Constant::new(1u64.into()),
             go: Default::default(),
             push: Default::default(),
             pop: Default::default(),
@@ -127,8 +141,8 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
                 }
             } else {
                 // underrun: end the frame with the abort beat, held until taken
-                self.m_axis.tdata.next = 0.into();
-                self.m_axis.tkeep.next = 1.into();
+                self.m_axis.tdata.next = self.zero_d.val();
+                self.m_axis.tkeep.next = self.one_k.val();
                 self.m_axis.tlast.next = true;
                 self.m_axis.tuser.next = true;
                 self.ab.d.next = true;
@@ -136,10 +150,10 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
                     self.ab.d.next = false;
                     self.mid.d.next = false;
                     self.flush.d.next = true;
-                    self.c_abort.d.next = self.c_abort.q.val() + 1;
-                    self.thr.d.next = (self.thr.q.val() << 1) | 1;
+                    self.c_abort.d.next = self.c_abort.q.val() + self.one32.val();
+                    self.thr.d.next = (self.thr.q.val() << self.one8.val()) | self.one8.val();
                     if self.thr.q.val().get_bit(7) {
-                        self.thr.d.next = 255.into();
+                        self.thr.d.next = self.all8.val();
                     }
                 }
             }
@@ -177,8 +191,8 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         self.aborts.next = self.c_abort.q.val();
         self.unused.next = self.fifo.level.val().any() | self.fifo.drop_bad.val().any() | self.fifo.drop_overflow.val().any();
         if self.reset.val() {
-            self.cnt.d.next = 0.into();
-            self.done.d.next = 0.into();
+            self.cnt.d.next = self.zero16.val();
+            self.done.d.next = self.zero16.val();
             self.mid.d.next = false;
             self.ab.d.next = false;
             self.p1.d.next = false;
@@ -187,7 +201,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
             self.l2.d.next = false;
             self.flush.d.next = false;
             self.thr.d.next = self.thr_reset.val();
-            self.c_abort.d.next = 0.into();
+            self.c_abort.d.next = self.zero32.val();
         }
     }
 }
