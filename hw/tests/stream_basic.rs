@@ -1,5 +1,5 @@
-//! Skid buffer and FIFO on Verilator (every residue, up to 9 KiB, random gaps and
-//! backpressure), in lock step against rust-hdl, and at full rate.
+//! Skid buffer, FIFO and cut-through FIFO on Verilator (every residue, up to 9 KiB, random gaps
+//! and backpressure), in lock step against rust-hdl, and at full rate.
 mod common;
 use common::*;
 use nicgen_hw::stream::*;

@@ -128,12 +128,13 @@ fn engine_regs(mut t: Top, svc: usize) -> Top {
         .enumerate()
         .map(|(i, (n, doc))| Reg { name: n.to_string(), port: String::new(), offset: 4 * i as u32, width: 32, access: "ro", doc })
         .collect();
-    let ctl: [(&str, u16, usize, &'static str, &'static str); 10] = [
+    let ctl: [(&str, u16, usize, &'static str, &'static str); 11] = [
         ("qp_sel", reg::QP_SEL, 24, "rw", "QPN the next QP_CMD acts on"),
         ("qp_cmd", reg::QP_CMD, 2, "rw", "write 1: write the staged QP; 2: read the QP into staging; read: bit 0 busy"),
         ("num_qps", reg::NUM_QPS, 24, "ro", "QPs in the tables"),
         ("ack_every", reg::ACK_EVERY, 8, "rw", "responder ACK coalescing: an ACK at least every N WRITE packets (0: only on AckReq)"),
         ("tx_window", reg::TX_WINDOW, 8, "rw", "packets a QP may have outstanding (ACK-clocked window), 1..=16; 0 or more than 16: 16"),
+        ("tx_start", reg::TX_START, 8, "rw", "TX cut-through start threshold in beats (16 after reset; 255: store and forward); reads give the value now, which each underrun doubles (2t + 1)"),
         ("local_mac_lo", reg::LOCAL_MAC_LO, 32, "rw", "local MAC address, bits 31:0"),
         ("local_mac_hi", reg::LOCAL_MAC_HI, 16, "rw", "local MAC address, bits 47:32"),
         ("local_ip0", reg::LOCAL_IP, 32, "rw", "local IP address bits 31:0 (IPv4 address)"),
@@ -234,6 +235,7 @@ pub fn all_tops() -> Vec<Top> {
         make("axis_skid", "AXI4-Stream register slice", AxisSkid512::default(), &[]),
         make("axis_fifo", "AXI4-Stream FIFO, 512 beats, BRAM", AxisFifo512::default(), &[]),
         make("axis_frame_fifo", "store-and-forward frame FIFO that drops flagged frames", AxisFrameFifo512::new(), &[("drop_bad", "flagged frames dropped"), ("drop_overflow", "frames dropped for lack of room")]),
+        make("axis_cut_fifo", "cut-through TX FIFO, 128 beats: a frame starts at a beat threshold, an underrun ends it with an abort beat", AxisCutFifo512::default(), &[("aborts", "frames ended by an abort beat (underrun)"), ("thr_now", "start threshold now, in beats")]),
         make("axis_strip", "header stripper (removes N bytes per frame)", AxisStrip::default(), &[("runts", "frames no longer than the bytes to strip")]),
         make("axis_insert", "header inserter (prepends up to 128 bytes per frame)", AxisInsert::default(), &[]),
         make("axis_limit", "frame length limiter (keeps the first N bytes per frame)", AxisLimit::default(), &[]),
