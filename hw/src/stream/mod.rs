@@ -12,6 +12,8 @@ pub mod cut;
 pub use cut::*;
 pub mod keep;
 pub use keep::*;
+pub mod funnel;
+pub use funnel::*;
 pub mod strip;
 pub use strip::*;
 pub mod insert;

@@ -3,6 +3,7 @@
 //! `strip_len` leaves nothing: it is dropped and counted in `runts`. The output leaves from a
 //! skid buffer.
 use super::axis::*;
+use super::funnel::{ByteFunnel, Sel};
 use super::skid::AxisSkid512;
 use rust_hdl::prelude::*;
 
@@ -23,23 +24,24 @@ pub struct AxisStrip {
     carry_keep: DFF<Bits<64>>,
     carry_user: DFF<Bit>,
     flush: DFF<Bit>,
-    flush_data: DFF<Bits<512>>,
-    flush_keep: DFF<Bits<64>>,
     flush_user: DFF<Bit>,
     runt_q: DFF<Bits<32>>,
     skip: Signal<Local, Bits<2>>,
     r: Signal<Local, Bits<6>>,
     keep_at_r: Signal<Local, Bit>,
-    shr: Signal<Local, Bits<10>>,
-    cat_data: Signal<Local, Bits<1024>>,
+    /// The output's realignment: `{hi, lo}` shifted right by `r_f` bytes.
+    fun: ByteFunnel,
+    fun_r: Sel<6>,
+    r_f: Signal<Local, Bits<6>>,
+    keep_hi: Signal<Local, Bits<64>>,
+    keep_lo: Signal<Local, Bits<64>>,
     cat_keep: Signal<Local, Bits<128>>,
-    comb_data: Signal<Local, Bits<512>>,
     comb_keep: Signal<Local, Bits<64>>,
     out_here: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     c64: Constant<Bits<7>>,
-    c512: Constant<Bits<10>>,
+    zero64: Constant<Bits<64>>,
     one2: Constant<Bits<2>>,
 }
 
@@ -61,23 +63,23 @@ impl Default for AxisStrip {
             carry_keep: Default::default(),
             carry_user: Default::default(),
             flush: Default::default(),
-            flush_data: Default::default(),
-            flush_keep: Default::default(),
             flush_user: Default::default(),
             runt_q: Default::default(),
             skip: Default::default(),
             r: Default::default(),
             keep_at_r: Default::default(),
-            shr: Default::default(),
-            cat_data: Default::default(),
+            fun: Default::default(),
+            fun_r: Default::default(),
+            r_f: Default::default(),
+            keep_hi: Default::default(),
+            keep_lo: Default::default(),
             cat_keep: Default::default(),
-            comb_data: Default::default(),
             comb_keep: Default::default(),
             out_here: Default::default(),
             accept: Default::default(),
             take: Default::default(),
             c64: Constant::new(64u64.into()),
-            c512: Constant::new(512u64.into()),
+            zero64: Constant::new(0u64.into()),
             one2: Constant::new(1u64.into()),
         }
     }
@@ -86,7 +88,7 @@ impl Default for AxisStrip {
 impl Logic for AxisStrip {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mid, skip_q, r_q, have, carry, carry_keep, carry_user, flush, flush_data, flush_keep, flush_user, runt_q);
+        dff_setup!(self, clock, mid, skip_q, r_q, have, carry, carry_keep, carry_user, flush, flush_user, runt_q);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
         Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
@@ -98,12 +100,32 @@ impl Logic for AxisStrip {
         }
         // more than r valid bytes <=> tkeep bit r is set (tkeep is contiguous): a mux, not a count
         self.keep_at_r.next = self.s_axis.tkeep.val().get_bits::<1>(self.r.val().index()).any();
-        self.shr.next = bit_cast::<10, 6>(self.r.val()) << 3;
-        // one funnel shift of {data, carry} right by r bytes (no 64 - r on the path)
-        self.cat_data.next = bit_cast::<1024, 512>(self.carry.q.val()) | (bit_cast::<1024, 512>(self.s_axis.tdata.val()) << self.c512.val());
-        self.cat_keep.next = bit_cast::<128, 64>(self.carry_keep.q.val()) | (bit_cast::<128, 64>(self.s_axis.tkeep.val()) << self.c64.val());
-        self.comb_data.next = bit_cast::<512, 1024>(self.cat_data.val() >> self.shr.val());
-        self.comb_keep.next = bit_cast::<64, 128>(self.cat_keep.val() >> self.r.val());
+        // every output beat but a pass-through is one funnel shift right by r bytes (no 64 - r on
+        // the path): {data, carry} inside a frame; {-, beat} for a frame of one beat; {-, carry}
+        // for the rest of the last beat (the flush, with its frame's r)
+        self.fun.hi.next = self.s_axis.tdata.val();
+        self.fun.lo.next = self.carry.q.val();
+        if !self.have.q.val() & !self.flush.q.val() {
+            self.fun.lo.next = self.s_axis.tdata.val();
+        }
+        self.fun_r.a.next = self.strip_len.val().get_bits::<6>(0);
+        self.fun_r.b.next = self.r_q.q.val();
+        self.fun_r.sel.next = self.mid.q.val() | self.flush.q.val();
+        self.fun.r.next = self.fun_r.y.val();
+        self.r_f.next = self.r.val();
+        if self.flush.q.val() {
+            self.r_f.next = self.r_q.q.val();
+        }
+        self.keep_hi.next = self.s_axis.tkeep.val();
+        self.keep_lo.next = self.carry_keep.q.val();
+        if self.flush.q.val() {
+            self.keep_hi.next = self.zero64.val();
+        } else if !self.have.q.val() {
+            self.keep_hi.next = self.zero64.val();
+            self.keep_lo.next = self.s_axis.tkeep.val();
+        }
+        self.cat_keep.next = bit_cast::<128, 64>(self.keep_lo.val()) | (bit_cast::<128, 64>(self.keep_hi.val()) << self.c64.val());
+        self.comb_keep.next = bit_cast::<64, 128>(self.cat_keep.val() >> self.r_f.val());
         // does the input beat make an output beat this cycle?
         self.out_here.next = false;
         if !self.skip.val().any() {
@@ -118,14 +140,12 @@ impl Logic for AxisStrip {
         self.s_axis.tready.next = self.accept.val();
         self.take.next = self.accept.val() & self.s_axis.tvalid.val();
         self.skid.s_axis.tvalid.next = false;
-        self.skid.s_axis.tdata.next = self.comb_data.val();
+        self.skid.s_axis.tdata.next = self.fun.y.val();
         self.skid.s_axis.tkeep.next = self.comb_keep.val();
         self.skid.s_axis.tlast.next = false;
         self.skid.s_axis.tuser.next = false;
         if self.flush.q.val() {
             self.skid.s_axis.tvalid.next = true;
-            self.skid.s_axis.tdata.next = self.flush_data.q.val();
-            self.skid.s_axis.tkeep.next = self.flush_keep.q.val();
             self.skid.s_axis.tlast.next = true;
             self.skid.s_axis.tuser.next = self.flush_user.q.val();
             if self.skid.s_axis.tready.val() {
@@ -152,8 +172,6 @@ impl Logic for AxisStrip {
                 if self.s_axis.tlast.val() {
                     if self.keep_at_r.val() {
                         self.skid.s_axis.tvalid.next = true;
-                        self.skid.s_axis.tdata.next = self.s_axis.tdata.val() >> self.shr.val();
-                        self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() >> self.r.val();
                         self.skid.s_axis.tlast.next = true;
                         self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
                     } else {
@@ -171,9 +189,8 @@ impl Logic for AxisStrip {
                 if self.s_axis.tlast.val() {
                     self.have.d.next = false;
                     if self.keep_at_r.val() {
+                        // the rest of this beat leaves next cycle from `carry`
                         self.flush.d.next = true;
-                        self.flush_data.d.next = self.s_axis.tdata.val() >> self.shr.val();
-                        self.flush_keep.d.next = self.s_axis.tkeep.val() >> self.r.val();
                         self.flush_user.d.next = self.s_axis.tuser.val();
                     } else {
                         self.skid.s_axis.tlast.next = true;
