@@ -136,6 +136,9 @@ pub struct RdmaReport {
     pub cycles_per_sec: f64,
     /// What the links did: A→B and B→A.
     pub faults: [FaultCounts; 2],
+    /// Each node's `TX_START` after the run (read back over AXI4-Lite): the start threshold as
+    /// its underruns left it.
+    pub tx_start_after: [u32; 2],
     /// Completions by status (index = `cq_status`), both nodes.
     pub by_status: [u64; 6],
     /// Loss detection to retransmission: for each NAK 0x60 that reached a requester, the
@@ -761,6 +764,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let data_frames = if sides == 2 { ab.frames.len() + ba.frames.len() } else if o.op == Op::Read { ba.frames.len() } else { ab.frames.len() };
     r.mpps = data_frames as f64 / ns * 1000.0;
     let after = [a.counters(), b.counters()];
+    r.tx_start_after = [a.read(reg::TX_START), b.read(reg::TX_START)];
     for (i, (name, _)) in ENGINE_COUNTERS.iter().enumerate() {
         r.counters.push((name.to_string(), after[0][i] - before[0][i], after[1][i] - before[1][i]));
     }

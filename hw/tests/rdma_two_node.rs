@@ -264,5 +264,10 @@ fn tx_cut_through_latency_and_underrun_recovery() {
     let slow = check(RdmaOpts { dma: DmaParams { rd_latency: 250, bytes_per_cycle: 32.0, ready_pct: 100 }, timeout: 3, ..o });
     let (ua, ub) = slow.counter("tx_underruns");
     assert!((1..=3).contains(&ua) && ub == 0, "underruns A {ua}, B {ub}");
+    // TX_START reads back as each abort left it: 16, then 2t + 1 per abort
+    let want = (0..ua).fold(16u32, |t, _| (2 * t + 1).min(255));
+    assert_eq!(slow.tx_start_after, [want, 16]);
+    assert_eq!(cut.tx_start_after, [16, 16]);
+    assert_eq!(sf.tx_start_after, [255, 255]);
     assert!(slow.counter("tx_retransmits").0 > 0);
 }

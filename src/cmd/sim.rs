@@ -178,6 +178,7 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
     println!("{:<28} {:>12.0}", "sim speed (cycles/s)", r.cycles_per_sec);
     println!("{:<28} {:>12}", "descriptor→wire (cycles)", r.tx_latency);
     println!("{:<28} {:>12}", "wire→last DMA write (cyc.)", r.rx_latency);
+    println!("{:<28} {:>12}", "TX_START after (beats A/B)", format!("{}/{}", r.tx_start_after[0], r.tx_start_after[1]));
     if o.aes {
         println!("{:<28} {:>12}", "AES WRITE packets checked", r.aes_checked);
     }
