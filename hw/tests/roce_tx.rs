@@ -55,16 +55,6 @@ fn setup<S: CycleSim>(sim: &mut S, q: &Qp) {
     common::ctl_handshake(sim, 100, |_| ());
 }
 
-/// Load the output's cut-through start threshold (beats).
-fn set_start<S: CycleSim>(sim: &mut S, beats: u8) {
-    let (s, l) = (sim.port("start"), sim.port("start_load"));
-    sim.set_u64(s, beats as u64);
-    sim.set_bit(l, true);
-    sim.tick();
-    sim.set_bit(l, false);
-    assert_eq!({ let p = sim.port("start_now"); sim.get_u64(p) }, beats as u64);
-}
-
 /// Host memory: a byte pattern from the address, so any misplaced fetch shows.
 fn host(addr: u64) -> u8 {
     (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8
@@ -153,7 +143,7 @@ fn requests_responses_and_acks_are_built_right() {
     sim.reset(2);
     // the payload arrives with random gaps here: store and forward, so no frame is aborted
     // (the cut-through start and its aborts: `stream_basic::cut_fifo_*`)
-    set_start(&mut sim, 255);
+    common::load_start(&mut sim, 255, "start_now");
     let (m, i) = (sim.port("local_mac"), sim.port("local_ip"));
     sim.set_u64(m, LOCAL_MAC);
     sim.set(i, &[LOCAL_IP as u32, 0, 0, 0]);

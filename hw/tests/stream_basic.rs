@@ -167,13 +167,7 @@ fn frame_fifo_lock_step() {
 /// taken. Returns the frames out and the aborts counted.
 fn cut_fifo_tb<S: CycleSim>(sim: &mut S, frames: &[AxisFrame], start: u8, valid: u32, ready: u32, seed: u64) -> (Vec<nicgen_sim::axis::SeenFrame>, u64) {
     sim.reset(2);
-    let (sp, lp) = (sim.port("start"), sim.port("start_load"));
-    sim.set_u64(sp, start as u64);
-    sim.set_bit(lp, true);
-    sim.tick();
-    sim.set_bit(lp, false);
-    let tp = sim.port("thr_now");
-    assert_eq!(sim.get_u64(tp), start as u64, "threshold loaded");
+    load_start(sim, start, "thr_now");
     let d = nicgen_sim::axis::AxisDriver::new(sim, "s_axis", valid, seed);
     let m = nicgen_sim::axis::AxisMonitor::new(sim, "m_axis", ready, seed + 1);
     let mut b = nicgen_sim::axis::StreamBench::new(vec![d], vec![m]);
@@ -274,11 +268,7 @@ fn cut_fifo_starts_at_the_threshold() {
     fn lat<S: CycleSim>(v: &mut S, start: u8, len: usize) -> (u64, u64) {
         let frames = random_frames(&mut Rng::new(3), &[len], 0);
         v.reset(2);
-        let (sp, lp) = (v.port("start"), v.port("start_load"));
-        v.set_u64(sp, start as u64);
-        v.set_bit(lp, true);
-        v.tick();
-        v.set_bit(lp, false);
+        load_start(v, start, "thr_now");
         let mut d = nicgen_sim::axis::AxisDriver::new(v, "s_axis", 100, 1);
         let m = nicgen_sim::axis::AxisMonitor::new(v, "m_axis", 100, 2);
         d.push(frames[0].clone());

@@ -29,10 +29,10 @@ pub struct AxisStrip {
     skip: Signal<Local, Bits<2>>,
     r: Signal<Local, Bits<6>>,
     keep_at_r: Signal<Local, Bit>,
-    /// The output's realignment: `{hi, lo}` shifted right by `r_f` bytes.
+    /// The output's realignment: `{hi, lo}` shifted right by `fun_r.y` bytes (the frame's `r`,
+    /// or the next frame's first `strip_len` between frames); the keep uses the same shift.
     fun: ByteFunnel,
     fun_r: Sel<6>,
-    r_f: Signal<Local, Bits<6>>,
     keep_hi: Signal<Local, Bits<64>>,
     keep_lo: Signal<Local, Bits<64>>,
     cat_keep: Signal<Local, Bits<128>>,
@@ -70,7 +70,6 @@ impl Default for AxisStrip {
             keep_at_r: Default::default(),
             fun: Default::default(),
             fun_r: Default::default(),
-            r_f: Default::default(),
             keep_hi: Default::default(),
             keep_lo: Default::default(),
             cat_keep: Default::default(),
@@ -112,10 +111,6 @@ impl Logic for AxisStrip {
         self.fun_r.b.next = self.r_q.q.val();
         self.fun_r.sel.next = self.mid.q.val() | self.flush.q.val();
         self.fun.r.next = self.fun_r.y.val();
-        self.r_f.next = self.r.val();
-        if self.flush.q.val() {
-            self.r_f.next = self.r_q.q.val();
-        }
         self.keep_hi.next = self.s_axis.tkeep.val();
         self.keep_lo.next = self.carry_keep.q.val();
         if self.flush.q.val() {
@@ -125,7 +120,7 @@ impl Logic for AxisStrip {
             self.keep_lo.next = self.s_axis.tkeep.val();
         }
         self.cat_keep.next = bit_cast::<128, 64>(self.keep_lo.val()) | (bit_cast::<128, 64>(self.keep_hi.val()) << self.c64.val());
-        self.comb_keep.next = bit_cast::<64, 128>(self.cat_keep.val() >> self.r_f.val());
+        self.comb_keep.next = bit_cast::<64, 128>(self.cat_keep.val() >> self.fun_r.y.val());
         // does the input beat make an output beat this cycle?
         self.out_here.next = false;
         if !self.skip.val().any() {

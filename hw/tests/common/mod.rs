@@ -164,3 +164,14 @@ pub fn check_tap_verdicts<S: CycleSim>(sim: &mut S, got: &[SeenFrame], sent: &[A
     assert_eq!(sim.get_u64(sim.port("flags")), flags, "flag counter");
     assert_eq!(sim.get_u64(sim.port("overrun")), 0, "overrun");
 }
+
+/// Load a cut-through start threshold (`AxisCutFifo`, beats): `start` with a one-cycle
+/// `start_load` pulse, then check that the port `now` reads it back.
+pub fn load_start<S: CycleSim>(sim: &mut S, beats: u8, now: &str) {
+    let (s, l, n) = (sim.port("start"), sim.port("start_load"), sim.port(now));
+    sim.set_u64(s, beats as u64);
+    sim.set_bit(l, true);
+    sim.tick();
+    sim.set_bit(l, false);
+    assert_eq!(sim.get_u64(n), beats as u64, "start threshold loaded");
+}
