@@ -34,7 +34,38 @@ pub fn verilog_named<T: rust_hdl::prelude::Block>(uut: &T, name: &str) -> String
     let mut defs = rust_hdl::prelude::ModuleDefines::default();
     rust_hdl::prelude::check_all(uut).expect("rust-hdl static checks");
     uut.accept(name, &mut defs);
-    defs.defines()
+    keep_marked(&defs.defines())
+}
+
+/// A custom-Verilog body holding this line puts its module under `(* keep_hierarchy = "yes" *)`:
+/// synthesis (Yosys `flatten`, Vivado's rebuilt hierarchy alike) maps it as a unit, not merged
+/// with the selects around it.
+pub const KEEP_HIERARCHY: &str = "// nicgen: keep_hierarchy\n";
+
+/// Prefix the `module` line of every module whose body holds [`KEEP_HIERARCHY`] with the attribute.
+fn keep_marked(v: &str) -> String {
+    let marker = KEEP_HIERARCHY.trim_end();
+    let lines: Vec<&str> = v.lines().collect();
+    let mut keep = vec![false; lines.len()];
+    let mut module = None;
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with("module ") {
+            module = Some(i);
+        } else if l.trim() == marker {
+            if let Some(m) = module {
+                keep[m] = true;
+            }
+        }
+    }
+    let mut out = String::with_capacity(v.len() + 64);
+    for (i, l) in lines.iter().enumerate() {
+        if keep[i] {
+            out += "(* keep_hierarchy = \"yes\" *)\n";
+        }
+        out += l;
+        out.push('\n');
+    }
+    out
 }
 
 /// Build a Verilator model of a rust-hdl block (root module named `top`) and load it.

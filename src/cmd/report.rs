@@ -219,7 +219,7 @@ pub fn synth(name: &str, verilog: &str, top: &str, show_path: bool, over: Option
     let dir = std::env::temp_dir().join(format!("nicgen-report-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     std::fs::write(dir.join("top.v"), verilog)?;
-    let script = format!("read_verilog top.v; synth_xilinx -family xcup -flatten -top {top}; tee -q -o stat.txt stat; write_json net.json");
+    let script = format!("read_verilog top.v; synth_xilinx -family xcup -flatten -top {top}; setattr -mod -unset keep_hierarchy; flatten; hierarchy -top {top}; tee -q -o stat.txt stat; write_json net.json");
     let out = Command::new("yosys").current_dir(&dir).args(["-q", "-p", &script]).output().context("running yosys")?;
     if !out.status.success() {
         bail!("yosys failed on {name}: {}", String::from_utf8_lossy(&out.stderr));

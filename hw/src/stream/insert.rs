@@ -5,6 +5,7 @@
 //! last beat leaves when that beat is a header beat or a spilled carry, so such frames follow
 //! each other without a gap; `hdr_ready` depends only on registers and the skid's `tready`.
 use super::axis::*;
+use super::funnel::{ByteRot, ByteSplit};
 use super::skid::AxisSkid512;
 use rust_hdl::prelude::*;
 
@@ -33,12 +34,13 @@ pub struct AxisInsert {
     /// The frame's last beat leaves this cycle: the next header may be taken now.
     endf: Signal<Local, Bit>,
     kshr6: Signal<Local, Bits<6>>,
-    shl: Signal<Local, Bits<10>>,
-    shr: Signal<Local, Bits<10>>,
     kshr: Signal<Local, Bits<7>>,
+    /// the payload beat rotated up by `c`, split at byte `c`: `hi` joins the carry in this
+    /// beat, `lo` is the next carry (zero when `c` is 0)
+    rot: ByteRot,
+    split: ByteSplit,
     ones: Constant<Bits<64>>,
     zero64: Constant<Bits<64>>,
-    zero512: Constant<Bits<512>>,
     one2: Constant<Bits<2>>,
     c64: Constant<Bits<7>>,
 }
@@ -50,16 +52,18 @@ impl Logic for AxisInsert {
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
         Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
-        self.shl.next = bit_cast::<10, 6>(self.c_q.q.val()) << 3;
         self.kshr.next = self.c64.val() - bit_cast::<7, 6>(self.c_q.q.val());
-        self.shr.next = bit_cast::<10, 7>(self.kshr.val()) << 3;
+        self.rot.x.next = self.s_axis.tdata.val();
+        self.rot.c.next = self.c_q.q.val();
+        self.split.x.next = self.rot.y.val();
+        self.split.c.next = self.c_q.q.val();
         // the last beat spills into one more beat <=> it has more than 64 - c bytes <=> tkeep bit
         // 64 - c is set (tkeep is contiguous; never when c = 0)
         self.kshr6.next = bit_cast::<6, 7>(self.kshr.val());
         self.spill.next = self.c_q.q.val().any() & self.s_axis.tkeep.val().get_bits::<1>(self.kshr6.val().index()).any();
         self.s_axis.tready.next = false;
         self.skid.s_axis.tvalid.next = false;
-        self.skid.s_axis.tdata.next = self.carry.q.val() | (self.s_axis.tdata.val() << self.shl.val());
+        self.skid.s_axis.tdata.next = self.carry.q.val() | self.split.hi.val();
         self.skid.s_axis.tkeep.next = self.carry_keep.q.val() | (self.s_axis.tkeep.val() << self.c_q.q.val());
         self.skid.s_axis.tlast.next = false;
         self.skid.s_axis.tuser.next = false;
@@ -108,10 +112,9 @@ impl Logic for AxisInsert {
             self.s_axis.tready.next = self.skid.s_axis.tready.val();
             self.skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
             if self.s_axis.tvalid.val() & self.skid.s_axis.tready.val() {
-                self.carry.d.next = self.s_axis.tdata.val() >> self.shr.val();
+                self.carry.d.next = self.split.lo.val();
                 self.carry_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.val();
                 if !self.c_q.q.val().any() {
-                    self.carry.d.next = self.zero512.val();
                     self.carry_keep.d.next = self.zero64.val();
                 }
                 if self.s_axis.tlast.val() {
@@ -178,12 +181,11 @@ impl Default for AxisInsert {
             spill: Default::default(),
             endf: Default::default(),
             kshr6: Default::default(),
-            shl: Default::default(),
-            shr: Default::default(),
             kshr: Default::default(),
+            rot: Default::default(),
+            split: Default::default(),
             ones: Constant::new(u64::MAX.into()),
             zero64: Constant::new(0u64.into()),
-            zero512: Constant::new(0u64.into()),
             one2: Constant::new(1u64.into()),
             c64: Constant::new(64u64.into()),
         }

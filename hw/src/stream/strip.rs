@@ -25,6 +25,9 @@ pub struct AxisStrip {
     carry_user: DFF<Bit>,
     flush: DFF<Bit>,
     flush_user: DFF<Bit>,
+    /// `have | flush`, kept in a register of its own (set wherever they are): the funnel's `lo`
+    /// select then costs no LUT level of its own
+    lo_carry: DFF<Bit>,
     runt_q: DFF<Bits<32>>,
     skip: Signal<Local, Bits<2>>,
     r: Signal<Local, Bits<6>>,
@@ -33,6 +36,7 @@ pub struct AxisStrip {
     /// or the next frame's first `strip_len` between frames); the keep uses the same shift.
     fun: ByteFunnel,
     fun_r: Sel<6>,
+    fun_lo: Sel<512>,
     keep_hi: Signal<Local, Bits<64>>,
     keep_lo: Signal<Local, Bits<64>>,
     cat_keep: Signal<Local, Bits<128>>,
@@ -64,12 +68,14 @@ impl Default for AxisStrip {
             carry_user: Default::default(),
             flush: Default::default(),
             flush_user: Default::default(),
+            lo_carry: Default::default(),
             runt_q: Default::default(),
             skip: Default::default(),
             r: Default::default(),
             keep_at_r: Default::default(),
             fun: Default::default(),
             fun_r: Default::default(),
+            fun_lo: Default::default(),
             keep_hi: Default::default(),
             keep_lo: Default::default(),
             cat_keep: Default::default(),
@@ -87,7 +93,7 @@ impl Default for AxisStrip {
 impl Logic for AxisStrip {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mid, skip_q, r_q, have, carry, carry_keep, carry_user, flush, flush_user, runt_q);
+        dff_setup!(self, clock, mid, skip_q, r_q, have, carry, carry_keep, carry_user, flush, flush_user, lo_carry, runt_q);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
         Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
@@ -103,10 +109,10 @@ impl Logic for AxisStrip {
         // the path): {data, carry} inside a frame; {-, beat} for a frame of one beat; {-, carry}
         // for the rest of the last beat (the flush, with its frame's r)
         self.fun.hi.next = self.s_axis.tdata.val();
-        self.fun.lo.next = self.carry.q.val();
-        if !self.have.q.val() & !self.flush.q.val() {
-            self.fun.lo.next = self.s_axis.tdata.val();
-        }
+        self.fun_lo.a.next = self.s_axis.tdata.val();
+        self.fun_lo.b.next = self.carry.q.val();
+        self.fun_lo.sel.next = self.lo_carry.q.val();
+        self.fun.lo.next = self.fun_lo.y.val();
         self.fun_r.a.next = self.strip_len.val().get_bits::<6>(0);
         self.fun_r.b.next = self.r_q.q.val();
         self.fun_r.sel.next = self.mid.q.val() | self.flush.q.val();
@@ -145,6 +151,7 @@ impl Logic for AxisStrip {
             self.skid.s_axis.tuser.next = self.flush_user.q.val();
             if self.skid.s_axis.tready.val() {
                 self.flush.d.next = false;
+                self.lo_carry.d.next = self.have.q.val();
             }
         }
         if self.take.val() {
@@ -157,9 +164,9 @@ impl Logic for AxisStrip {
                     self.runt_q.d.next = self.runt_q.q.val() + 1;
                 }
             } else if !self.r.val().any() {
-                // no sub-beat shift: pass through
+                // no sub-beat shift: pass through (the funnel at r = 0 with `lo` the beat: no
+                // frame with r = 0 sets `have` or `flush`)
                 self.skid.s_axis.tvalid.next = true;
-                self.skid.s_axis.tdata.next = self.s_axis.tdata.val();
                 self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
                 self.skid.s_axis.tlast.next = self.s_axis.tlast.val();
                 self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
@@ -174,6 +181,7 @@ impl Logic for AxisStrip {
                     }
                 } else {
                     self.have.d.next = true;
+                    self.lo_carry.d.next = true;
                     self.carry.d.next = self.s_axis.tdata.val();
                     self.carry_keep.d.next = self.s_axis.tkeep.val();
                 }
@@ -183,6 +191,7 @@ impl Logic for AxisStrip {
                 self.carry_keep.d.next = self.s_axis.tkeep.val();
                 if self.s_axis.tlast.val() {
                     self.have.d.next = false;
+                    self.lo_carry.d.next = self.keep_at_r.val();
                     if self.keep_at_r.val() {
                         // the rest of this beat leaves next cycle from `carry`
                         self.flush.d.next = true;
@@ -199,8 +208,10 @@ impl Logic for AxisStrip {
             self.mid.d.next = false;
             self.have.d.next = false;
             self.flush.d.next = false;
+            self.lo_carry.d.next = false;
             self.runt_q.d.next = 0.into();
         }
+
     }
 }
 
