@@ -135,10 +135,12 @@ impl Logic for ByteSplit {
     }
     fn hdl(&self) -> Verilog {
         let mut v = String::new();
-        for j in 0..64 {
+        for j in 0..63 {
             let b = byte("x", j);
             v += &format!("assign {} = (c <= 6'd{j}) ? {b} : 8'd0;\nassign {} = (c > 6'd{j}) ? {b} : 8'd0;\n", byte("hi", j), byte("lo", j));
         }
+        // byte 63 is never below c
+        v += &format!("assign {} = {};\nassign {} = 8'd0;\n", byte("hi", 63), byte("x", 63), byte("lo", 63));
         Verilog::Custom(v)
     }
 }
