@@ -211,7 +211,6 @@ impl Logic for AxisStrip {
             self.lo_carry.d.next = false;
             self.runt_q.d.next = 0.into();
         }
-
     }
 }
 
