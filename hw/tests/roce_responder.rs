@@ -647,6 +647,57 @@ fn duplicate_reads_are_answered_only_inside_their_reservation() {
     assert_eq!(counter(&mut sim, "read_replays"), 6);
 }
 
+/// The same across a 4 GiB boundary: a READ entry keeps its end as the low word and a carry
+/// into va's high word, so a READ from below 2^32 to above it (and duplicates that end on
+/// either side) must still be told apart exactly.
+#[test]
+fn duplicate_reads_across_a_4gib_boundary() {
+    let mut sim = verilate(&mut RoceResponder500::default());
+    let mut rng = Rng::new(47);
+    start(&mut sim, 0);
+    for (qpn, base) in [(9u32, 0u64), (10, 0x7_0000_0000)] {
+        let mut q = qp(&mut rng, qpn);
+        q.cfg.mr_base = base;
+        q.cfg.mr_len = 1 << 33;
+        setup(&mut sim, &q);
+        let p = q.rq.rq_expected_psn;
+        let pmtu = pmtu_bytes(q.cfg.pmtu) as u32;
+        // from 2 PMTUs below the boundary to PMTU + 5 bytes above it
+        let (va, len) = (base + (1 << 32) - 2 * pmtu as u64, 3 * pmtu + 5);
+        let at = |k: u32| (p + k) & 0xff_ffff;
+        let m = q.rq.rq_msn + 1;
+        let job = |psn, va, len, again, rb| RespItemFields { read: true, syndrome: syndrome::ACK, qpn: q.qpn, va, len, psn, pmtu: q.cfg.pmtu, msn: m & 0xff_ffff, again, rb };
+        let before = counter(&mut sim, "duplicate");
+        let items = vec![
+            read_req(&q, p, va, len),
+            // ends below the boundary
+            read_req(&q, p, va + 1, 100),
+            // from its third packet, which starts at the boundary, to its end above it
+            read_req(&q, at(2), va + 2 * pmtu as u64, len - 2 * pmtu),
+            // ends exactly at its end
+            read_req(&q, p, va + len as u64 - 7, 7),
+            // one byte past its end, above the boundary: dropped
+            read_req(&q, p, va + len as u64 - 7, 8),
+            // its last PSN running past its end: dropped
+            read_req(&q, at(3), va + 3 * pmtu as u64, pmtu),
+            // a whole 4 GiB further on (same low words): dropped
+            read_req(&q, p, va + (1 << 32), 64),
+        ];
+        let out = run(&mut sim, &items, 80, 60, 12 + qpn as u64);
+        assert_eq!(
+            out.jobs,
+            vec![
+                job(p, va, len, false, false),
+                job(p, va + 1, 100, true, false),
+                job(at(2), va + 2 * pmtu as u64, len - 2 * pmtu, true, true),
+                job(p, va + len as u64 - 7, 7, true, false),
+            ],
+            "QP {qpn}"
+        );
+        assert_eq!(counter(&mut sim, "duplicate") - before, 6, "QP {qpn}");
+    }
+}
+
 /// [`PsnCount`] behind a clocked wrapper (the harness drives a clock), for Verilator and
 /// rust-hdl.
 mod psn_count_top {

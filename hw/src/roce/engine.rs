@@ -29,7 +29,7 @@ use crate::roce::tx::engine::RoceTx;
 use crate::roce::*;
 use crate::service::aes_ctr::{self as aes, kind, SvcCfg};
 use crate::service::dpi::DPI_LATENCY;
-use crate::service::slot::{PayloadSlot, TapCore, TapFlagQueue, TapJoin};
+use crate::service::slot::{PayloadSlot, TapCore, TapFlagQueue, TapJoin, SLOT_A, SLOT_A_SHORT};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
@@ -112,8 +112,11 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
 }
 
+/// `A`: QPN bits; `R`: replay-ring index bits; `LT`, `LR`, `LP`: latencies of the pass-through
+/// TX slot, RX slot and tap; `S`, `SR`: the TX and RX slots' services; `F`: the payload slots'
+/// FIFO address bits ([`SLOT_A_SHORT`] unless a slot's core takes more than 28 cycles).
 #[derive(LogicBlock)]
-pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize> {
+pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize, const F: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axis_rx: Axis512Sink,
@@ -150,10 +153,10 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     parse: RoceRxParse,
     responder: RoceResponder<A>,
     req: RoceRequester<A, R>,
-    tx: RoceTx<A, R, LT, S>,
+    tx: RoceTx<A, R, LT, S, F>,
     wmux: DmaWrMux,
     /// The RX payload slot, on the merged DMA write data.
-    rx_slot: PayloadSlot<LR, SR, A>,
+    rx_slot: PayloadSlot<LR, SR, A, F>,
     bridge: AxilBridge,
     window: StatusWindow<50>,
     stage: QpStage,
@@ -198,7 +201,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     unused: Signal<Local, Bit>,
 }
 
-impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize> RoceEngine<A, R, LT, LR, LP, S, SR> {
+impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize, const F: usize> RoceEngine<A, R, LT, LR, LP, S, SR, F> {
     /// An engine whose QP table holds `num_qps` QPs (at most 2^A).
     pub fn new(num_qps: usize) -> Self {
         assert!(num_qps <= 1 << A);
@@ -280,7 +283,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
     }
 }
 
-impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize> Logic for RoceEngine<A, R, LT, LR, LP, S, SR> {
+impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize, const F: usize> Logic for RoceEngine<A, R, LT, LR, LP, S, SR, F> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
@@ -620,12 +623,12 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 }
 
 /// The default engine: 500 QPs in 512-entry tables, pass-through service slots (1 cycle each).
-pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }>;
-pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }, { kind::PASS }>;
+pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }, SLOT_A_SHORT>;
+pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }, { kind::PASS }, SLOT_A_SHORT>;
 /// The services engine: the default engine with AES-CTR in both payload slots (TX encrypts, RX
 /// decrypts; `service::aes_ctr::AES_LATENCY` cycles each), DLRM preprocessing after the RX
 /// decryption, and the DPI classifier on the parallel tap (`service::dpi::DPI_LATENCY` cycles).
-pub type RoceEngineAes = RoceEngine<9, 13, 1, 1, { DPI_LATENCY }, { kind::AES }, { kind::AES_DLRM_DPI }>;
+pub type RoceEngineAes = RoceEngine<9, 13, 1, 1, { DPI_LATENCY }, { kind::AES }, { kind::AES_DLRM_DPI }, SLOT_A>;
 
 /// Something done with an engine whose type [`engine_with`] picks.
 pub trait WithEngine {
@@ -639,18 +642,18 @@ pub trait WithEngine {
 pub fn engine_with<W: WithEngine>(svc: usize, w: W) -> W::Out {
     use kind::*;
     match svc & ALL {
-        0 => w.with(RoceEngine::<9, 13, 1, 1, 1, { PASS }, { PASS }>::new(500)),
-        1 => w.with(RoceEngine::<9, 13, 1, 1, 1, { AES }, { AES }>::new(500)),
-        2 => w.with(RoceEngine::<9, 13, 1, 1, 1, { PASS }, { DLRM }>::new(500)),
-        3 => w.with(RoceEngine::<9, 13, 1, 1, 1, { AES }, { AES_DLRM }>::new(500)),
-        4 => w.with(RoceEngine::<9, 13, 1, 1, { DPI_LATENCY }, { PASS }, { DPI }>::new(500)),
-        5 => w.with(RoceEngine::<9, 13, 1, 1, { DPI_LATENCY }, { AES }, { AES_DPI }>::new(500)),
-        6 => w.with(RoceEngine::<9, 13, 1, 1, { DPI_LATENCY }, { PASS }, { DLRM_DPI }>::new(500)),
+        0 => w.with(RoceEngine::<9, 13, 1, 1, 1, { PASS }, { PASS }, SLOT_A_SHORT>::new(500)),
+        1 => w.with(RoceEngine::<9, 13, 1, 1, 1, { AES }, { AES }, SLOT_A_SHORT>::new(500)),
+        2 => w.with(RoceEngine::<9, 13, 1, 1, 1, { PASS }, { DLRM }, SLOT_A_SHORT>::new(500)),
+        3 => w.with(RoceEngine::<9, 13, 1, 1, 1, { AES }, { AES_DLRM }, SLOT_A>::new(500)),
+        4 => w.with(RoceEngine::<9, 13, 1, 1, { DPI_LATENCY }, { PASS }, { DPI }, SLOT_A_SHORT>::new(500)),
+        5 => w.with(RoceEngine::<9, 13, 1, 1, { DPI_LATENCY }, { AES }, { AES_DPI }, SLOT_A_SHORT>::new(500)),
+        6 => w.with(RoceEngine::<9, 13, 1, 1, { DPI_LATENCY }, { PASS }, { DLRM_DPI }, SLOT_A_SHORT>::new(500)),
         _ => w.with(RoceEngineAes::new(500)),
     }
 }
 
-impl Default for RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }> {
+impl Default for RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }, SLOT_A_SHORT> {
     fn default() -> Self {
         Self::new(500)
     }

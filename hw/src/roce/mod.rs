@@ -172,8 +172,12 @@ crate::record!(
         /// PSNs reserved for the response.
         n: u32 = 24,
         va: u64 = 64,
-        /// va + length.
-        end: u64 = 64,
+        /// The low 32 bits of va + length...
+        end_lo: u32 = 32,
+        /// ...and whether its high 32 bits are va's plus 1 (else va's: a READ is shorter than
+        /// 2^32 bytes). 178 bits where the whole 64-bit end made 209: five RAMB18 per entry
+        /// instead of six.
+        end_c: bool = 1,
         rkey: u32 = 32,
     }
 );

@@ -37,7 +37,7 @@ crate::record!(
 /// Beat in to beat out, in cycles.
 pub const AES_LATENCY: usize = 18;
 
-/// Service kinds of a slot (`S` of `AesCtr<S>` and `PayloadSlot<L, S>`).
+/// Service kinds of a slot (`S` of `AesCtr<S>` and `PayloadSlot<L, S, A, F>`).
 pub mod kind {
     /// Pass-through (the slot's delay line).
     pub const PASS: usize = 0;

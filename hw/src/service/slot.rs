@@ -267,15 +267,19 @@ impl<const L: usize> Logic for SlotPass<L> {
     }
 }
 
-/// Shell capacity of a slot of latency `L`: 64 beats, enough for one beat per cycle up to
-/// `L` = 60 (AES and DLRM in series need 31).
+/// Shell capacity of a slot (FIFO address bits, `F` of [`PayloadSlot`]): 64 beats (block
+/// RAM), enough for one beat per cycle up to a core latency of 60 (AES and DLRM in series need
+/// 31)...
 pub const SLOT_A: usize = 6;
+/// ...or 32 beats (LUT RAM: a 650-bit, 64-deep FIFO is about 10 RAMB36, the 32-deep one about
+/// 380 LUTs), enough up to a latency of 28 (AES alone 18, DPI 16, the pass-through slots 1).
+pub const SLOT_A_SHORT: usize = 5;
 
 /// A payload slot: the shell around the pass-through core of latency `L` (service `S` =
 /// [`kind::PASS`]) or around a service core (`S` = [`kind::AES`]: [`AesCtr`], whose latency is
 /// [`AES_LATENCY`]; `L` is then unused and 1). `A`: QPN bits of a service's QP context.
 #[derive(LogicBlock)]
-pub struct PayloadSlot<const L: usize, const S: usize, const A: usize> {
+pub struct PayloadSlot<const L: usize, const S: usize, const A: usize, const F: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axis: Axis512Sink,
@@ -289,7 +293,7 @@ pub struct PayloadSlot<const L: usize, const S: usize, const A: usize> {
     pub rx: Signal<In, Bit>,
     /// The service's QP generation readback.
     pub gen: Signal<Out, Bits<24>>,
-    shell: SlotShell<SLOT_A>,
+    shell: SlotShell<F>,
     core: SlotPass<L>,
     svc: AesCtr<S, A>,
     dlrm: DlrmCore<S, A>,
@@ -299,10 +303,10 @@ pub struct PayloadSlot<const L: usize, const S: usize, const A: usize> {
     chain: Constant<Bit>,
 }
 
-impl<const L: usize, const S: usize, const A: usize> Default for PayloadSlot<L, S, A> {
+impl<const L: usize, const S: usize, const A: usize, const F: usize> Default for PayloadSlot<L, S, A, F> {
     fn default() -> Self {
         let lat = if S & kind::AES != 0 { AES_LATENCY } else { 0 } + if S & kind::DLRM != 0 { DLRM_LATENCY } else { 0 };
-        assert!(lat + 4 <= 1 << SLOT_A, "the slot's FIFO must hold the core's latency");
+        assert!(lat.max(L) + 4 <= 1 << F, "the slot's FIFO must hold the core's latency");
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -325,7 +329,7 @@ impl<const L: usize, const S: usize, const A: usize> Default for PayloadSlot<L, 
     }
 }
 
-impl<const L: usize, const S: usize, const A: usize> Logic for PayloadSlot<L, S, A> {
+impl<const L: usize, const S: usize, const A: usize, const F: usize> Logic for PayloadSlot<L, S, A, F> {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, shell, core, svc, dlrm);
@@ -439,7 +443,7 @@ pub struct TapJoin<const L: usize> {
     pub drops: Signal<Out, Bits<32>>,
     pub flags: Signal<Out, Bits<32>>,
     pub overrun: Signal<Out, Bits<32>>,
-    line: PayloadSlot<L, { kind::PASS }, 1>,
+    line: PayloadSlot<L, { kind::PASS }, 1, SLOT_A_SHORT>,
     vq: AxisFifo<2, 1, 5, 6>,
     first: DFF<Bit>,
     second: DFF<Bit>,
@@ -611,11 +615,11 @@ impl<const L: usize> Logic for TapJoin<L> {
 }
 
 /// The AES-class slot used in the tests and emitted as a top: 11 cycles of service latency.
-pub type PayloadSlot11 = PayloadSlot<11, { kind::PASS }, 1>;
+pub type PayloadSlot11 = PayloadSlot<11, { kind::PASS }, 1, SLOT_A_SHORT>;
 /// The AES-CTR slot with a 9-bit (512-entry) QP context, emitted as a top and tested alone.
-pub type AesSlot = PayloadSlot<1, { kind::AES }, 9>;
+pub type AesSlot = PayloadSlot<1, { kind::AES }, 9, SLOT_A_SHORT>;
 /// The DLRM application slot: the operation per QP for 512 QPs.
-pub type DlrmSlot = PayloadSlot<1, { kind::DLRM }, 9>;
+pub type DlrmSlot = PayloadSlot<1, { kind::DLRM }, 9, SLOT_A_SHORT>;
 pub type TapJoin8 = TapJoin<8>;
 
 /// The tap's flags ([`TapJoin::m_flag`]) of the frames in the RX buffer (a frame FIFO that keeps

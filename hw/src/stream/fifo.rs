@@ -1,4 +1,5 @@
-//! Synchronous AXI4-Stream FIFO on a BRAM with a registered output. Storage: `2^A` entries in
+//! Synchronous AXI4-Stream FIFO on a RAM (block RAM; LUT RAM at 32 entries or fewer) with a
+//! registered output. Storage: `2^A` entries in
 //! RAM plus a two-entry output stage that hides the RAM's read latency, so it moves one beat
 //! per cycle in and out. `s_tready` and `m_tvalid` come from registers. `W` must be `D+K+2`
 //! (data, keep, last, user packed into one RAM word).
@@ -86,7 +87,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D,
             level: Default::default(),
             drop_bad: Default::default(),
             drop_overflow: Default::default(),
-            ram: Ram::new(RamStyle::Block, false),
+            ram: Ram::new(RamStyle::for_depth(A), false),
             wr_ptr: Default::default(),
             commit: Default::default(),
             rd_ptr: Default::default(),

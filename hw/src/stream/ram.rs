@@ -1,4 +1,4 @@
-//! Simple-dual-port RAM wrappers that infer BRAM or URAM (`ram_style`), with synchronous read
+//! Simple-dual-port RAM wrappers that infer BRAM, URAM or LUT RAM (`ram_style`), with synchronous read
 //! (read-first on a same-address write) and an optional output register. Contents start at
 //! zero. There is no asynchronous read path.
 //!
@@ -15,6 +15,9 @@ use rust_hdl::prelude::*;
 pub enum RamStyle {
     Block,
     Ultra,
+    /// LUT RAM, for shallow memories (32 or 64 words), where a block RAM would hold a few
+    /// percent of its bits: a 578-bit, 32-deep FIFO is 9 RAMB36 or about 330 LUTs.
+    Distributed,
 }
 
 impl RamStyle {
@@ -22,6 +25,15 @@ impl RamStyle {
         match self {
             RamStyle::Block => "block",
             RamStyle::Ultra => "ultra",
+            RamStyle::Distributed => "distributed",
+        }
+    }
+    /// Block RAM, or LUT RAM for memories of at most 32 words (`A` <= 5).
+    pub fn for_depth(a: usize) -> Self {
+        if a <= 5 {
+            RamStyle::Distributed
+        } else {
+            RamStyle::Block
         }
     }
 }

@@ -173,16 +173,25 @@ pub struct RoceResponder<const A: usize> {
     rq_ram: Ram<QP_RQ_BITS, A>,
     /// The QP's last RD_RES accepted READ requests, one RAM per entry (all compared at once), and
     /// where the next one goes.
-    res_ram: [Ram<209, A>; RD_RES],
+    res_ram: [Ram<178, A>; RD_RES],
     r_valid: [Signal<Local, Bit>; RD_RES],
     va_end64: Signal<Local, Bits<64>>,
     va_ovf: Signal<Local, Bit>,
     r_psn: [Signal<Local, Bits<24>>; RD_RES],
     r_n: [Signal<Local, Bits<24>>; RD_RES],
     r_va: [Signal<Local, Bits<64>>; RD_RES],
+    /// va + length, with the high word of va (see `r_end_c`)
     r_end: [Signal<Local, Bits<64>>; RD_RES],
+    r_end_c: [Signal<Local, Bit>; RD_RES],
+    r_end_ok: [Signal<Local, Bit>; RD_RES],
+    /// va + length of the request, less 2^32, and whether it is below 2^32
+    ve_m: Signal<Local, Bits<64>>,
+    ve_small: Signal<Local, Bit>,
+    c_2p32: Constant<Bits<64>>,
+    c_hi32: Constant<Bits<64>>,
+    c_lo32: Constant<Bits<64>>,
     r_rkey: [Signal<Local, Bits<32>>; RD_RES],
-    res_in: ToBits<RdRes, 209>,
+    res_in: ToBits<RdRes, 178>,
     res_d: [Signal<Local, Bits<24>>; RD_RES],
     res_hit: [Signal<Local, Bit>; RD_RES],
     /// A hit whose first PSN is where that READ's own response packet of the same PSN began
@@ -208,7 +217,7 @@ pub struct RoceResponder<const A: usize> {
     d_rdh: DFF<Bits<4>>,
     c1_4: Constant<Bits<4>>,
     c0_4r: Constant<Bits<4>>,
-    res_zero: Constant<Bits<209>>,
+    res_zero: Constant<Bits<178>>,
     cfg_in: ToBits<QpCfg, QP_CFG_BITS>,
     rq_in: ToBits<QpRq, QP_RQ_BITS>,
     cfg_out: FromBits<QpCfg, QP_CFG_BITS>,
@@ -354,6 +363,13 @@ impl<const A: usize> Default for RoceResponder<A> {
             r_n: Default::default(),
             r_va: Default::default(),
             r_end: Default::default(),
+            r_end_c: Default::default(),
+            r_end_ok: Default::default(),
+            ve_m: Default::default(),
+            ve_small: Default::default(),
+            c_2p32: c(1 << 32),
+            c_hi32: c(0xffff_ffff_0000_0000),
+            c_lo32: c(0xffff_ffff),
             r_rkey: Default::default(),
             res_in: Default::default(),
             res_d: Default::default(),
@@ -582,6 +598,8 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.ack_now.next = self.h.q.val().ackreq | (self.ack_every.val().any() & ((self.rq_out.y.val().rq_unacked + self.c1_8.val()) >= self.ack_every.val()));
         self.va_end64.next = bit_cast::<64, 65>(self.va_end.val());
         self.va_ovf.next = self.va_end.val().get_bit(64);
+        self.ve_m.next = self.va_end64.val() - self.c_2p32.val();
+        self.ve_small.next = !self.va_end64.val().get_bits::<32>(32).any();
         // responder resources: read with the QP's state, written on a new READ, cleared by a
         // control-plane write of the QP
         self.res_in.x.next = self.d_res.q.val();
@@ -598,18 +616,25 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.res_ram[i].waddr.next = self.h_qpn.val();
             self.res_ram[i].wdata.next = self.res_in.y.val();
             self.res_ram[i].we.next = false;
-            // an RdRes, from bit 0: valid, psn, n, va, end, rkey
+            // an RdRes, from bit 0: valid, psn, n, va, end_lo, end_c, rkey
             self.r_valid[i].next = self.res_ram[i].rdata.val().get_bit(0);
             self.r_psn[i].next = self.res_ram[i].rdata.val().get_bits::<24>(1);
             self.r_n[i].next = self.res_ram[i].rdata.val().get_bits::<24>(25);
             self.r_va[i].next = self.res_ram[i].rdata.val().get_bits::<64>(49);
-            self.r_end[i].next = self.res_ram[i].rdata.val().get_bits::<64>(113);
-            self.r_rkey[i].next = self.res_ram[i].rdata.val().get_bits::<32>(177);
+            self.r_end[i].next = (self.r_va[i].val() & self.c_hi32.val()) | (self.res_ram[i].rdata.val().get_bits::<64>(113) & self.c_lo32.val());
+            self.r_end_c[i].next = self.res_ram[i].rdata.val().get_bit(145);
+            self.r_rkey[i].next = self.res_ram[i].rdata.val().get_bits::<32>(146);
+            // the request's end within this one's: end = r_end, or r_end + 2^32 with the carry
+            // (no adder after the RAM: the request's side is moved instead)
+            self.r_end_ok[i].next = self.va_end64.val() <= self.r_end[i].val();
+            if self.r_end_c[i].val() {
+                self.r_end_ok[i].next = self.ve_small.val() | (self.ve_m.val() <= self.r_end[i].val());
+            }
             // a duplicate READ inside this one's PSNs, with its rkey, inside its range
             self.res_d[i].next = self.h.q.val().psn - self.r_psn[i].val();
             self.res_hit[i].next = self.r_valid[i].val() & (self.res_d[i].val() < self.r_n[i].val())
                 & (self.h.q.val().rkey == self.r_rkey[i].val()) & (self.h.q.val().va >= self.r_va[i].val())
-                & !self.va_ovf.val() & (self.va_end64.val() <= self.r_end[i].val());
+                & !self.va_ovf.val() & self.r_end_ok[i].val();
             if self.res_hit[i].val() {
                 self.res_any.next = true;
             }
@@ -684,7 +709,8 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_res.d.next.psn = self.h.q.val().psn;
             self.d_res.d.next.n = self.npkts.val();
             self.d_res.d.next.va = self.h.q.val().va;
-            self.d_res.d.next.end = self.va_end64.val();
+            self.d_res.d.next.end_lo = self.va_end64.val().get_bits::<32>(0);
+            self.d_res.d.next.end_c = self.va_end64.val().get_bits::<32>(32) != self.h.q.val().va.get_bits::<32>(32);
             self.d_res.d.next.rkey = self.h.q.val().rkey;
             self.d_dest.d.next = self.dest_drop.val();
             self.d_rq.d.next = self.rq_out.y.val();
@@ -889,7 +915,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
 }
 
 /// The default table: 512 entries (500 QPs).
-const _: () = assert!(RdResFields::BITS == 209);
+const _: () = assert!(RdResFields::BITS == 178);
 
 pub type RoceResponder500 = RoceResponder<9>;
 pub type RoceResponder4k = RoceResponder<12>;

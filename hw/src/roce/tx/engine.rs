@@ -29,7 +29,7 @@ use crate::roce::psn_count::PsnCount;
 use crate::roce::tx::build::{RoceTxBuild, TxHdr};
 use crate::roce::*;
 use crate::service::aes_ctr::{kind, SvcCfg};
-use crate::service::slot::{PayloadSlot, SlotMeta, META_BITS};
+use crate::service::slot::{PayloadSlot, SlotMeta, META_BITS, SLOT_A_SHORT};
 use crate::stream::*;
 use nicgen_model::opcode as op;
 use rust_hdl::prelude::*;
@@ -76,8 +76,9 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
 }
 
+/// `F`: the payload slot's FIFO address bits (see [`PayloadSlot`]).
 #[derive(LogicBlock)]
-pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usize> {
+pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub sq: Signal<In, SqWr>,
@@ -374,7 +375,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     x_hdr: Signal<Local, TxHdr>,
     hdr_q: ChanSkid<TxHdr>,
     /// The TX payload slot, and the metadata of the payloads on their way to it.
-    slot: PayloadSlot<LT, ST, A>,
+    slot: PayloadSlot<LT, ST, A, F>,
     meta_in: ToBits<SlotMeta, META_BITS>,
     meta_q: AxisFifo<META_BITS, 1, META_W, 3>,
     meta_out: FromBits<SlotMeta, META_BITS>,
@@ -422,7 +423,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     zero_flow: Constant<Bits<20>>,
 }
 
-impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default for RoceTx<A, R, LT, ST> {
+impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Default for RoceTx<A, R, LT, ST, F> {
     fn default() -> Self {
         let style = if A > 10 { RamStyle::Ultra } else { RamStyle::Block };
         RoceTx {
@@ -701,7 +702,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Default f
     }
 }
 
-impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for RoceTx<A, R, LT, ST> {
+impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
@@ -1545,7 +1546,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize> Logic for
     }
 }
 
-pub type RoceTx500 = RoceTx<9, 13, 1, { kind::PASS }>;
+pub type RoceTx500 = RoceTx<9, 13, 1, { kind::PASS }, SLOT_A_SHORT>;
 
 nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, sq_ready, rsp, rsp_valid, rsp_ready,
     sent, sent_valid, sent_ready, sent_soon, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
