@@ -1,6 +1,7 @@
-//! Simple-dual-port RAM wrappers that infer BRAM, URAM or LUT RAM (`ram_style`), with synchronous read
-//! (read-first on a same-address write) and an optional output register. Contents start at
-//! zero. There is no asynchronous read path.
+//! Simple-dual-port RAM wrappers that infer BRAM, URAM or LUT RAM (`ram_style`), with
+//! synchronous read (read-first on a same-address write) and an optional output register.
+//! Contents start at zero. There is no asynchronous read path: LUT RAM (only for memories of
+//! at most 32 words, [`RamStyle::for_depth`]) reads into the same read register.
 //!
 //! Read latency: 1 cycle (`raddr`/`re` → `rdata`), or 2 with the output register (`oce`
 //! enables the second stage).
