@@ -16,7 +16,7 @@ use rust_hdl::prelude::*;
 pub enum RamStyle {
     Block,
     Ultra,
-    /// LUT RAM, for shallow memories (32 or 64 words), where a block RAM would hold a few
+    /// LUT RAM, for shallow memories (at most 32 words, [`RamStyle::for_depth`]), where a block RAM would hold a few
     /// percent of its bits: a 578-bit, 32-deep FIFO is 9 RAMB36 or about 330 LUTs.
     Distributed,
 }

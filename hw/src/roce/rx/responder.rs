@@ -187,7 +187,6 @@ pub struct RoceResponder<const A: usize> {
     /// va + length of the request, less 2^32, and whether it is below 2^32
     ve_m: Signal<Local, Bits<64>>,
     ve_small: Signal<Local, Bit>,
-    h_va: Signal<Local, Bits<64>>,
     c_2p32: Constant<Bits<64>>,
     c_hi32: Constant<Bits<64>>,
     c_lo32: Constant<Bits<64>>,
@@ -368,7 +367,6 @@ impl<const A: usize> Default for RoceResponder<A> {
             r_end_ok: Default::default(),
             ve_m: Default::default(),
             ve_small: Default::default(),
-            h_va: Default::default(),
             c_2p32: c(1 << 32),
             c_hi32: c(0xffff_ffff_0000_0000),
             c_lo32: c(0xffff_ffff),
@@ -601,7 +599,6 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.va_end64.next = bit_cast::<64, 65>(self.va_end.val());
         self.va_ovf.next = self.va_end.val().get_bit(64);
         self.ve_m.next = self.va_end64.val() - self.c_2p32.val();
-        self.h_va.next = self.h.q.val().va;
         self.ve_small.next = !self.va_end64.val().get_bits::<32>(32).any();
         // responder resources: read with the QP's state, written on a new READ, cleared by a
         // control-plane write of the QP
@@ -655,7 +652,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.rdh_ram.waddr.next = self.h_qpn.val();
         self.rdh_ram.wdata.next = self.d_rdh.q.val() + self.c1_4.val();
         self.rdh_ram.we.next = false;
-        self.unused.next = self.h_va.val().get_bits::<32>(0).any() | self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().tap_flag | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
+        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().tap_flag | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().syndrome.any() | self.h.q.val().msn.any()
             | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any() | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any()
             | self.cfg_out.y.val().ipv6 | self.cfg_out.y.val().remote_qpn.any() | self.cfg_out.y.val().remote_ip.any()
@@ -713,7 +710,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_res.d.next.n = self.npkts.val();
             self.d_res.d.next.va = self.h.q.val().va;
             self.d_res.d.next.end_lo = self.va_end64.val().get_bits::<32>(0);
-            self.d_res.d.next.end_c = self.va_end64.val().get_bits::<32>(32) != self.h_va.val().get_bits::<32>(32);
+            self.d_res.d.next.end_c = (self.va_end64.val() & self.c_hi32.val()) != (self.h.q.val().va & self.c_hi32.val());
             self.d_res.d.next.rkey = self.h.q.val().rkey;
             self.d_dest.d.next = self.dest_drop.val();
             self.d_rq.d.next = self.rq_out.y.val();
