@@ -597,7 +597,8 @@ fn qp_tables_of_16k_elaborate() {
 }
 
 /// A duplicate READ is answered again only when it asks for a subset of a READ the QP accepted
-/// (inside its PSNs and its address range, with its rkey); others are dropped and counted.
+/// (inside its PSNs and its address range, with the QP's rkey unless it reads nothing); others
+/// are dropped and counted.
 #[test]
 fn duplicate_reads_are_answered_only_inside_their_reservation() {
     let mut sim = verilate(&mut RoceResponder500::default());
@@ -625,26 +626,38 @@ fn duplicate_reads_are_answered_only_inside_their_reservation() {
         read_req(&q, p, va - 64, 64),
         // its last PSN, but running past its end: dropped
         read_req(&q, at(3), va + 3 * pmtu as u64, pmtu),
+        // inside it with another rkey: dropped (an entry keeps no rkey; the QP's is checked)
+        rkey_xor(read_req(&q, p, va, 64), 1),
+        // no bytes, with another rkey: answered (as a new READ of 0 bytes, whose rkey is not checked)
+        rkey_xor(read_req(&q, p, va + 8, 0), 1),
     ];
     let out = run(&mut sim, &items, 80, 60, 9);
     let m = q.rq.rq_msn + 1;
-    assert_eq!(out.jobs, vec![job(p, va, len, m, false, false), job(p, va, len, m, true, true), job(at(2), va + 2 * pmtu as u64, len - 2 * pmtu, m, true, true), job(p, va + 1, 100, m, true, false)]);
+    assert_eq!(
+        out.jobs,
+        vec![job(p, va, len, m, false, false), job(p, va, len, m, true, true), job(at(2), va + 2 * pmtu as u64, len - 2 * pmtu, m, true, true), job(p, va + 1, 100, m, true, false), job(p, va + 8, 0, m, true, false)]
+    );
     assert_eq!(counter(&mut sim, "reads"), 1);
-    assert_eq!(counter(&mut sim, "duplicate"), 6);
-    assert_eq!(counter(&mut sim, "read_replays"), 3);
+    assert_eq!(counter(&mut sim, "duplicate"), 8);
+    assert_eq!(counter(&mut sim, "read_replays"), 4);
     // a READ of 13 packets after it: its first PSNs are now 17 behind, and their slots hold the
     // new READ's packets, so a duplicate of it is answered from host memory
     let (va2, len2) = (va + 0x10_0000, 13 * pmtu);
     let out = run(&mut sim, &[read_req(&q, at(4), va2, len2), read_req(&q, p, va, len), read_req(&q, at(1), va + pmtu as u64, len - pmtu), read_req(&q, at(4), va2, len2)], 80, 60, 11);
     assert_eq!(out.jobs, vec![job(at(4), va2, len2, m + 1, false, false), job(p, va, len, m + 1, true, false), job(at(1), va + pmtu as u64, len - pmtu, m + 1, true, true), job(at(4), va2, len2, m + 1, true, true)]);
-    assert_eq!(counter(&mut sim, "read_replays"), 6);
+    assert_eq!(counter(&mut sim, "read_replays"), 7);
     // a control-plane write of the QP forgets its READs: the same duplicate is now dropped
     let mut q2 = q.clone();
     q2.rq.rq_expected_psn = at(4);
     setup(&mut sim, &q2);
     let out = run(&mut sim, &[read_req(&q2, p, va, len)], 80, 60, 10);
     assert!(out.jobs.is_empty(), "{:?}", out.jobs);
-    assert_eq!(counter(&mut sim, "read_replays"), 6);
+    assert_eq!(counter(&mut sim, "read_replays"), 7);
+}
+
+fn rkey_xor((mut h, p): (RxHdrFields, Vec<u8>), x: u32) -> (RxHdrFields, Vec<u8>) {
+    h.rkey ^= x;
+    (h, p)
 }
 
 /// The same across a 4 GiB boundary: a READ entry keeps its end as the low word and a carry

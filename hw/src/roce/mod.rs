@@ -165,20 +165,22 @@ crate::record!(
 crate::record!(
     /// A responder resource (rxe's `resp_res`): an accepted READ request, kept so that a
     /// duplicate of it is answered again only if it asks for a subset of what was reserved.
+    /// 144 bits, four RAMB18 per entry table. Nothing is stored that the QP's other state or
+    /// the entry itself already gives:
+    /// - validity: `n` is at least 1 in an entry written, and 0 in one cleared;
+    /// - the rkey: a READ with a nonzero length was accepted with the QP's rkey, and the QP's
+    ///   configuration changes only with a control-plane write, which clears the entries; a
+    ///   duplicate must present that rkey again (unless its length is 0, which is not checked);
+    /// - the high 32 bits of the end: va's, plus 1 when `end_lo` is below va's low word (a READ
+    ///   is shorter than 2^32 bytes).
     RdRes,
     RdResFields {
-        valid: bool = 1,
+        /// The low 32 bits of va + length.
+        end_lo: u32 = 32,
         psn: u32 = 24,
         /// PSNs reserved for the response.
         n: u32 = 24,
         va: u64 = 64,
-        /// The low 32 bits of va + length...
-        end_lo: u32 = 32,
-        /// ...and whether its high 32 bits are va's plus 1 (else va's: a READ is shorter than
-        /// 2^32 bytes). 178 bits where the whole 64-bit end made 209: five RAMB18 per entry
-        /// instead of six.
-        end_c: bool = 1,
-        rkey: u32 = 32,
     }
 );
 

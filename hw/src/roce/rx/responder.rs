@@ -173,8 +173,7 @@ pub struct RoceResponder<const A: usize> {
     rq_ram: Ram<QP_RQ_BITS, A>,
     /// The QP's last RD_RES accepted READ requests, one RAM per entry (all compared at once), and
     /// where the next one goes.
-    res_ram: [Ram<178, A>; RD_RES],
-    r_valid: [Signal<Local, Bit>; RD_RES],
+    res_ram: [Ram<144, A>; RD_RES],
     va_end64: Signal<Local, Bits<64>>,
     va_ovf: Signal<Local, Bit>,
     r_psn: [Signal<Local, Bits<24>>; RD_RES],
@@ -182,6 +181,8 @@ pub struct RoceResponder<const A: usize> {
     r_va: [Signal<Local, Bits<64>>; RD_RES],
     /// va + length, with the high word of va (see `r_end_c`)
     r_end: [Signal<Local, Bits<64>>; RD_RES],
+    r_end_lo: [Signal<Local, Bits<32>>; RD_RES],
+    /// The entry's end carried into the high word (its low word below va's).
     r_end_c: [Signal<Local, Bit>; RD_RES],
     r_end_ok: [Signal<Local, Bit>; RD_RES],
     /// va + length of the request, less 2^32, and whether it is below 2^32
@@ -190,8 +191,7 @@ pub struct RoceResponder<const A: usize> {
     c_2p32: Constant<Bits<64>>,
     c_hi32: Constant<Bits<64>>,
     c_lo32: Constant<Bits<64>>,
-    r_rkey: [Signal<Local, Bits<32>>; RD_RES],
-    res_in: ToBits<RdRes, 178>,
+    res_in: ToBits<RdRes, 144>,
     res_d: [Signal<Local, Bits<24>>; RD_RES],
     res_hit: [Signal<Local, Bit>; RD_RES],
     /// A hit whose first PSN is where that READ's own response packet of the same PSN began
@@ -217,7 +217,7 @@ pub struct RoceResponder<const A: usize> {
     d_rdh: DFF<Bits<4>>,
     c1_4: Constant<Bits<4>>,
     c0_4r: Constant<Bits<4>>,
-    res_zero: Constant<Bits<178>>,
+    res_zero: Constant<Bits<144>>,
     cfg_in: ToBits<QpCfg, QP_CFG_BITS>,
     rq_in: ToBits<QpRq, QP_RQ_BITS>,
     cfg_out: FromBits<QpCfg, QP_CFG_BITS>,
@@ -356,13 +356,13 @@ impl<const A: usize> Default for RoceResponder<A> {
             cfg_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
             rq_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
             res_ram: std::array::from_fn(|_| Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false)),
-            r_valid: Default::default(),
             va_end64: Default::default(),
             va_ovf: Default::default(),
             r_psn: Default::default(),
             r_n: Default::default(),
             r_va: Default::default(),
             r_end: Default::default(),
+            r_end_lo: Default::default(),
             r_end_c: Default::default(),
             r_end_ok: Default::default(),
             ve_m: Default::default(),
@@ -370,7 +370,6 @@ impl<const A: usize> Default for RoceResponder<A> {
             c_2p32: c(1 << 32),
             c_hi32: c(0xffff_ffff_0000_0000),
             c_lo32: c(0xffff_ffff),
-            r_rkey: Default::default(),
             res_in: Default::default(),
             res_d: Default::default(),
             res_hit: Default::default(),
@@ -616,30 +615,29 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.res_ram[i].waddr.next = self.h_qpn.val();
             self.res_ram[i].wdata.next = self.res_in.y.val();
             self.res_ram[i].we.next = false;
-            // an RdRes, from bit 0: valid, psn, n, va, end_lo, end_c, rkey
-            self.r_valid[i].next = self.res_ram[i].rdata.val().get_bit(0);
-            self.r_psn[i].next = self.res_ram[i].rdata.val().get_bits::<24>(1);
-            self.r_n[i].next = self.res_ram[i].rdata.val().get_bits::<24>(25);
-            self.r_va[i].next = self.res_ram[i].rdata.val().get_bits::<64>(49);
-            self.r_end[i].next = (self.r_va[i].val() & self.c_hi32.val()) | (self.res_ram[i].rdata.val().get_bits::<64>(113) & self.c_lo32.val());
-            self.r_end_c[i].next = self.res_ram[i].rdata.val().get_bit(145);
-            self.r_rkey[i].next = self.res_ram[i].rdata.val().get_bits::<32>(146);
+            // an RdRes, from bit 0: end_lo, psn, n, va
+            self.r_end_lo[i].next = self.res_ram[i].rdata.val().get_bits::<32>(0);
+            self.r_psn[i].next = self.res_ram[i].rdata.val().get_bits::<24>(32);
+            self.r_n[i].next = self.res_ram[i].rdata.val().get_bits::<24>(56);
+            self.r_va[i].next = self.res_ram[i].rdata.val().get_bits::<64>(80);
+            self.r_end[i].next = (self.r_va[i].val() & self.c_hi32.val()) | (self.res_ram[i].rdata.val().get_bits::<64>(0) & self.c_lo32.val());
+            self.r_end_c[i].next = self.r_end_lo[i].val() < self.res_ram[i].rdata.val().get_bits::<32>(80);
             // the request's end within this one's: end = r_end, or r_end + 2^32 with the carry
             // (no adder after the RAM: the request's side is moved instead)
             self.r_end_ok[i].next = self.va_end64.val() <= self.r_end[i].val();
             if self.r_end_c[i].val() {
                 self.r_end_ok[i].next = self.ve_small.val() | (self.ve_m.val() <= self.r_end[i].val());
             }
-            // a duplicate READ inside this one's PSNs, with its rkey, inside its range
+            // a duplicate READ inside this one's PSNs (none in a cleared entry, n = 0), inside its
+            // range (its rkey is the QP's, which `acc_ok` checks)
             self.res_d[i].next = self.h.q.val().psn - self.r_psn[i].val();
-            self.res_hit[i].next = self.r_valid[i].val() & (self.res_d[i].val() < self.r_n[i].val())
-                & (self.h.q.val().rkey == self.r_rkey[i].val()) & (self.h.q.val().va >= self.r_va[i].val())
+            self.res_hit[i].next = (self.res_d[i].val() < self.r_n[i].val()) & (self.h.q.val().va >= self.r_va[i].val())
                 & !self.va_ovf.val() & self.r_end_ok[i].val();
             if self.res_hit[i].val() {
                 self.res_any.next = true;
             }
             // (PSN - its PSN) mod 2^24, 64 bits wide, times the PMTU
-            self.r_psn64[i].next = self.res_ram[i].rdata.val().get_bits::<64>(1) & self.c_m24.val();
+            self.r_psn64[i].next = self.res_ram[i].rdata.val().get_bits::<64>(32) & self.c_m24.val();
             self.res_off[i].next = ((self.h_psn64.val() - self.r_psn64[i].val()) & self.c_m24.val()) << self.pm_sh.val();
             self.res_al[i].next = self.res_hit[i].val() & ((self.h.q.val().va - self.r_va[i].val()) == self.res_off[i].val());
             if self.res_al[i].val() {
@@ -705,13 +703,10 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_pay.d.next = self.h.q.val().plen.any();
             self.d_res_new.d.next = false;
             self.d_rdh.d.next = self.rdh_ram.rdata.val();
-            self.d_res.d.next.valid = true;
             self.d_res.d.next.psn = self.h.q.val().psn;
             self.d_res.d.next.n = self.npkts.val();
             self.d_res.d.next.va = self.h.q.val().va;
             self.d_res.d.next.end_lo = self.va_end64.val().get_bits::<32>(0);
-            self.d_res.d.next.end_c = (self.va_end64.val() & self.c_hi32.val()) != (self.h.q.val().va & self.c_hi32.val());
-            self.d_res.d.next.rkey = self.h.q.val().rkey;
             self.d_dest.d.next = self.dest_drop.val();
             self.d_rq.d.next = self.rq_out.y.val();
             self.d_cmd.d.next.addr = self.addr.val();
@@ -915,7 +910,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
 }
 
 /// The default table: 512 entries (500 QPs).
-const _: () = assert!(RdResFields::BITS == 178);
+const _: () = assert!(RdResFields::BITS == 144);
 
 pub type RoceResponder500 = RoceResponder<9>;
 pub type RoceResponder4k = RoceResponder<12>;
