@@ -89,8 +89,26 @@ crate::record!(
     }
 );
 
+crate::record!(
+    /// The part of [`QpCfg`] the TX path keeps in its table: what its packet headers carry, 247
+    /// of the 420 bits. (The responder keeps the whole record, which the control plane reads
+    /// back.)
+    QpPath,
+    QpPathFields {
+        ipv6: bool = 1,
+        remote_qpn: u32 = 24,
+        remote_ip: u128 = 128,
+        remote_mac: u64 = 48,
+        udp_sport: u16 = 16,
+        pkey: u16 = 16,
+        ttl: u8 = 8,
+        dscp: u8 = 6,
+    }
+);
+
 /// Bits of the RAM words.
 pub const QP_CFG_BITS: usize = QpCfgFields::BITS;
+pub const QP_PATH_BITS: usize = QpPathFields::BITS;
 pub const QP_RQ_BITS: usize = QpRqFields::BITS;
 
 /// PMTU in bytes of a [`QpCfgFields::pmtu`] code.
@@ -106,7 +124,8 @@ mod tests {
         use rust_hdl::prelude::Synth;
         assert_eq!(<QpCfg as Synth>::BITS, QP_CFG_BITS);
         assert_eq!(<QpRq as Synth>::BITS, QP_RQ_BITS);
-        assert_eq!((QP_CFG_BITS, QP_RQ_BITS), (420, 157));
+        assert_eq!(<QpPath as Synth>::BITS, QP_PATH_BITS);
+        assert_eq!((QP_CFG_BITS, QP_RQ_BITS, QP_PATH_BITS), (420, 157, 247));
     }
 }
 

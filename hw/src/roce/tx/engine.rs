@@ -368,9 +368,11 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     // addressing: 0 wait, 1 table read issued
     x_st: DFF<Bit>,
     x_desc: DFF<TxDesc>,
-    cfg_ram: Ram<QP_CFG_BITS, A>,
-    cfg_in: ToBits<QpCfg, QP_CFG_BITS>,
-    cfg_out: FromBits<QpCfg, QP_CFG_BITS>,
+    /// The QP's [`QpPath`]: the configuration its headers carry.
+    cfg_ram: Ram<QP_PATH_BITS, A>,
+    cfg_w: Signal<Local, QpPath>,
+    cfg_in: ToBits<QpPath, QP_PATH_BITS>,
+    cfg_out: FromBits<QpPath, QP_PATH_BITS>,
     x_qpn: Signal<Local, Bits<A>>,
     x_hdr: Signal<Local, TxHdr>,
     hdr_q: ChanSkid<TxHdr>,
@@ -651,6 +653,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             x_st: Default::default(),
             x_desc: Default::default(),
             cfg_ram: Ram::new(style, false),
+            cfg_w: Default::default(),
             cfg_in: Default::default(),
             cfg_out: Default::default(),
             x_qpn: Default::default(),
@@ -827,7 +830,15 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.pmtu_ram.waddr.next = self.ctl_qpn.val();
         self.psn_ram.wdata.next = self.ctl_sq_psn.val();
         self.pmtu_ram.wdata.next = bit_cast::<6, 3>(self.ctl_cfg.val().pmtu) | (bit_cast::<6, 3>(self.ctl_state.val()) << 3);
-        self.cfg_in.x.next = self.ctl_cfg.val();
+        self.cfg_w.next.ipv6 = self.ctl_cfg.val().ipv6;
+        self.cfg_w.next.remote_qpn = self.ctl_cfg.val().remote_qpn;
+        self.cfg_w.next.remote_ip = self.ctl_cfg.val().remote_ip;
+        self.cfg_w.next.remote_mac = self.ctl_cfg.val().remote_mac;
+        self.cfg_w.next.udp_sport = self.ctl_cfg.val().udp_sport;
+        self.cfg_w.next.pkey = self.ctl_cfg.val().pkey;
+        self.cfg_w.next.ttl = self.ctl_cfg.val().ttl;
+        self.cfg_w.next.dscp = self.ctl_cfg.val().dscp;
+        self.cfg_in.x.next = self.cfg_w.val();
         self.cfg_ram.wdata.next = self.cfg_in.y.val();
         self.cfg_ram.waddr.next = self.ctl_qpn.val();
         self.cfg_ram.we.next = false;
@@ -1500,9 +1511,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         Axis512Source::link(&mut self.m_axis_tx, &mut self.out_fifo.m_axis);
         self.unused.next = self.desc_fifo.level.val().any() | self.desc_fifo.drop_bad.val().any() | self.desc_fifo.drop_overflow.val().any()
             | self.desc_fifo.m_axis.tkeep.val().any() | self.desc_fifo.m_axis.tlast.val() | self.desc_fifo.m_axis.tuser.val()
-            | self.x_desc.q.val().laddr.any() | self.cfg_out.y.val().rkey.any() | self.cfg_out.y.val().mr_base.any()
-            | self.cfg_out.y.val().mr_len.any() | self.cfg_out.y.val().access.any() | self.cfg_out.y.val().pmtu.any()
-            | self.cfg_out.y.val().timeout.any() | self.cfg_out.y.val().retry_cnt.any()
+            | self.x_desc.q.val().laddr.any() | self.ctl_cfg.val().rkey.any() | self.ctl_cfg.val().mr_base.any()
+            | self.ctl_cfg.val().mr_len.any() | self.ctl_cfg.val().access.any()
+            | self.ctl_cfg.val().timeout.any() | self.ctl_cfg.val().retry_cnt.any()
             | self.j_job.q.val().psn.any() | self.j_job.q.val().syndrome.any() | self.j_job.q.val().read
             | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any() | self.a_item.q.val().again | self.a_item.q.val().rb
             | self.rsp_fifo.level.val().any() | self.rsp_fifo.drop_bad.val().any() | self.rsp_fifo.drop_overflow.val().any()
