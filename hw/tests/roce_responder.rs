@@ -588,12 +588,13 @@ fn qp_tables_of_4096_build_and_run() {
 
 #[test]
 fn qp_tables_of_16k_elaborate() {
-    let mut r = nicgen_hw::roce::rx::responder::RoceResponder::<14>::default();
+    let mut r = nicgen_hw::roce::rx::responder::RoceResponder::<14, 18>::default();
     use rust_hdl::prelude::Block;
     r.connect_all();
     let v = verilog_named(&r, "roce_responder_16k");
     assert!(v.contains("reg [156:0] mem [0:16383]"), "a 16K-entry responder table");
     assert!(v.contains("reg [419:0] mem [0:16383]"), "a 16K-entry configuration table");
+    assert!(v.contains("(* ram_style = \"ultra\" *) reg [95:0] mem [0:262143]"), "16 READ ranges per QP in Ultra RAM");
 }
 
 /// A duplicate READ is answered again only when it asks for a subset of a READ the QP accepted

@@ -151,7 +151,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// RAM output and its read logic (LUT depth).
     rx_pipe: AxisSkid<513, 64>,
     parse: RoceRxParse,
-    responder: RoceResponder<A>,
+    responder: RoceResponder<A, R>,
     req: RoceRequester<A, R>,
     tx: RoceTx<A, R, LT, S, F>,
     wmux: DmaWrMux,

@@ -165,8 +165,9 @@ crate::record!(
 crate::record!(
     /// A responder resource (rxe's `resp_res`): an accepted READ request, kept so that a
     /// duplicate of it is answered again only if it asks for a subset of what was reserved.
-    /// 144 bits, four RAMB18 per entry table. Nothing is stored that the QP's other state or
-    /// the entry itself already gives:
+    /// 144 bits: its PSNs (bits 0..48, compared for all entries at once) and its address range
+    /// (bits 48..144, read for the one entry whose PSNs a duplicate falls in). Nothing is stored
+    /// that the QP's other state or the entry itself already gives:
     /// - validity: `n` is at least 1 in an entry written, and 0 in one cleared;
     /// - the rkey: a READ with a nonzero length was accepted with the QP's rkey, and the QP's
     ///   configuration changes only with a control-plane write, which clears the entries; a
@@ -175,11 +176,11 @@ crate::record!(
     ///   is shorter than 2^32 bytes).
     RdRes,
     RdResFields {
-        /// The low 32 bits of va + length.
-        end_lo: u32 = 32,
         psn: u32 = 24,
         /// PSNs reserved for the response.
         n: u32 = 24,
+        /// The low 32 bits of va + length.
+        end_lo: u32 = 32,
         va: u64 = 64,
     }
 );

@@ -128,7 +128,7 @@ const DEST_DMA: u64 = 1;
 const DEST_RESP: u64 = 2;
 
 #[derive(LogicBlock)]
-pub struct RoceResponder<const A: usize> {
+pub struct RoceResponder<const A: usize, const R: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// Parsed headers and payloads from the RX parser.
@@ -171,20 +171,42 @@ pub struct RoceResponder<const A: usize> {
     // tables
     cfg_ram: Ram<QP_CFG_BITS, A>,
     rq_ram: Ram<QP_RQ_BITS, A>,
-    /// The QP's last RD_RES accepted READ requests, one RAM per entry (all compared at once), and
-    /// where the next one goes.
-    res_ram: [Ram<144, A>; RD_RES],
+    /// The QP's last RD_RES accepted READ requests ([`RdRes`]) and where the next one goes. Their
+    /// PSNs (psn, n) in one RAM per entry, all compared at once in LOOK...
+    res_ram: [Ram<48, A>; RD_RES],
+    /// ...and their address ranges (end_lo, va) in one row per {QPN, entry} (`R` = `A` + 4
+    /// address bits: Ultra RAM), read in LOOK for the entry a duplicate READ's PSN falls in and
+    /// checked in the cycle after (only a duplicate READ takes that cycle).
+    rng_ram: Ram<96, R>,
+    rng_ra: Signal<Local, Bits<R>>,
+    rng_wa: Signal<Local, Bits<R>>,
     va_end64: Signal<Local, Bits<64>>,
     va_ovf: Signal<Local, Bit>,
     r_psn: [Signal<Local, Bits<24>>; RD_RES],
     r_n: [Signal<Local, Bits<24>>; RD_RES],
-    r_va: [Signal<Local, Bits<64>>; RD_RES],
-    /// va + length, with the high word of va (see `r_end_c`)
-    r_end: [Signal<Local, Bits<64>>; RD_RES],
-    r_end_lo: [Signal<Local, Bits<32>>; RD_RES],
+    res_d: [Signal<Local, Bits<24>>; RD_RES],
+    /// The header's PSN inside entry i's PSNs (none in a cleared entry: n = 0).
+    res_hit: [Signal<Local, Bit>; RD_RES],
+    /// Some entry holds the PSN: the last such (PSN ranges of accepted READs do not overlap),
+    /// and the PSN's offset in it.
+    hit_any: Signal<Local, Bit>,
+    hit_idx: Signal<Local, Bits<4>>,
+    hit_d: Signal<Local, Bits<24>>,
+    /// A duplicate READ waits one cycle in ACT for its entry's range; the PSN offset in it.
+    d_dup: DFF<Bit>,
+    d_hd: DFF<Bits<24>>,
+    /// The entry's range from `rng_ram`: va, and va + length with va's high word (see `g_end_c`).
+    g_va: Signal<Local, Bits<64>>,
+    g_end: Signal<Local, Bits<64>>,
     /// The entry's end carried into the high word (its low word below va's).
-    r_end_c: [Signal<Local, Bit>; RD_RES],
-    r_end_ok: [Signal<Local, Bit>; RD_RES],
+    g_end_c: Signal<Local, Bit>,
+    g_end_ok: Signal<Local, Bit>,
+    /// The request inside the entry's range.
+    g_in: Signal<Local, Bit>,
+    /// The request starts where the entry's own response packet of the same PSN began (so its
+    /// packets are the same as that READ's, and their copies are in the retransmission buffer).
+    g_off: Signal<Local, Bits<64>>,
+    g_al: Signal<Local, Bit>,
     /// va + length of the request, less 2^32, and whether it is below 2^32
     ve_m: Signal<Local, Bits<64>>,
     ve_small: Signal<Local, Bit>,
@@ -192,24 +214,12 @@ pub struct RoceResponder<const A: usize> {
     c_hi32: Constant<Bits<64>>,
     c_lo32: Constant<Bits<64>>,
     res_in: ToBits<RdRes, 144>,
-    res_d: [Signal<Local, Bits<24>>; RD_RES],
-    res_hit: [Signal<Local, Bit>; RD_RES],
-    /// A hit whose first PSN is where that READ's own response packet of the same PSN began
-    /// (so its packets are the same as that READ's, and their copies are in the retransmission
-    /// buffer).
-    res_off: [Signal<Local, Bits<64>>; RD_RES],
-    r_psn64: [Signal<Local, Bits<64>>; RD_RES],
-    h_psn64: Signal<Local, Bits<64>>,
-    c_m24: Constant<Bits<64>>,
-    res_al: [Signal<Local, Bit>; RD_RES],
-    res_rb: Signal<Local, Bit>,
     pm_sh: Signal<Local, Bits<64>>,
     /// A duplicate READ within the last 16 PSNs (the buffer's slots per QP): no response packet
     /// sent after it can have reused its slots.
     dup_near: Signal<Local, Bit>,
     c16_24: Constant<Bits<24>>,
     c8_64: Constant<Bits<64>>,
-    res_any: Signal<Local, Bit>,
     res_idx: [Constant<Bits<4>>; RD_RES],
     rdh_ram: Ram<4, A>,
     d_res_new: DFF<Bit>,
@@ -217,7 +227,8 @@ pub struct RoceResponder<const A: usize> {
     d_rdh: DFF<Bits<4>>,
     c1_4: Constant<Bits<4>>,
     c0_4r: Constant<Bits<4>>,
-    res_zero: Constant<Bits<144>>,
+    c0_24: Constant<Bits<24>>,
+    res_zero: Constant<Bits<48>>,
     cfg_in: ToBits<QpCfg, QP_CFG_BITS>,
     rq_in: ToBits<QpRq, QP_RQ_BITS>,
     cfg_out: FromBits<QpCfg, QP_CFG_BITS>,
@@ -321,8 +332,9 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
 }
 
-impl<const A: usize> Default for RoceResponder<A> {
+impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
     fn default() -> Self {
+        assert_eq!(R, A + 4, "the range table has RD_RES = 16 rows per QP");
         RoceResponder {
             clock: Default::default(),
             reset: Default::default(),
@@ -356,34 +368,37 @@ impl<const A: usize> Default for RoceResponder<A> {
             cfg_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
             rq_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
             res_ram: std::array::from_fn(|_| Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false)),
+            rng_ram: Ram::new(RamStyle::Ultra, false),
+            rng_ra: Default::default(),
+            rng_wa: Default::default(),
             va_end64: Default::default(),
             va_ovf: Default::default(),
             r_psn: Default::default(),
             r_n: Default::default(),
-            r_va: Default::default(),
-            r_end: Default::default(),
-            r_end_lo: Default::default(),
-            r_end_c: Default::default(),
-            r_end_ok: Default::default(),
+            res_d: Default::default(),
+            res_hit: Default::default(),
+            hit_any: Default::default(),
+            hit_idx: Default::default(),
+            hit_d: Default::default(),
+            d_dup: Default::default(),
+            d_hd: Default::default(),
+            g_va: Default::default(),
+            g_end: Default::default(),
+            g_end_c: Default::default(),
+            g_end_ok: Default::default(),
+            g_in: Default::default(),
+            g_off: Default::default(),
+            g_al: Default::default(),
             ve_m: Default::default(),
             ve_small: Default::default(),
             c_2p32: c(1 << 32),
             c_hi32: c(0xffff_ffff_0000_0000),
             c_lo32: c(0xffff_ffff),
             res_in: Default::default(),
-            res_d: Default::default(),
-            res_hit: Default::default(),
-            res_off: Default::default(),
-            r_psn64: Default::default(),
-            h_psn64: Default::default(),
-            c_m24: c(0xff_ffff),
-            res_al: Default::default(),
-            res_rb: Default::default(),
             pm_sh: Default::default(),
             dup_near: Default::default(),
             c16_24: c(16),
             c8_64: c(8),
-            res_any: Default::default(),
             res_idx: std::array::from_fn(|i| Constant::new((i as u64).into())),
             rdh_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
             d_res_new: Default::default(),
@@ -391,6 +406,7 @@ impl<const A: usize> Default for RoceResponder<A> {
             d_rdh: Default::default(),
             c1_4: c(1),
             c0_4r: c(0),
+            c0_24: c(0),
             res_zero: c(0),
             cfg_in: Default::default(),
             rq_in: Default::default(),
@@ -466,11 +482,11 @@ impl<const A: usize> Default for RoceResponder<A> {
     }
 }
 
-impl<const A: usize> Logic for RoceResponder<A> {
+impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
-        clock!(self, clock, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
+        dff_setup!(self, clock, d_dup, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
@@ -602,48 +618,52 @@ impl<const A: usize> Logic for RoceResponder<A> {
         // responder resources: read with the QP's state, written on a new READ, cleared by a
         // control-plane write of the QP
         self.res_in.x.next = self.d_res.q.val();
-        self.res_any.next = false;
-        self.res_rb.next = false;
-        self.h_psn64.next = bit_cast::<64, 24>(self.h.q.val().psn);
         self.pm_sh.next = bit_cast::<64, 3>(self.cfg_out.y.val().pmtu) + self.c8_64.val();
         self.dup_near.next = (self.rq_out.y.val().rq_expected_psn - self.h.q.val().psn) <= self.c16_24.val();
+        self.hit_any.next = false;
+        self.hit_idx.next = self.c0_4r.val();
+        self.hit_d.next = self.c0_24.val();
         for i in 0..RD_RES {
             self.res_ram[i].clock.next = self.clock.val();
             self.res_ram[i].raddr.next = self.in_qpn.val();
             self.res_ram[i].re.next = true;
             self.res_ram[i].oce.next = false;
             self.res_ram[i].waddr.next = self.h_qpn.val();
-            self.res_ram[i].wdata.next = self.res_in.y.val();
+            self.res_ram[i].wdata.next = self.res_in.y.val().get_bits::<48>(0);
             self.res_ram[i].we.next = false;
-            // an RdRes, from bit 0: end_lo, psn, n, va
-            self.r_end_lo[i].next = self.res_ram[i].rdata.val().get_bits::<32>(0);
-            self.r_psn[i].next = self.res_ram[i].rdata.val().get_bits::<24>(32);
-            self.r_n[i].next = self.res_ram[i].rdata.val().get_bits::<24>(56);
-            self.r_va[i].next = self.res_ram[i].rdata.val().get_bits::<64>(80);
-            self.r_end[i].next = (self.r_va[i].val() & self.c_hi32.val()) | (self.res_ram[i].rdata.val().get_bits::<64>(0) & self.c_lo32.val());
-            self.r_end_c[i].next = self.r_end_lo[i].val() < self.res_ram[i].rdata.val().get_bits::<32>(80);
-            // the request's end within this one's: end = r_end, or r_end + 2^32 with the carry
-            // (no adder after the RAM: the request's side is moved instead)
-            self.r_end_ok[i].next = self.va_end64.val() <= self.r_end[i].val();
-            if self.r_end_c[i].val() {
-                self.r_end_ok[i].next = self.ve_small.val() | (self.ve_m.val() <= self.r_end[i].val());
-            }
-            // a duplicate READ inside this one's PSNs (none in a cleared entry, n = 0), inside its
-            // range (its rkey is the QP's, which `acc_ok` checks)
+            // psn, n
+            self.r_psn[i].next = self.res_ram[i].rdata.val().get_bits::<24>(0);
+            self.r_n[i].next = self.res_ram[i].rdata.val().get_bits::<24>(24);
             self.res_d[i].next = self.h.q.val().psn - self.r_psn[i].val();
-            self.res_hit[i].next = (self.res_d[i].val() < self.r_n[i].val()) & (self.h.q.val().va >= self.r_va[i].val())
-                & !self.va_ovf.val() & self.r_end_ok[i].val();
+            self.res_hit[i].next = self.res_d[i].val() < self.r_n[i].val();
             if self.res_hit[i].val() {
-                self.res_any.next = true;
-            }
-            // (PSN - its PSN) mod 2^24, 64 bits wide, times the PMTU
-            self.r_psn64[i].next = self.res_ram[i].rdata.val().get_bits::<64>(32) & self.c_m24.val();
-            self.res_off[i].next = ((self.h_psn64.val() - self.r_psn64[i].val()) & self.c_m24.val()) << self.pm_sh.val();
-            self.res_al[i].next = self.res_hit[i].val() & ((self.h.q.val().va - self.r_va[i].val()) == self.res_off[i].val());
-            if self.res_al[i].val() {
-                self.res_rb.next = true;
+                self.hit_any.next = true;
+                self.hit_idx.next = self.res_idx[i].val();
+                self.hit_d.next = self.res_d[i].val();
             }
         }
+        // the hit entry's range, read in LOOK, here the cycle after: end_lo, va
+        self.rng_ra.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.hit_idx.val());
+        self.rng_wa.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.d_rdh.q.val());
+        self.rng_ram.raddr.next = self.rng_ra.val();
+        self.rng_ram.re.next = true;
+        self.rng_ram.oce.next = false;
+        self.rng_ram.waddr.next = self.rng_wa.val();
+        self.rng_ram.wdata.next = self.res_in.y.val().get_bits::<96>(48);
+        self.rng_ram.we.next = false;
+        self.g_va.next = self.rng_ram.rdata.val().get_bits::<64>(32);
+        self.g_end.next = (self.g_va.val() & self.c_hi32.val()) | (self.rng_ram.rdata.val().get_bits::<64>(0) & self.c_lo32.val());
+        self.g_end_c.next = self.rng_ram.rdata.val().get_bits::<32>(0) < self.rng_ram.rdata.val().get_bits::<32>(32);
+        // the request's end within the entry's: end = g_end, or g_end + 2^32 with the carry (no
+        // adder after the RAM: the request's side is moved instead)
+        self.g_end_ok.next = self.va_end64.val() <= self.g_end.val();
+        if self.g_end_c.val() {
+            self.g_end_ok.next = self.ve_small.val() | (self.ve_m.val() <= self.g_end.val());
+        }
+        self.g_in.next = (self.h.q.val().va >= self.g_va.val()) & !self.va_ovf.val() & self.g_end_ok.val();
+        // (PSN - its PSN) mod 2^24 times the PMTU
+        self.g_off.next = bit_cast::<64, 24>(self.d_hd.q.val()) << self.pm_sh.val();
+        self.g_al.next = (self.h.q.val().va - self.g_va.val()) == self.g_off.val();
         self.rdh_ram.raddr.next = self.in_qpn.val();
         self.rdh_ram.re.next = true;
         self.rdh_ram.oce.next = false;
@@ -702,6 +722,8 @@ impl<const A: usize> Logic for RoceResponder<A> {
             self.d_do_wb.d.next = false;
             self.d_pay.d.next = self.h.q.val().plen.any();
             self.d_res_new.d.next = false;
+            self.d_dup.d.next = false;
+            self.d_hd.d.next = self.hit_d.val();
             self.d_rdh.d.next = self.rdh_ram.rdata.val();
             self.d_res.d.next.psn = self.h.q.val().psn;
             self.d_res.d.next.n = self.npkts.val();
@@ -742,16 +764,15 @@ impl<const A: usize> Logic for RoceResponder<A> {
             } else if self.psn_delta.val().get_bit(23) {
                 // a duplicate (rxe): a WRITE that asks for an ACK is ACKed again (expected PSN
                 // - 1) and not executed again; a READ that asks for a subset of a READ this QP
-                // accepted (its PSNs, its rkey, inside its range), still valid for the QP's
-                // memory region, is answered again; anything else is dropped
+                // accepted (inside its PSNs and its range, with the QP's rkey), still valid for
+                // the QP's memory region, is answered again (decided in ACT's first cycle, with
+                // the range); anything else is dropped
                 self.cause[5].next = true;
                 if self.cls.rd_req.val() {
-                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() & self.res_any.val() {
-                        self.cause[15].next = true;
-                        self.d_do_job.d.next = true;
+                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() & self.hit_any.val() {
+                        self.d_dup.d.next = true;
                         self.d_item.d.next.read = true;
                         self.d_item.d.next.again = true;
-                        self.d_item.d.next.rb = self.res_rb.val() & self.dup_near.val();
                     }
                 } else if self.h.q.val().ackreq {
                     self.d_do_ack.d.next = true;
@@ -821,7 +842,15 @@ impl<const A: usize> Logic for RoceResponder<A> {
             }
         }
         if self.st.q.val() == self.s_act.val() {
-            if self.can_act.val() {
+            if self.d_dup.q.val() {
+                // a duplicate READ: its entry's range is here; answered if inside it
+                self.d_dup.d.next = false;
+                if self.g_in.val() {
+                    self.d_cause[15].d.next = true;
+                    self.d_do_job.d.next = true;
+                    self.d_item.d.next.rb = self.g_al.val() & self.dup_near.val();
+                }
+            } else if self.can_act.val() {
                 self.cmd_q.s_valid.next = self.d_do_cmd.q.val();
                 self.out_q.s_valid.next = self.d_do_ack.q.val() | self.d_do_job.q.val();
                 self.resp_q.s_valid.next = self.d_do_resp.q.val();
@@ -831,6 +860,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
                 self.rq_ram.we.next = self.d_do_wb.q.val();
                 if self.d_res_new.q.val() {
                     self.rdh_ram.we.next = true;
+                    self.rng_ram.we.next = true;
                     for i in 0..RD_RES {
                         self.res_ram[i].we.next = self.d_rdh.q.val() == self.res_idx[i].val();
                     }
@@ -902,6 +932,7 @@ impl<const A: usize> Logic for RoceResponder<A> {
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
+            self.d_dup.d.next = false;
             for i in 0..16 {
                 self.counters[i].d.next = 0.into();
             }
@@ -912,8 +943,9 @@ impl<const A: usize> Logic for RoceResponder<A> {
 /// The default table: 512 entries (500 QPs).
 const _: () = assert!(RdResFields::BITS == 144);
 
-pub type RoceResponder500 = RoceResponder<9>;
-pub type RoceResponder4k = RoceResponder<12>;
+pub type RoceResponder500 = RoceResponder<9, 13>;
+pub type RoceResponder4k = RoceResponder<12, 16>;
+
 
 nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr_valid, hdr_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
