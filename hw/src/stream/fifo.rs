@@ -1,7 +1,7 @@
 //! Synchronous AXI4-Stream FIFO on a RAM (block RAM; LUT RAM at 32 entries or fewer) with a
 //! registered output. Storage: `2^A` entries in RAM plus a two-entry output stage that hides the
-//! RAM's read latency, so it moves one beat per cycle in and out. `s_tready` and `m_tvalid` come from registers. `W` must be `D+K+2`
-//! (data, keep, last, user packed into one RAM word).
+//! RAM's read latency, so it moves one beat per cycle in and out. `s_tready` and `m_tvalid` come
+//! from registers. `W` must be `D+K+2` (data, keep, last, user packed into one RAM word).
 //!
 //! Two modes ([`AxisFifo::new`]):
 //! * **beat FIFO**: every beat is readable as soon as it is written; a full FIFO backpressures;

@@ -16,8 +16,9 @@ use rust_hdl::prelude::*;
 pub enum RamStyle {
     Block,
     Ultra,
-    /// LUT RAM, for shallow memories (at most 32 words, [`RamStyle::for_depth`]), where a block RAM would hold a few
-    /// percent of its bits: a 578-bit, 32-deep FIFO is 9 RAMB36 or about 330 LUTs.
+    /// LUT RAM, for shallow memories (at most 32 words, [`RamStyle::for_depth`]), where a block
+    /// RAM would hold a few percent of its bits: a 578-bit, 32-deep FIFO is 9 RAMB36 or about 330
+    /// LUTs.
     Distributed,
 }
 
@@ -27,6 +28,15 @@ impl RamStyle {
             RamStyle::Block => "block",
             RamStyle::Ultra => "ultra",
             RamStyle::Distributed => "distributed",
+        }
+    }
+    /// A per-QP table of `2^a` entries: block RAM up to 1024 QPs, Ultra RAM above (where one
+    /// table would take tens of block RAMs).
+    pub fn for_qp_table(a: usize) -> Self {
+        if a > 10 {
+            RamStyle::Ultra
+        } else {
+            RamStyle::Block
         }
     }
     /// Block RAM, or LUT RAM for memories of at most 32 words (`A` <= 5).

@@ -258,7 +258,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
 impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
     fn default() -> Self {
         assert_eq!(R, A + 4, "the ring RAM holds 16 entries per QP");
-        let style = if A > 10 { RamStyle::Ultra } else { RamStyle::Block };
+        let style = RamStyle::for_qp_table(A);
         RoceRequester {
             clock: Default::default(),
             reset: Default::default(),

@@ -335,6 +335,7 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
     fn default() -> Self {
         assert_eq!(R, A + 4, "the range table has RD_RES = 16 rows per QP");
+        let style = RamStyle::for_qp_table(A);
         RoceResponder {
             clock: Default::default(),
             reset: Default::default(),
@@ -365,9 +366,9 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             rd_cfg: Default::default(),
             rd_rq: Default::default(),
             cnt: Default::default(),
-            cfg_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
-            rq_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
-            res_ram: std::array::from_fn(|_| Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false)),
+            cfg_ram: Ram::new(style, false),
+            rq_ram: Ram::new(style, false),
+            res_ram: std::array::from_fn(|_| Ram::new(style, false)),
             rng_ram: Ram::new(RamStyle::Ultra, false),
             rng_ra: Default::default(),
             rng_wa: Default::default(),
@@ -400,7 +401,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             c16_24: c(16),
             c8_64: c(8),
             res_idx: std::array::from_fn(|i| Constant::new((i as u64).into())),
-            rdh_ram: Ram::new(if A > 10 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            rdh_ram: Ram::new(style, false),
             d_res_new: Default::default(),
             d_res: Default::default(),
             d_rdh: Default::default(),
@@ -940,12 +941,11 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     }
 }
 
-/// The default table: 512 entries (500 QPs).
 const _: () = assert!(RdResFields::BITS == 144);
 
+/// The default table: 512 entries (500 QPs).
 pub type RoceResponder500 = RoceResponder<9, 13>;
 pub type RoceResponder4k = RoceResponder<12, 16>;
-
 
 nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr_valid, hdr_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,

@@ -427,7 +427,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Default for RoceTx<A, R, LT, ST, F> {
     fn default() -> Self {
-        let style = if A > 10 { RamStyle::Ultra } else { RamStyle::Block };
+        let style = RamStyle::for_qp_table(A);
         RoceTx {
             clock: Default::default(),
             reset: Default::default(),
