@@ -2,7 +2,7 @@
 //! requester completion side, TX engine and the control plane, with one DMA read port, one DMA
 //! write port (responder WRITEs and READ responses merged) and `s_axil_ctrl`.
 //!
-//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x0C4):
+//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x0CC):
 //! * 0x000–0x0FF: per-cause counters, read-only.
 //! * 0x100 `QP_SEL`: the QPN the next `QP_CMD` acts on.
 //! * 0x104 `QP_CMD`: write 1 = write the staged QP (configuration, responder state, send PSN;
@@ -12,7 +12,9 @@
 //!   0x110/0x114 `LOCAL_MAC` low/high, 0x118–0x124 `LOCAL_IP` (IPv4 in 0x118), 0x128
 //!   `TX_WINDOW` (packets a QP may have outstanding, 1..=16, default 16), 0x12C `TX_START` (the
 //!   TX cut-through start threshold in beats, default 16; reads give the value now, which each
-//!   underrun doubles; 255 = store and forward).
+//!   underrun doubles; 255 = store and forward), 0x130 `RX_CUT` (bit 0: speculative placement,
+//!   cutting WRITE MIDDLE and LAST frames through the RX buffer before their ICRC is checked;
+//!   default 1).
 //! * 0x200–0x260: the QP staging words ([`crate::roce::ctrl`]).
 //! * 0x300–0x3FF: the payload slots' service registers (`RoceEngineAes`: `service::aes_ctr::reg`),
 //!   write-only except the generation readback; absent (SLVERR) without a service.
@@ -21,6 +23,7 @@
 use crate::axil::*;
 use crate::crc::icrc::IcrcCheck;
 use crate::roce::ctrl::QpStage;
+use crate::roce::hdr::RxCutPick;
 use crate::roce::dma::DmaWrMux;
 use crate::roce::rx::parse::RoceRxParse;
 use crate::roce::rx::requester::RoceRequester;
@@ -34,7 +37,7 @@ use crate::stream::*;
 use rust_hdl::prelude::*;
 
 /// The counters at 0x000 + 4i, in order: (name, meaning).
-pub const ENGINE_COUNTERS: [(&str, &str); 50] = [
+pub const ENGINE_COUNTERS: [(&str, &str); 52] = [
     ("rx_frames", "frames from the MAC"),
     ("rx_roce", "RoCEv2 frames from the MAC"),
     ("rx_bad_icrc", "dropped: wrong ICRC"),
@@ -85,6 +88,8 @@ pub const ENGINE_COUNTERS: [(&str, &str); 50] = [
     ("tx_rb_writes", "WRITE and READ response payloads copied to the retransmission buffer (write bursts completed)"),
     ("tx_rb_reads", "payloads read back from the retransmission buffer (a retransmitted WRITE packet, or a duplicate READ's answer)"),
     ("tx_underruns", "frames aborted on the wire: the payload fell behind the cut-through start (each doubles TX_START)"),
+    ("rx_cut_through", "frames cut through the RX buffer before their ICRC verdict (speculative placement)"),
+    ("rx_cut_bad", "cut-through frames that ended bad (ICRC, length, MAC flag, tap drop or cut short): their writes withdrawn"),
 ];
 
 pub mod reg {
@@ -97,6 +102,7 @@ pub mod reg {
     pub const LOCAL_IP: u16 = 0x118;
     pub const TX_WINDOW: u16 = 0x128;
     pub const TX_START: u16 = 0x12c;
+    pub const RX_CUT: u16 = 0x130;
     /// The service slots' configuration window (`service::aes_ctr::reg` offsets), present only in
     /// an engine with a slot service.
     pub const SVC_BASE: u16 = 0x300;
@@ -143,13 +149,24 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// the frame before the RX buffer.
     rx_tap: TapJoin<LP>,
     tap_core: TapCore<LP, SR, A>,
-    rx_fifo: AxisFifo512,
+    rx_fifo: AxisRxFifo512,
+    /// Which frames the RX buffer cuts through (WRITE MIDDLE and LAST), from their first beat.
+    cut_pick: RxCutPick,
+    /// The verdicts (bit 0 bad, bit 1 tap flag) of the cut-through frames, written as each one's
+    /// last beat enters the buffer, taken by the responder once per such header. A frame is cut
+    /// through only while this queue has room for its verdict.
+    vq: AxisFifo<2, 1, 5, 5>,
+    rx_cut: DFF<Bit>,
+    /// The verdict queue has room (a register: the queue's level and its input are one block).
+    vq_ok: DFF<Bit>,
+    a_cut: Constant<Bits<16>>,
+    vq_room: Constant<Bits<16>>,
     /// The tap's flags of the frames in `rx_fifo`, for the parser.
     rx_flags: TapFlagQueue,
     /// A register slice between the RX buffer and the parser, each beat with its frame's tap
-    /// flag in bit 512: the parser's header extraction starts from flops, not from the buffer's
-    /// RAM output and its read logic (LUT depth).
-    rx_pipe: AxisSkid<513, 64>,
+    /// flag in bit 512 and whether it is cut through in bit 513: the parser's header extraction
+    /// starts from flops, not from the buffer's RAM output and its read logic (LUT depth).
+    rx_pipe: AxisSkid<514, 64>,
     parse: RoceRxParse,
     responder: RoceResponder<A, R>,
     req: RoceRequester<A, R>,
@@ -158,7 +175,9 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// The RX payload slot, on the merged DMA write data.
     rx_slot: PayloadSlot<LR, SR, A, F>,
     bridge: AxilBridge,
-    window: StatusWindow<50>,
+    window: StatusWindow<52>,
+    k_cut: DFF<Bits<32>>,
+    k_cut_bad: DFF<Bits<32>>,
     stage: QpStage,
     sel: DFF<Bits<24>>,
     ack_every: DFF<Bits<8>>,
@@ -229,7 +248,15 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             check: Default::default(),
             rx_tap: Default::default(),
             tap_core: Default::default(),
-            rx_fifo: AxisFrameFifo512::new(),
+            rx_fifo: Default::default(),
+            cut_pick: Default::default(),
+            vq: AxisFifo::new(false),
+            rx_cut: Default::default(),
+            vq_ok: Default::default(),
+            a_cut: c(reg::RX_CUT as u64),
+            vq_room: c(30),
+            k_cut: Default::default(),
+            k_cut_bad: Default::default(),
             rx_flags: Default::default(),
             rx_pipe: Default::default(),
             parse: Default::default(),
@@ -286,17 +313,18 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize, const F: usize> Logic for RoceEngine<A, R, LT, LR, LP, S, SR, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
+        dff_setup!(self, clock, rx_cut, vq_ok, k_cut, k_cut_bad, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
         for i in 0..4 {
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
         }
-        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_fifo, rx_flags, rx_pipe, parse, responder, req, tx, wmux, bridge, window, stage);
+        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_fifo, vq, rx_flags, rx_pipe, parse, responder, req, tx, wmux, bridge, window, stage);
         self.check.reset.next = self.reset.val();
         self.rx_tap.reset.next = self.reset.val();
         self.tap_core.reset.next = self.reset.val();
         self.rx_slot.reset.next = self.reset.val();
         self.rx_fifo.reset.next = self.reset.val();
+        self.vq.reset.next = self.reset.val();
         self.rx_flags.reset.next = self.reset.val();
         self.rx_pipe.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
@@ -314,6 +342,25 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.rx_tap.verdict.next = self.tap_core.verdict.val();
         self.rx_tap.verdict_valid.next = self.tap_core.verdict_valid.val();
         Axis512Source::join(&mut self.rx_tap.m_axis, &mut self.rx_fifo.s_axis);
+        // speculative placement: WRITE MIDDLE and LAST frames leave the buffer as they arrive
+        // (their verdicts follow on `vq`), while the verdict queue has room
+        self.cut_pick.data.next = self.rx_tap.m_axis.tdata.val();
+        self.vq_ok.d.next = self.vq.level.val() < self.vq_room.val();
+        self.rx_fifo.s_cut.next = self.cut_pick.cut.val() & self.rx_cut.q.val() & self.vq_ok.q.val();
+        self.vq.s_axis.tdata.next = (bit_cast::<2, 1>(self.rx_tap.m_flag.val().into()) << 1) | bit_cast::<2, 1>(self.rx_fifo.cut_bad.val().into());
+        self.vq.s_axis.tkeep.next = true.into();
+        self.vq.s_axis.tlast.next = true;
+        self.vq.s_axis.tuser.next = false;
+        self.vq.s_axis.tvalid.next = self.rx_fifo.cut_end.val();
+        self.responder.vd.next = self.vq.m_axis.tdata.val();
+        self.responder.vd_valid.next = self.vq.m_axis.tvalid.val();
+        self.vq.m_axis.tready.next = self.responder.vd_ready.val();
+        if self.rx_fifo.cut_first.val() {
+            self.k_cut.d.next = self.k_cut.q.val() + 1;
+        }
+        if self.rx_fifo.cut_end.val() & self.rx_fifo.cut_bad.val() {
+            self.k_cut_bad.d.next = self.k_cut_bad.q.val() + 1;
+        }
         // each frame the buffer keeps has its tap flag queued beside it; a frame enters the
         // parser once its flag is known, and the flag rides in its header
         self.rx_flags.in_valid.next = self.rx_tap.m_axis.tvalid.val() & self.rx_fifo.s_axis.tready.val();
@@ -321,7 +368,11 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.rx_flags.in_user.next = self.rx_tap.m_axis.tuser.val();
         self.rx_flags.in_flag.next = self.rx_tap.m_flag.val();
         self.rx_flags.ovf.next = self.rx_fifo.drop_overflow.val();
-        self.rx_pipe.s_axis.tdata.next = (bit_cast::<513, 1>(self.rx_flags.head.val().into()) << 512) | bit_cast::<513, 512>(self.rx_fifo.m_axis.tdata.val());
+        self.rx_flags.in_cut.next = self.rx_fifo.w_cut.val();
+        self.rx_flags.in_cut_first.next = self.rx_fifo.cut_first.val();
+        self.rx_pipe.s_axis.tdata.next = (bit_cast::<514, 1>(self.rx_flags.head_cut.val().into()) << 513)
+            | (bit_cast::<514, 1>(self.rx_flags.head.val().into()) << 512)
+            | bit_cast::<514, 512>(self.rx_fifo.m_axis.tdata.val());
         self.rx_pipe.s_axis.tkeep.next = self.rx_fifo.m_axis.tkeep.val();
         self.rx_pipe.s_axis.tlast.next = self.rx_fifo.m_axis.tlast.val();
         self.rx_pipe.s_axis.tuser.next = self.rx_fifo.m_axis.tuser.val();
@@ -329,6 +380,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.rx_fifo.m_axis.tready.next = self.rx_pipe.s_axis.tready.val() & self.rx_flags.head_valid.val();
         self.rx_flags.pop.next = self.rx_fifo.m_axis.tvalid.val() & self.rx_fifo.m_axis.tlast.val() & self.rx_pipe.s_axis.tready.val() & self.rx_flags.head_valid.val();
         self.parse.s_flag.next = self.rx_pipe.m_axis.tdata.val().get_bit(512);
+        self.parse.s_spec.next = self.rx_pipe.m_axis.tdata.val().get_bit(513);
         self.parse.s_axis.tdata.next = self.rx_pipe.m_axis.tdata.val().get_bits::<512>(0);
         self.parse.s_axis.tkeep.next = self.rx_pipe.m_axis.tkeep.val();
         self.parse.s_axis.tlast.next = self.rx_pipe.m_axis.tlast.val();
@@ -471,6 +523,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[48].next = self.tx.cnt.rb_reads.val();
         self.window.status[46].next = self.responder.cnt.read_replays.val();
         self.window.status[49].next = self.tx.cnt.underruns.val();
+        self.window.status[50].next = self.k_cut.q.val();
+        self.window.status[51].next = self.k_cut_bad.q.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.stage.rd_en.next = self.bridge.rd_en.val();
@@ -491,6 +545,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         // shared by the write-error term and the `wr_en` term makes Verilator see a loop)
         self.own_wr.next = (self.bridge.wr_addr.val() == self.a_sel.val()) | (self.bridge.wr_addr.val() == self.a_cmd.val())
             | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_win.val()) | (self.bridge.wr_addr.val() == self.a_start.val())
+            | (self.bridge.wr_addr.val() == self.a_cut.val())
             | (self.bridge.wr_addr.val() == self.a_mlo.val())
             | (self.bridge.wr_addr.val() == self.a_mhi.val()) | (self.bridge.wr_addr.val() == self.a_ip[0].val())
             | (self.bridge.wr_addr.val() == self.a_ip[1].val()) | (self.bridge.wr_addr.val() == self.a_ip[2].val())
@@ -513,6 +568,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             }
             if self.bridge.wr_addr.val() == self.a_win.val() {
                 self.tx_window.d.next = bit_cast::<8, 32>(self.bridge.wr_data.val());
+            }
+            if self.bridge.wr_addr.val() == self.a_cut.val() {
+                self.rx_cut.d.next = self.bridge.wr_data.val().get_bit(0);
             }
             if self.bridge.wr_addr.val() == self.a_mlo.val() {
                 self.mac_lo.d.next = self.bridge.wr_data.val();
@@ -542,6 +600,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
                 self.own_q.d.next = bit_cast::<32, 8>(self.tx_window.q.val());
             } else if self.bridge.rd_addr.val() == self.a_start.val() {
                 self.own_q.d.next = bit_cast::<32, 8>(self.tx.start_now.val());
+            } else if self.bridge.rd_addr.val() == self.a_cut.val() {
+                self.own_q.d.next = bit_cast::<32, 1>(self.rx_cut.q.val().into());
             } else if self.bridge.rd_addr.val() == self.a_mlo.val() {
                 self.own_q.d.next = self.mac_lo.q.val();
             } else if self.bridge.rd_addr.val() == self.a_mhi.val() {
@@ -608,6 +668,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             }
         }
         self.unused.next = self.bridge.wr_strb.val().any() | self.window.wr_err.val() | self.rx_fifo.level.val().any()
+            | self.vq.drop_bad.val().any() | self.vq.drop_overflow.val().any() | self.vq.s_axis.tready.val()
+            | self.vq.m_axis.tkeep.val().any() | self.vq.m_axis.tlast.val() | self.vq.m_axis.tuser.val()
             | self.rx_slot.m_meta.val().qpn.any() | self.rx_slot.m_meta.val().psn.any() | self.rx_slot.m_meta.val().off.any() | self.rx_slot.m_meta.val().opcode.any() | self.rx_slot.gen.val().any()
             | self.tap_core.beat_class.val().any() | self.tap_core.beat_class_valid.val();
         if self.reset.val() {
@@ -618,6 +680,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             self.done_req.d.next = false;
             self.ack_every.d.next = self.ack16.val();
             self.tx_window.d.next = self.win16.val();
+            self.rx_cut.d.next = true;
+            self.k_cut.d.next = 0.into();
+            self.k_cut_bad.d.next = 0.into();
         }
     }
 }

@@ -47,6 +47,9 @@ crate::record!(
         /// The parallel tap flagged the frame (DPI policy `flag`): set by the parser from the
         /// engine's per-frame verdict, never read from the frame (0 from the extractor).
         tap_flag: bool = 1,
+        /// The frame was cut through the RX buffer ([`CUT_OPS`]): it may still turn out bad, so
+        /// its effects wait for its verdict. Set by the parser, 0 from the extractor.
+        spec: bool = 1,
     }
 );
 
@@ -191,6 +194,7 @@ impl RxHdrFields {
             len_err: i.len_err,
             plen: i.plen,
             tap_flag: false,
+            spec: false,
         }
     }
 
@@ -221,7 +225,9 @@ pub(crate) fn vwire(x: &str, pos: usize, w: usize, width: usize) -> String {
 
 /// Wires shared by both extractors, read from input `x`: `v6`, `roce`, `opcode`, `pad`, `ext`,
 /// `known`, `ext_n`, `limit`, `len_err`, `plen` (the header length: [`FrameInfo::hdr_code`]).
-fn common_wires(x: &str) -> String {
+/// `is4`, `v6`, `roce_w` (IPv4 without options or IPv6, UDP to 4791) and the opcode `op` of the
+/// first beat `x`.
+fn roce_wires(x: &str) -> String {
     let b16 = |o: usize| vwire(x, 8 * o, 16, 16);
     let b8 = |o: usize| vwire(x, 8 * o, 8, 8);
     let mut v = String::new();
@@ -235,6 +241,12 @@ fn common_wires(x: &str) -> String {
         b16(V6_DPORT)
     );
     v += &format!("wire [7:0] op = v6 ? {} : {};\n", b8(BTH_V6), b8(BTH_V4));
+    v
+}
+
+fn common_wires(x: &str) -> String {
+    let b16 = |o: usize| vwire(x, 8 * o, 16, 16);
+    let mut v = roce_wires(x);
     v += &format!("wire [1:0] padc = v6 ? {} : {};\n", vwire(x, 8 * BTH_V6 + 10, 2, 2), vwire(x, 8 * BTH_V4 + 10, 2, 2));
     // Lengths, re-associated so that no adder waits for another (LUT depth): with lf the IP
     // length field and K the bytes around it (10 for IPv4, 50 for IPv6),
@@ -297,6 +309,7 @@ impl Logic for RoceHdrExtract {
         v += &one("len_err", "len_err_w");
         v += &one("plen", "plen_w");
         v += &one("tap_flag", "1'b0");
+        v += &one("spec", "1'b0");
         Verilog::Custom(v)
     }
 }
@@ -355,6 +368,41 @@ impl Logic for RoceFrameInfo {
         }
         v += "    default: ext_i = 3'd0;\n  endcase\nend\n";
         v += "assign roce = roce_w;\nassign hdr_code = {v6, ext_i};\nassign limit = limit_w;\n";
+        Verilog::Custom(v)
+    }
+}
+
+/// Opcodes whose frames the RX buffer may cut through (speculative placement): the packets
+/// placed at an address the QP's state gives, not the packet itself, so that a corrupt one can
+/// only write where the good packet of that PSN writes again (WRITE MIDDLE and LAST).
+pub const CUT_OPS: [u8; 2] = [nicgen_model::opcode::WRITE_MIDDLE, nicgen_model::opcode::WRITE_LAST];
+
+/// The model of [`RxCutPick`]: a frame (its first 64 bytes, `b`) the RX buffer may cut through.
+pub fn cut_through(b: &[u8]) -> bool {
+    let v6 = wire_bits(b, 8 * ETHERTYPE, 16) == 0x86dd;
+    let op = wire_bits(b, 8 * if v6 { BTH_V6 } else { BTH_V4 }, 8) as u8;
+    frame_info(b).roce && CUT_OPS.contains(&op)
+}
+
+/// First-beat classifier of the RX buffer: the frame is RoCEv2 with an opcode of [`CUT_OPS`].
+#[derive(LogicBlock, Default)]
+pub struct RxCutPick {
+    pub data: Signal<In, Bits<512>>,
+    pub cut: Signal<Out, Bit>,
+}
+
+impl Logic for RxCutPick {
+    fn update(&mut self) {
+        self.cut.next = cut_through(&bytes_of(self.data.val()));
+    }
+    fn connect(&mut self) {
+        self.cut.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("wire unused_data = ^data; // only header bytes are read\n");
+        v += &roce_wires("data");
+        let ops: Vec<String> = CUT_OPS.iter().map(|o| format!("(op == 8'h{o:02x})")).collect();
+        v += &format!("assign cut = roce_w & ({});\n", ops.join(" | "));
         Verilog::Custom(v)
     }
 }

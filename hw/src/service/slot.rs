@@ -630,6 +630,10 @@ pub type TapJoin8 = TapJoin<8>;
 /// counter (`ovf`) rises the cycle after the decision, which falls on one of that frame's own
 /// beats, so a rise seen up to the cycle after a frame's last beat belongs to that frame. The
 /// queue (1024 entries) holds more flags than the buffer (512 beats) holds frames.
+///
+/// A frame the buffer cuts through ([`crate::stream::AxisRxFifo`]) is queued as its first beat
+/// is written (`in_cut_first`), with `head_cut` set and no flag: it leaves before its tap
+/// verdict is known, so its flag and verdict travel on the engine's verdict queue instead.
 #[derive(LogicBlock)]
 pub struct TapFlagQueue {
     pub clock: Signal<In, Clock>,
@@ -639,14 +643,23 @@ pub struct TapFlagQueue {
     pub in_last: Signal<In, Bit>,
     pub in_user: Signal<In, Bit>,
     pub in_flag: Signal<In, Bit>,
+    /// The beat belongs to a cut-through frame (`w_cut`); such a frame's first beat was written
+    /// (`cut_first`).
+    pub in_cut: Signal<In, Bit>,
+    pub in_cut_first: Signal<In, Bit>,
     /// The buffer's `drop_overflow` counter.
     pub ovf: Signal<In, Bits<32>>,
     pub head: Signal<Out, Bit>,
     pub head_valid: Signal<Out, Bit>,
+    /// The frame at the buffer's output is cut through.
+    pub head_cut: Signal<Out, Bit>,
     /// The last beat of the frame at the buffer's output leaves.
     pub pop: Signal<In, Bit>,
-    q: AxisFifo<1, 1, 4, 10>,
+    q: AxisFifo<2, 1, 5, 10>,
     fin: DFF<Bit>,
+    cutf: DFF<Bit>,
+    /// A cut frame's entry: cut, no flag.
+    cut_entry: Constant<Bits<2>>,
     keep: DFF<Bit>,
     flag: DFF<Bit>,
     lost: DFF<Bit>,
@@ -664,12 +677,17 @@ impl Default for TapFlagQueue {
             in_last: Default::default(),
             in_user: Default::default(),
             in_flag: Default::default(),
+            in_cut: Default::default(),
+            in_cut_first: Default::default(),
             ovf: Default::default(),
             head: Default::default(),
             head_valid: Default::default(),
+            head_cut: Default::default(),
             pop: Default::default(),
             q: AxisFifo::new(false),
             fin: Default::default(),
+            cutf: Default::default(),
+            cut_entry: Constant::new(2u64.into()),
             keep: Default::default(),
             flag: Default::default(),
             lost: Default::default(),
@@ -683,32 +701,40 @@ impl Default for TapFlagQueue {
 impl Logic for TapFlagQueue {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fin, keep, flag, lost, ovf_q);
+        dff_setup!(self, clock, fin, cutf, keep, flag, lost, ovf_q);
         clock!(self, clock, q);
         self.q.reset.next = self.reset.val();
         self.ovf_q.d.next = self.ovf.val();
         self.seen.next = self.ovf.val() != self.ovf_q.q.val();
         self.fin.d.next = self.in_valid.val() & self.in_last.val();
-        self.keep.d.next = self.in_valid.val() & self.in_last.val() & !self.in_user.val();
+        self.cutf.d.next = self.in_cut_first.val();
+        // a stored frame is queued at its end, if kept; a cut one at its first beat
+        self.keep.d.next = self.in_valid.val() & self.in_last.val() & !self.in_user.val() & !self.in_cut.val();
         self.flag.d.next = self.in_flag.val();
-        self.q.s_axis.tdata.next = self.flag.q.val().into();
+        self.q.s_axis.tdata.next = bit_cast::<2, 1>(self.flag.q.val().into());
         self.q.s_axis.tkeep.next = true.into();
         self.q.s_axis.tlast.next = true;
         self.q.s_axis.tuser.next = false;
         self.q.s_axis.tvalid.next = false;
+        if self.cutf.q.val() {
+            self.q.s_axis.tdata.next = self.cut_entry.val();
+            self.q.s_axis.tvalid.next = true;
+        }
         if self.fin.q.val() {
-            self.q.s_axis.tvalid.next = self.keep.q.val() & !(self.lost.q.val() | self.seen.val());
+            self.q.s_axis.tvalid.next = self.cutf.q.val() | (self.keep.q.val() & !(self.lost.q.val() | self.seen.val()));
             self.lost.d.next = false;
         } else {
             self.lost.d.next = self.lost.q.val() | self.seen.val();
         }
-        self.head.next = self.q.m_axis.tdata.val().any();
+        self.head.next = self.q.m_axis.tdata.val().get_bit(0);
+        self.head_cut.next = self.q.m_axis.tdata.val().get_bit(1);
         self.head_valid.next = self.q.m_axis.tvalid.val();
         self.q.m_axis.tready.next = self.pop.val();
         self.unused_q.next = self.q.level.val().any() | self.q.drop_bad.val().any() | self.q.drop_overflow.val().any() | self.q.s_axis.tready.val()
             | self.q.m_axis.tkeep.val().any() | self.q.m_axis.tlast.val() | self.q.m_axis.tuser.val();
         if self.reset.val() {
             self.fin.d.next = false;
+            self.cutf.d.next = false;
             self.keep.d.next = false;
             self.lost.d.next = false;
         }

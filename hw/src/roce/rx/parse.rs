@@ -14,7 +14,8 @@
 //!   register away from the cut and the shift (LUT depth); the code ([`FrameInfo::hdr_code`]) names one of
 //!   the few header lengths that occur, so the strip's shifter stays small.
 //! * `s_flag`, held for the whole frame by the source (the engine's queue of tap verdicts),
-//!   becomes the header's `tap_flag`.
+//!   becomes the header's `tap_flag`; `s_spec` (whether the RX buffer cut the frame through) its
+//!   `spec`.
 use crate::roce::hdr::*;
 use crate::stream::*;
 use rust_hdl::prelude::*;
@@ -26,6 +27,9 @@ pub struct RoceRxParse {
     pub s_axis: Axis512Sink,
     /// The parallel tap's flag of the frame on `s_axis` (held from its first beat to its last).
     pub s_flag: Signal<In, Bit>,
+    /// The frame on `s_axis` is cut through the RX buffer (held like `s_flag`): its header's
+    /// `spec`.
+    pub s_spec: Signal<In, Bit>,
     pub m_axis: Axis512Source,
     pub hdr: Signal<Out, RoceHdr>,
     pub hdr_valid: Signal<Out, Bit>,
@@ -103,6 +107,7 @@ impl Logic for RoceRxParse {
         self.emit.next = (self.pend.q.val() & self.mid.q.val()) | (!self.mid.q.val() & self.s_axis.tlast.val());
         self.hskid.s_data.next = self.hx.hdr.val();
         self.hskid.s_data.next.tap_flag = self.s_flag.val();
+        self.hskid.s_data.next.spec = self.s_spec.val();
         self.hskid.s_valid.next = self.take.val() & !self.discard.val() & self.emit.val();
         self.hdr.next = self.hskid.m_data.val();
         self.hdr_valid.next = self.hskid.m_valid.val();
@@ -136,6 +141,6 @@ impl Logic for RoceRxParse {
 }
 
 nicgen_sim::impl_ports!(RoceRxParse, clock = clock, [clock, reset,
-    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_flag,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_flag, s_spec,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     hdr, hdr_valid, hdr_ready, frames, not_roce]);

@@ -24,6 +24,15 @@
 //! 9. Accepted. WRITE: a DMA write command and the payload to host memory; an ACK (0x1F) when
 //!    AckReq is set or `ack_every` packets went unacknowledged. READ: a read job for the TX
 //!    path, the expected PSN advances by max(1, ceil(len/PMTU)). MSN counts messages.
+//!
+//! **Speculative placement.** A header with `spec` set comes from a frame the RX buffer cut
+//! through (WRITE MIDDLE or LAST, [`crate::roce::hdr::CUT_OPS`]): its ICRC verdict comes later,
+//! on `vd` (one per such header, in order). Its DMA command and payload go out at once (ACT);
+//! everything else it decides (the QP's state, the ACK or NAK, the counters) waits in ACT for
+//! the verdict and is done only on a good one. A bad frame therefore writes only bytes the good
+//! packet of that PSN writes again: its address and length come from the QP's state, which it
+//! did not change. A payload shorter than its command (a frame cut short) is padded with zero
+//! beats to the command's length, so the DMA engine always gets what it was told.
 use crate::roce::hdr::RoceHdr;
 use crate::roce::psn_count::PsnCount;
 use crate::roce::qp::*;
@@ -31,6 +40,7 @@ use crate::roce::{RdRes, RdResFields, RD_RES};
 use crate::roce::{DmaCmd, RespItem};
 use crate::record::{FromBits, ToBits};
 use crate::service::slot::SlotMeta;
+use crate::crc::fields::Thermo;
 use crate::stream::*;
 use nicgen_model::opcode as op;
 use nicgen_model::OpcodeLayout;
@@ -152,6 +162,11 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     pub resp_valid: Signal<Out, Bit>,
     pub resp_ready: Signal<In, Bit>,
     pub m_axis_resp: Axis512Source,
+    /// Verdicts of the cut-through frames, in order: bit 0 bad (ICRC, length, tap drop or an
+    /// abort), bit 1 the tap's flag. One is taken per header with `spec`.
+    pub vd: Signal<In, Bits<2>>,
+    pub vd_valid: Signal<In, Bit>,
+    pub vd_ready: Signal<Out, Bit>,
     /// QPs in the table (QPNs 0..num_qps-1).
     pub num_qps: Signal<In, Bits<24>>,
     /// Coalescing: an ACK at the latest every `ack_every` accepted WRITE packets (1 = every
@@ -240,7 +255,28 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     d_meta: DFF<SlotMeta>,
     out_q: ChanSkid<RespItem>,
     resp_q: ChanSkid<RoceHdr>,
-    act_q: ChanSkid<Bits<2>>,
+    /// Per header with a payload: its destination (bits 1..0) and length (bits 17..2).
+    act_q: ChanSkid<Bits<18>>,
+    /// ACT waits for a cut-through frame's verdict.
+    wt: DFF<Bit>,
+    /// ACT's outputs that go at once (DMA command, payload, response header) and those a
+    /// cut-through frame's verdict holds back (state, ACK/NAK, READ entry, counters).
+    now: Signal<Local, Bit>,
+    commit: Signal<Local, Bit>,
+    can_commit: Signal<Local, Bit>,
+    // the payload mover: a payload's bytes still owed (after the beats moved), and padding
+    mv_mid: DFF<Bit>,
+    mv_left: DFF<Bits<16>>,
+    mv_pad: DFF<Bit>,
+    a_dest: Signal<Local, Bits<2>>,
+    a_len: Signal<Local, Bits<16>>,
+    cur_left: Signal<Local, Bits<16>>,
+    more: Signal<Local, Bit>,
+    pad_th: Thermo<7, 64>,
+    c64_16: Constant<Bits<16>>,
+    zero512: Constant<Bits<512>>,
+    ones64: Constant<Bits<64>>,
+    c64_7: Constant<Bits<7>>,
     dma_skid: AxisSkid512,
     resp_skid: AxisSkid512,
     // header FSM: 0 idle, 1 look, 2 act, 3 control read
@@ -355,6 +391,9 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             resp_valid: Default::default(),
             resp_ready: Default::default(),
             m_axis_resp: Default::default(),
+            vd: Default::default(),
+            vd_valid: Default::default(),
+            vd_ready: Default::default(),
             num_qps: Default::default(),
             ack_every: Default::default(),
             ctl_req: Default::default(),
@@ -420,6 +459,22 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             out_q: Default::default(),
             resp_q: Default::default(),
             act_q: Default::default(),
+            wt: Default::default(),
+            now: Default::default(),
+            commit: Default::default(),
+            can_commit: Default::default(),
+            mv_mid: Default::default(),
+            mv_left: Default::default(),
+            mv_pad: Default::default(),
+            a_dest: Default::default(),
+            a_len: Default::default(),
+            cur_left: Default::default(),
+            more: Default::default(),
+            pad_th: Thermo::new(0),
+            c64_16: c(64),
+            zero512: c(0),
+            ones64: c(u64::MAX),
+            c64_7: c(64),
             dma_skid: Default::default(),
             resp_skid: Default::default(),
             st: Default::default(),
@@ -486,7 +541,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, d_dup, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, mv_mid, mv_left, mv_pad, d_dup, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -520,7 +575,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.meta_q.s_data.next = self.d_meta.q.val();
         self.out_q.s_data.next = self.d_item.q.val();
         self.resp_q.s_data.next = self.h.q.val();
-        self.act_q.s_data.next = self.d_dest.q.val();
+        self.act_q.s_data.next = (bit_cast::<18, 16>(self.h.q.val().plen) << 2) | bit_cast::<18, 2>(self.d_dest.q.val());
         self.cmd_q.s_valid.next = false;
         self.out_q.s_valid.next = false;
         self.resp_q.s_valid.next = false;
@@ -671,7 +726,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.rdh_ram.waddr.next = self.h_qpn.val();
         self.rdh_ram.wdata.next = self.d_rdh.q.val() + self.c1_4.val();
         self.rdh_ram.we.next = false;
-        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().tap_flag | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
+        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.vd.val().get_bit(1) | self.h.q.val().se | self.h.q.val().tap_flag | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().syndrome.any() | self.h.q.val().msn.any()
             | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any() | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any()
             | self.cfg_out.y.val().ipv6 | self.cfg_out.y.val().remote_qpn.any() | self.cfg_out.y.val().remote_ip.any()
@@ -682,8 +737,12 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             & (!(self.d_do_ack.q.val() | self.d_do_job.q.val()) | self.out_q.s_ready.val())
             & (!self.d_do_resp.q.val() | self.resp_q.s_ready.val())
             & (!self.d_pay.q.val() | self.act_q.s_ready.val());
+        self.can_commit.next = !(self.d_do_ack.q.val() | self.d_do_job.q.val()) | self.out_q.s_ready.val();
+        self.vd_ready.next = false;
         // ------------------------------------------------ the header FSM
         self.take.next = false;
+        self.now.next = false;
+        self.commit.next = false;
         if self.st.q.val() == self.s_idle.val() {
             if self.ctl_req.val() {
                 if self.ctl_write.val() {
@@ -851,46 +910,64 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                     self.d_do_job.d.next = true;
                     self.d_item.d.next.rb = self.g_al.val() & self.dup_near.val();
                 }
+            } else if self.wt.q.val() {
+                // a cut-through frame's verdict: its held-back effects now, or none
+                if self.vd_valid.val() & self.can_commit.val() {
+                    self.vd_ready.next = true;
+                    self.wt.d.next = false;
+                    self.commit.next = !self.vd.val().get_bit(0);
+                    self.st.d.next = self.s_idle.val();
+                }
             } else if self.can_act.val() {
-                self.cmd_q.s_valid.next = self.d_do_cmd.q.val();
-                self.out_q.s_valid.next = self.d_do_ack.q.val() | self.d_do_job.q.val();
-                self.resp_q.s_valid.next = self.d_do_resp.q.val();
-                self.act_q.s_valid.next = self.d_pay.q.val();
-                self.rq_in.x.next = self.d_rq.q.val();
-                self.rq_ram.waddr.next = self.h_qpn.val();
-                self.rq_ram.we.next = self.d_do_wb.q.val();
-                if self.d_res_new.q.val() {
-                    self.rdh_ram.we.next = true;
-                    self.rng_ram.we.next = true;
-                    for i in 0..RD_RES {
-                        self.res_ram[i].we.next = self.d_rdh.q.val() == self.res_idx[i].val();
+                self.now.next = true;
+                if self.h.q.val().spec {
+                    self.wt.d.next = true;
+                } else {
+                    self.commit.next = true;
+                    self.st.d.next = self.s_idle.val();
+                    // the next header, in the same cycle, when it is for another QP (this
+                    // cycle's write-back is to this header's QP; the RAMs read first) and the
+                    // control plane is not waiting: two cycles a header
+                    if !self.ctl_req.val() & (self.in_qpn.val() != self.h_qpn.val()) {
+                        self.take.next = true;
                     }
                 }
-                for i in 0..12 {
-                    if self.d_cause[i].q.val() {
-                        self.counters[i].d.next = self.counters[i].q.val() + 1;
-                    }
+            }
+        }
+        if self.now.val() {
+            self.cmd_q.s_valid.next = self.d_do_cmd.q.val();
+            self.resp_q.s_valid.next = self.d_do_resp.q.val();
+            self.act_q.s_valid.next = self.d_pay.q.val();
+        }
+        if self.commit.val() {
+            self.out_q.s_valid.next = self.d_do_ack.q.val() | self.d_do_job.q.val();
+            self.rq_in.x.next = self.d_rq.q.val();
+            self.rq_ram.waddr.next = self.h_qpn.val();
+            self.rq_ram.we.next = self.d_do_wb.q.val();
+            if self.d_res_new.q.val() {
+                self.rdh_ram.we.next = true;
+                self.rng_ram.we.next = true;
+                for i in 0..RD_RES {
+                    self.res_ram[i].we.next = self.d_rdh.q.val() == self.res_idx[i].val();
                 }
-                if self.d_do_ack.q.val() {
-                    if self.d_item.q.val().syndrome == self.syn_ack.val() {
-                        self.counters[12].d.next = self.counters[12].q.val() + 1;
-                    } else {
-                        self.counters[13].d.next = self.counters[13].q.val() + 1;
-                    }
+            }
+            for i in 0..12 {
+                if self.d_cause[i].q.val() {
+                    self.counters[i].d.next = self.counters[i].q.val() + 1;
                 }
-                if self.d_cause[14].q.val() {
-                    self.counters[14].d.next = self.counters[14].q.val() + 1;
+            }
+            if self.d_do_ack.q.val() {
+                if self.d_item.q.val().syndrome == self.syn_ack.val() {
+                    self.counters[12].d.next = self.counters[12].q.val() + 1;
+                } else {
+                    self.counters[13].d.next = self.counters[13].q.val() + 1;
                 }
-                if self.d_cause[15].q.val() {
-                    self.counters[15].d.next = self.counters[15].q.val() + 1;
-                }
-                self.st.d.next = self.s_idle.val();
-                // the next header, in the same cycle, when it is for another QP (this cycle's
-                // write-back is to this header's QP; the RAMs read first) and the control
-                // plane is not waiting: two cycles a header
-                if !self.ctl_req.val() & (self.in_qpn.val() != self.h_qpn.val()) {
-                    self.take.next = true;
-                }
+            }
+            if self.d_cause[14].q.val() {
+                self.counters[14].d.next = self.counters[14].q.val() + 1;
+            }
+            if self.d_cause[15].q.val() {
+                self.counters[15].d.next = self.counters[15].q.val() + 1;
             }
         }
         if self.take.val() {
@@ -915,17 +992,75 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.resp_skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
         self.resp_skid.s_axis.tlast.next = self.s_axis.tlast.val();
         self.resp_skid.s_axis.tuser.next = self.s_axis.tuser.val();
-        if self.act_q.m_valid.val() {
-            if self.act_q.m_data.val() == self.dest_dma.val() {
+        // a payload that ends before its length (a cut-through frame cut short) is padded with
+        // zero beats to that length: its last beat goes on as a full one, without tlast
+        self.a_dest.next = self.act_q.m_data.val().get_bits::<2>(0);
+        self.a_len.next = self.act_q.m_data.val().get_bits::<16>(2);
+        self.cur_left.next = self.a_len.val();
+        if self.mv_mid.q.val() {
+            self.cur_left.next = self.mv_left.q.val();
+        }
+        self.more.next = self.cur_left.val() > self.c64_16.val();
+        self.pad_th.x.next = bit_cast::<7, 16>(self.mv_left.q.val());
+        if self.mv_left.q.val() > self.c64_16.val() {
+            self.pad_th.x.next = self.c64_7.val();
+        }
+        if self.mv_pad.q.val() {
+            self.dma_skid.s_axis.tdata.next = self.zero512.val();
+            self.dma_skid.s_axis.tkeep.next = self.pad_th.out.val();
+            self.dma_skid.s_axis.tlast.next = !(self.mv_left.q.val() > self.c64_16.val());
+            self.dma_skid.s_axis.tuser.next = false;
+            self.resp_skid.s_axis.tdata.next = self.zero512.val();
+            self.resp_skid.s_axis.tkeep.next = self.pad_th.out.val();
+            self.resp_skid.s_axis.tlast.next = !(self.mv_left.q.val() > self.c64_16.val());
+            self.resp_skid.s_axis.tuser.next = false;
+            if self.a_dest.val() == self.dest_dma.val() {
+                self.dma_skid.s_axis.tvalid.next = true;
+                if self.dma_skid.s_axis.tready.val() {
+                    self.mv_left.d.next = self.mv_left.q.val() - self.c64_16.val();
+                    if !(self.mv_left.q.val() > self.c64_16.val()) {
+                        self.mv_pad.d.next = false;
+                        self.act_q.m_ready.next = true;
+                    }
+                }
+            } else {
+                self.resp_skid.s_axis.tvalid.next = true;
+                if self.resp_skid.s_axis.tready.val() {
+                    self.mv_left.d.next = self.mv_left.q.val() - self.c64_16.val();
+                    if !(self.mv_left.q.val() > self.c64_16.val()) {
+                        self.mv_pad.d.next = false;
+                        self.act_q.m_ready.next = true;
+                    }
+                }
+            }
+        } else if self.act_q.m_valid.val() {
+            if self.a_dest.val() == self.dest_dma.val() {
                 self.s_axis.tready.next = self.dma_skid.s_axis.tready.val();
                 self.dma_skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
-            } else if self.act_q.m_data.val() == self.dest_resp.val() {
+            } else if self.a_dest.val() == self.dest_resp.val() {
                 self.s_axis.tready.next = self.resp_skid.s_axis.tready.val();
                 self.resp_skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
             } else {
                 self.s_axis.tready.next = true;
             }
-            self.act_q.m_ready.next = self.s_axis.tvalid.val() & self.s_axis.tready.val() & self.s_axis.tlast.val();
+            if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
+                self.mv_mid.d.next = true;
+                self.mv_left.d.next = self.cur_left.val() - self.c64_16.val();
+                if self.s_axis.tlast.val() {
+                    self.mv_mid.d.next = false;
+                    if self.more.val() & (self.a_dest.val() != self.dest_drop.val()) {
+                        self.mv_pad.d.next = true;
+                    } else {
+                        self.act_q.m_ready.next = true;
+                    }
+                }
+            }
+            if self.s_axis.tlast.val() & self.more.val() {
+                self.dma_skid.s_axis.tlast.next = false;
+                self.dma_skid.s_axis.tkeep.next = self.ones64.val();
+                self.resp_skid.s_axis.tlast.next = false;
+                self.resp_skid.s_axis.tkeep.next = self.ones64.val();
+            }
         }
         Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_skid.m_axis);
         Axis512Source::link(&mut self.m_axis_resp, &mut self.resp_skid.m_axis);
@@ -934,6 +1069,9 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             self.d_dup.d.next = false;
+            self.wt.d.next = false;
+            self.mv_mid.d.next = false;
+            self.mv_pad.d.next = false;
             for i in 0..16 {
                 self.counters[i].d.next = 0.into();
             }
@@ -953,6 +1091,6 @@ nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     rsp, rsp_valid, rsp_ready, resp, resp_valid, resp_ready,
     m_axis_resp.tdata, m_axis_resp.tkeep, m_axis_resp.tlast, m_axis_resp.tuser, m_axis_resp.tvalid, m_axis_resp.tready,
-    num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
+    vd, vd_valid, vd_ready, num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
     cnt.headers, cnt.unknown_qp, cnt.qp_not_ready, cnt.qp_error, cnt.malformed, cnt.duplicate, cnt.psn_out_of_window,
     cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester, cnt.read_replays]);
