@@ -238,6 +238,11 @@ enum SimScenario {
         /// store and forward). Each underrun doubles it.
         #[arg(long)]
         tx_start: Option<u8>,
+        /// Both engines' speculative placement (register RX_CUT): bit 0 cuts WRITE MIDDLE and
+        /// LAST frames through the RX buffer before their ICRC verdict (the default, 1), bit 1
+        /// WRITE FIRST and ONLY too; 0 stores every frame until its ICRC is checked.
+        #[arg(long)]
+        rx_cut: Option<u8>,
         /// The traffic sniffer (its Verilog, under Verilator) at node A's MAC: its records go
         /// to this PCAPNG (interface rx and tx, ns timestamps), each checked against the frame
         /// the link model saw.
@@ -384,7 +389,7 @@ fn main() -> Result<()> {
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir, top } => cmd::lint::run(&dir, &top),
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
-        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, outstanding, tx_start, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {
+        Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, outstanding, tx_start, rx_cut, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {
             let conv = |op| match op {
                 RdmaOp::Write => nicgen_hw::scenario::Op::Write,
                 RdmaOp::Read => nicgen_hw::scenario::Op::Read,
@@ -424,6 +429,7 @@ fn main() -> Result<()> {
                 services,
                 threads: None,
                 tx_start,
+                rx_cut,
                 dpi_qps,
                 dpi: match dpi {
                     None => None,

@@ -92,11 +92,14 @@ pub struct RdmaOpts {
     /// Both engines' TX cut-through start threshold in beats (`TX_START`; 255 = store and
     /// forward). None: the engine's default.
     pub tx_start: Option<u8>,
+    /// Both engines' speculative placement (`RX_CUT`: bit 0 WRITE MIDDLE/LAST, bit 1 WRITE
+    /// FIRST/ONLY too; 0 = store every frame). None: the engine's default (1).
+    pub rx_cut: Option<u8>,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None, dpi_qps: 0, services: None, threads: None, tx_start: None }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None, dpi_qps: 0, services: None, threads: None, tx_start: None, rx_cut: None }
     }
 }
 
@@ -490,6 +493,9 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         node.setup(i)?;
         if let Some(t) = o.tx_start {
             node.write(reg::TX_START, t as u32)?;
+        }
+        if let Some(c) = o.rx_cut {
+            node.write(reg::RX_CUT, c as u32)?;
         }
     }
     // QP q on A (QPN q+1, or the top QPNs of a 4096 table) talks to QP q on B (QPN q+251).

@@ -106,6 +106,15 @@ struct Out {
 }
 
 fn run<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], valid: u32, ready: u32, seed: u64) -> Out {
+    run_v(sim, items, &[], valid, ready, seed)
+}
+
+/// [`run`] with the verdicts of the headers with `spec` set (bit 0 bad) on `vd`.
+fn run_v<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], vds: &[u32], valid: u32, ready: u32, seed: u64) -> Out {
+    let mut vd = ChanDriver::new(sim, "vd", valid, seed + 11);
+    for v in vds {
+        vd.push(vec![*v]);
+    }
     let mut hd = ChanDriver::new(sim, "hdr", valid, seed);
     let d = AxisDriver::new(sim, "s_axis", valid, seed + 1);
     let m_dma = AxisMonitor::new(sim, "m_axis_dma_wr", ready, seed + 2);
@@ -125,11 +134,12 @@ fn run<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], valid: u32, r
     let mut quiet = 0;
     while quiet < 50 {
         hd.drive(sim);
+        vd.drive(sim);
         cm.drive(sim);
         am.drive(sim);
         rm.drive(sim);
         let moved = b.step_with(sim, |s| {
-            let mut m = hd.sample(s);
+            let mut m = hd.sample(s) | vd.sample(s);
             m |= cm.sample(s) | am.sample(s) | rm.sample(s);
             for c in [&cm, &am, &rm] {
                 m |= s.get_bit(c.ports.valid);
@@ -142,7 +152,7 @@ fn run<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], valid: u32, r
             }
             m
         });
-        quiet = if moved || !b.drivers[0].idle() || !hd.idle() { 0 } else { quiet + 1 };
+        quiet = if moved || !b.drivers[0].idle() || !hd.idle() || !vd.idle() { 0 } else { quiet + 1 };
         assert!(b.cycles < 5_000_000, "responder stalled");
     }
     Out {
@@ -772,4 +782,46 @@ fn psn_count_is_max_one_ceil_len_over_pmtu() {
     };
     run(&mut verilate(&mut PsnCountTop::default()));
     run(&mut Diff::new(verilate(&mut PsnCountTop::default()), RustHdlSim::new(PsnCountTop::default())));
+}
+
+/// Speculative placement: headers with `spec` (frames cut through the RX buffer) send their DMA
+/// command and payload at once, but change the QP, ACK and count only on a good verdict. A bad
+/// frame cut short is padded to its command's length; its bytes land where the good packet of
+/// that PSN lands again. Random gaps and backpressure, verdicts late or early.
+#[test]
+fn speculative_writes_commit_only_on_a_good_verdict() {
+    let mut v = verilate(&mut RoceResponder500::default());
+    for seed in [1, 2, 3] {
+        start(&mut v, 0);
+        let mut rng = Rng::new(seed);
+        let mut q = qp(&mut rng, 5);
+        q.cfg.pmtu = 0; // 256 bytes
+        setup(&mut v, &q);
+        let psn = q.rq.rq_expected_psn;
+        let va = q.cfg.mr_base + 0x1000;
+        let data = rng.bytes(256 * 3 + 77);
+        let msg = write_msg(&q, psn, va, &data);
+        assert_eq!(msg.len(), 4);
+        let spec = |(mut h, p): (RxHdrFields, Vec<u8>)| { h.spec = true; (h, p) };
+        let (m1, m2, last) = (spec(msg[1].clone()), spec(msg[2].clone()), spec(msg[3].clone()));
+        // MIDDLE 1 cut short to 100 bytes of garbage, MIDDLE 2 whole but garbage: both bad
+        let short = (m1.0.clone(), rng.bytes(100));
+        let garbage = (m2.0.clone(), rng.bytes(256));
+        let items = vec![msg[0].clone(), short, m1, garbage, m2, last];
+        let out = run_v(&mut v, &items, &[1, 0, 1, 0, 0], 70, 60, seed);
+        // every command got exactly its length in data (the short one padded)
+        let mem = apply(&out);
+        assert_eq!(out.cmds.len(), 6);
+        assert_eq!(out.cmds[1], out.cmds[2], "the bad MIDDLE was placed where the good one is");
+        assert!(out.data[1][100..].iter().skip(28).all(|&b| b == 0), "padding is zeros");
+        for (i, b) in data.iter().enumerate() {
+            assert_eq!(mem.get(&(va + i as u64)), Some(b), "byte {i}");
+        }
+        // one ACK, for the message; the QP moved as if the bad frames never came
+        assert_eq!(out.acks.len(), 1);
+        assert_eq!((out.acks[0].psn, out.acks[0].msn), ((psn + 3) & 0xff_ffff, (q.rq.rq_msn + 1) & 0xff_ffff));
+        let (_, rq) = read_qp(&mut v, q.qpn);
+        assert_eq!((rq.rq_expected_psn, rq.rq_msn, rq.rq_in_write, rq.state), ((psn + 4) & 0xff_ffff, (q.rq.rq_msn + 1) & 0xff_ffff, false, state::RTS));
+        assert_eq!((counter(&mut v, "headers"), counter(&mut v, "writes"), counter(&mut v, "acks")), (4, 4, 1));
+    }
 }

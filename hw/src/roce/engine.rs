@@ -12,9 +12,9 @@
 //!   0x110/0x114 `LOCAL_MAC` low/high, 0x118–0x124 `LOCAL_IP` (IPv4 in 0x118), 0x128
 //!   `TX_WINDOW` (packets a QP may have outstanding, 1..=16, default 16), 0x12C `TX_START` (the
 //!   TX cut-through start threshold in beats, default 16; reads give the value now, which each
-//!   underrun doubles; 255 = store and forward), 0x130 `RX_CUT` (bit 0: speculative placement,
-//!   cutting WRITE MIDDLE and LAST frames through the RX buffer before their ICRC is checked;
-//!   default 1).
+//!   underrun doubles; 255 = store and forward), 0x130 `RX_CUT` (speculative placement: bit 0
+//!   cuts WRITE MIDDLE and LAST frames through the RX buffer before their ICRC is checked, bit 1
+//!   WRITE FIRST and ONLY too ([`crate::roce::hdr::CUT_OPS`]); default 1).
 //! * 0x200–0x260: the QP staging words ([`crate::roce::ctrl`]).
 //! * 0x300–0x3FF: the payload slots' service registers (`RoceEngineAes`: `service::aes_ctr::reg`),
 //!   write-only except the generation readback; absent (SLVERR) without a service.
@@ -156,9 +156,12 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// last beat enters the buffer, taken by the responder once per such header. A frame is cut
     /// through only while this queue has room for its verdict.
     vq: AxisFifo<2, 1, 5, 5>,
-    rx_cut: DFF<Bit>,
+    /// `RX_CUT`: bit 0 cut the safe class of [`crate::roce::hdr::CUT_OPS`] through, bit 1 the
+    /// own-address class too.
+    rx_cut: DFF<Bits<2>>,
     /// The verdict queue has room (a register: the queue's level and its input are one block).
     vq_ok: DFF<Bit>,
+    cut_dflt: Constant<Bits<2>>,
     a_cut: Constant<Bits<16>>,
     vq_room: Constant<Bits<16>>,
     /// The tap's flags of the frames in `rx_fifo`, for the parser.
@@ -253,6 +256,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             vq: AxisFifo::new(false),
             rx_cut: Default::default(),
             vq_ok: Default::default(),
+            cut_dflt: c(1),
             a_cut: c(reg::RX_CUT as u64),
             vq_room: c(30),
             k_cut: Default::default(),
@@ -346,7 +350,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         // (their verdicts follow on `vq`), while the verdict queue has room
         self.cut_pick.data.next = self.rx_tap.m_axis.tdata.val();
         self.vq_ok.d.next = self.vq.level.val() < self.vq_room.val();
-        self.rx_fifo.s_cut.next = self.cut_pick.cut.val() & self.rx_cut.q.val() & self.vq_ok.q.val();
+        self.rx_fifo.s_cut.next = ((self.cut_pick.cut_safe.val() & self.rx_cut.q.val().get_bit(0)) | (self.cut_pick.cut_reth.val() & self.rx_cut.q.val().get_bit(1))) & self.vq_ok.q.val();
         self.vq.s_axis.tdata.next = (bit_cast::<2, 1>(self.rx_tap.m_flag.val().into()) << 1) | bit_cast::<2, 1>(self.rx_fifo.cut_bad.val().into());
         self.vq.s_axis.tkeep.next = true.into();
         self.vq.s_axis.tlast.next = true;
@@ -570,7 +574,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
                 self.tx_window.d.next = bit_cast::<8, 32>(self.bridge.wr_data.val());
             }
             if self.bridge.wr_addr.val() == self.a_cut.val() {
-                self.rx_cut.d.next = self.bridge.wr_data.val().get_bit(0);
+                self.rx_cut.d.next = self.bridge.wr_data.val().get_bits::<2>(0);
             }
             if self.bridge.wr_addr.val() == self.a_mlo.val() {
                 self.mac_lo.d.next = self.bridge.wr_data.val();
@@ -601,7 +605,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             } else if self.bridge.rd_addr.val() == self.a_start.val() {
                 self.own_q.d.next = bit_cast::<32, 8>(self.tx.start_now.val());
             } else if self.bridge.rd_addr.val() == self.a_cut.val() {
-                self.own_q.d.next = bit_cast::<32, 1>(self.rx_cut.q.val().into());
+                self.own_q.d.next = bit_cast::<32, 2>(self.rx_cut.q.val());
             } else if self.bridge.rd_addr.val() == self.a_mlo.val() {
                 self.own_q.d.next = self.mac_lo.q.val();
             } else if self.bridge.rd_addr.val() == self.a_mhi.val() {
@@ -680,7 +684,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             self.done_req.d.next = false;
             self.ack_every.d.next = self.ack16.val();
             self.tx_window.d.next = self.win16.val();
-            self.rx_cut.d.next = true;
+            self.rx_cut.d.next = self.cut_dflt.val();
             self.k_cut.d.next = 0.into();
             self.k_cut_bad.d.next = 0.into();
         }

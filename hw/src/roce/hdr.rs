@@ -372,37 +372,56 @@ impl Logic for RoceFrameInfo {
     }
 }
 
-/// Opcodes whose frames the RX buffer may cut through (speculative placement): the packets
-/// placed at an address the QP's state gives, not the packet itself, so that a corrupt one can
-/// only write where the good packet of that PSN writes again (WRITE MIDDLE and LAST).
-pub const CUT_OPS: [u8; 2] = [nicgen_model::opcode::WRITE_MIDDLE, nicgen_model::opcode::WRITE_LAST];
+/// Opcodes whose frames the RX buffer may cut through (speculative placement), in two classes:
+/// * `CUT_OPS[0]`, **safe**: the packets placed at an address the QP's state gives, not the
+///   packet itself (WRITE MIDDLE and LAST), so a corrupt one that passes the responder's checks
+///   writes only the bytes the good packet of that PSN writes again;
+/// * `CUT_OPS[1]`, **own address**: the packets whose RETH names the address (WRITE FIRST and
+///   ONLY). A corrupt RETH that still passes the rkey and range checks would write inside the
+///   QP's memory region where no later packet writes, so the engine cuts these only on request
+///   (`RX_CUT` bit 1).
+pub const CUT_OPS: [[u8; 2]; 2] = [
+    [nicgen_model::opcode::WRITE_MIDDLE, nicgen_model::opcode::WRITE_LAST],
+    [nicgen_model::opcode::WRITE_FIRST, nicgen_model::opcode::WRITE_ONLY],
+];
 
-/// The model of [`RxCutPick`]: a frame (its first 64 bytes, `b`) the RX buffer may cut through.
-pub fn cut_through(b: &[u8]) -> bool {
+/// The model of [`RxCutPick`]: the class in [`CUT_OPS`] of a frame (its first 64 bytes, `b`),
+/// if the RX buffer may cut it through.
+pub fn cut_class(b: &[u8]) -> Option<usize> {
     let v6 = wire_bits(b, 8 * ETHERTYPE, 16) == 0x86dd;
     let op = wire_bits(b, 8 * if v6 { BTH_V6 } else { BTH_V4 }, 8) as u8;
-    frame_info(b).roce && CUT_OPS.contains(&op)
+    if !frame_info(b).roce {
+        return None;
+    }
+    CUT_OPS.iter().position(|c| c.contains(&op))
 }
 
-/// First-beat classifier of the RX buffer: the frame is RoCEv2 with an opcode of [`CUT_OPS`].
+/// First-beat classifier of the RX buffer: the frame is RoCEv2 with an opcode of [`CUT_OPS`]
+/// class 0 (`cut_safe`) or 1 (`cut_reth`).
 #[derive(LogicBlock, Default)]
 pub struct RxCutPick {
     pub data: Signal<In, Bits<512>>,
-    pub cut: Signal<Out, Bit>,
+    pub cut_safe: Signal<Out, Bit>,
+    pub cut_reth: Signal<Out, Bit>,
 }
 
 impl Logic for RxCutPick {
     fn update(&mut self) {
-        self.cut.next = cut_through(&bytes_of(self.data.val()));
+        let c = cut_class(&bytes_of(self.data.val()));
+        self.cut_safe.next = c == Some(0);
+        self.cut_reth.next = c == Some(1);
     }
     fn connect(&mut self) {
-        self.cut.connect();
+        self.cut_safe.connect();
+        self.cut_reth.connect();
     }
     fn hdl(&self) -> Verilog {
         let mut v = String::from("wire unused_data = ^data; // only header bytes are read\n");
         v += &roce_wires("data");
-        let ops: Vec<String> = CUT_OPS.iter().map(|o| format!("(op == 8'h{o:02x})")).collect();
-        v += &format!("assign cut = roce_w & ({});\n", ops.join(" | "));
+        for (name, ops) in ["cut_safe", "cut_reth"].iter().zip(CUT_OPS) {
+            let m: Vec<String> = ops.iter().map(|o| format!("(op == 8'h{o:02x})")).collect();
+            v += &format!("assign {name} = roce_w & ({});\n", m.join(" | "));
+        }
         Verilog::Custom(v)
     }
 }
