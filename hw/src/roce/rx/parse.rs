@@ -46,6 +46,14 @@ pub struct RoceRxParse {
     trim: AxisLimitW<516>,
     strip: AxisStrip,
     hskid: ChanSkid<RoceHdr>,
+    /// The header length of the frame (its code from the first beat), for a frame cut short:
+    /// a cut-through frame (`s_spec`) that ends no later than its headers has no payload, so its
+    /// header says `len_err` and `plen` 0 (the strip drops such a runt).
+    code0: DFF<Bits<4>>,
+    hl_now: HdrLenOfCode,
+    runt: Signal<Local, Bit>,
+    unused_keep_sh: Signal<Local, Bits<64>>,
+    hl: Signal<Local, Bits<8>>,
     mid: DFF<Bit>,
     dropping: DFF<Bit>,
     pend: DFF<Bit>,
@@ -61,7 +69,7 @@ pub struct RoceRxParse {
 impl Logic for RoceRxParse {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mid, dropping, pend, beat0, c_frames, c_not_roce);
+        dff_setup!(self, clock, code0, mid, dropping, pend, beat0, c_frames, c_not_roce);
         clock!(self, clock, pipe, trim, strip, hskid);
         self.pipe.reset.next = self.reset.val();
         self.trim.reset.next = self.reset.val();
@@ -108,6 +116,23 @@ impl Logic for RoceRxParse {
         self.hskid.s_data.next = self.hx.hdr.val();
         self.hskid.s_data.next.tap_flag = self.s_flag.val();
         self.hskid.s_data.next.spec = self.s_spec.val();
+        // a cut-through frame that ends within its headers (bytes <= header length; keep is
+        // contiguous, so "more than n bytes in this beat" is keep bit n)
+        self.hl_now.code.next = self.info_in.hdr_code.val();
+        if self.mid.q.val() {
+            self.hl_now.code.next = self.code0.q.val();
+        }
+        // (the header length's bits 5..0 are its offset in beat 0 or, at 64..127, in beat 1)
+        self.hl.next = self.hl_now.hdr_len.val();
+        self.unused_keep_sh.next = self.s_axis.tkeep.val() >> bit_cast::<64, 6>(self.hl.val().get_bits::<6>(0));
+        self.runt.next = self.hl.val().get_bit(6) | self.hl.val().get_bit(7) | !self.unused_keep_sh.val().get_bit(0);
+        if self.mid.q.val() {
+            self.runt.next = self.hl.val().get_bit(7) | (self.hl.val().get_bit(6) & !self.unused_keep_sh.val().get_bit(0));
+        }
+        if self.s_spec.val() & self.s_axis.tlast.val() & self.runt.val() {
+            self.hskid.s_data.next.len_err = true;
+            self.hskid.s_data.next.plen = bit_cast::<16, 1>(false.into());
+        }
         self.hskid.s_valid.next = self.take.val() & !self.discard.val() & self.emit.val();
         self.hdr.next = self.hskid.m_data.val();
         self.hdr_valid.next = self.hskid.m_valid.val();
@@ -116,6 +141,7 @@ impl Logic for RoceRxParse {
             self.mid.d.next = !self.s_axis.tlast.val();
             if !self.mid.q.val() {
                 self.beat0.d.next = self.s_axis.tdata.val();
+                self.code0.d.next = self.info_in.hdr_code.val();
                 if self.discard.val() {
                     self.c_not_roce.d.next = self.c_not_roce.q.val() + 1;
                     self.dropping.d.next = !self.s_axis.tlast.val();

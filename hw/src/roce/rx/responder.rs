@@ -31,8 +31,9 @@
 //! everything else it decides (the QP's state, the ACK or NAK, the counters) waits in ACT for
 //! the verdict and is done only on a good one. A bad frame therefore writes only bytes the good
 //! packet of that PSN writes again: its address and length come from the QP's state, which it
-//! did not change. A payload shorter than its command (a frame cut short) is padded with zero
-//! beats to the command's length, so the DMA engine always gets what it was told.
+//! did not change. A payload shorter than its command (a frame cut short) is padded to the
+//! command's length (its last beat's `tkeep` from the length, then zero beats), so the DMA engine
+//! always gets what it was told.
 use crate::roce::hdr::RoceHdr;
 use crate::roce::psn_count::PsnCount;
 use crate::roce::qp::*;
@@ -40,7 +41,6 @@ use crate::roce::{RdRes, RdResFields, RD_RES};
 use crate::roce::{DmaCmd, RespItem};
 use crate::record::{FromBits, ToBits};
 use crate::service::slot::SlotMeta;
-use crate::crc::fields::Thermo;
 use crate::stream::*;
 use nicgen_model::opcode as op;
 use nicgen_model::OpcodeLayout;
@@ -272,7 +272,10 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     a_len: Signal<Local, Bits<16>>,
     cur_left: Signal<Local, Bits<16>>,
     more: Signal<Local, Bit>,
-    pad_th: Thermo<7, 64>,
+    /// bytes in the payload's last beat (1..=64), and its keep
+    kl: Signal<Local, Bits<7>>,
+    ksh: Signal<Local, Bits<7>>,
+    last_keep: Signal<Local, Bits<64>>,
     c64_16: Constant<Bits<16>>,
     zero512: Constant<Bits<512>>,
     ones64: Constant<Bits<64>>,
@@ -470,7 +473,9 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             a_len: Default::default(),
             cur_left: Default::default(),
             more: Default::default(),
-            pad_th: Thermo::new(0),
+            kl: Default::default(),
+            ksh: Default::default(),
+            last_keep: Default::default(),
             c64_16: c(64),
             zero512: c(0),
             ones64: c(u64::MAX),
@@ -997,28 +1002,32 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.a_dest.next = self.act_q.m_data.val().get_bits::<2>(0);
         self.a_len.next = self.act_q.m_data.val().get_bits::<16>(2);
         self.cur_left.next = self.a_len.val();
-        if self.mv_mid.q.val() {
+        if self.mv_mid.q.val() | self.mv_pad.q.val() {
             self.cur_left.next = self.mv_left.q.val();
         }
         self.more.next = self.cur_left.val() > self.c64_16.val();
-        self.pad_th.x.next = bit_cast::<7, 16>(self.mv_left.q.val());
-        if self.mv_left.q.val() > self.c64_16.val() {
-            self.pad_th.x.next = self.c64_7.val();
+        // the keep of the payload's last beat, from its length (a frame cut short inside that
+        // beat leaves it with fewer bytes)
+        self.kl.next = bit_cast::<7, 16>(self.cur_left.val());
+        if self.more.val() {
+            self.kl.next = self.c64_7.val();
         }
+        self.ksh.next = self.c64_7.val() - self.kl.val();
+        self.last_keep.next = self.ones64.val() >> bit_cast::<64, 7>(self.ksh.val());
         if self.mv_pad.q.val() {
             self.dma_skid.s_axis.tdata.next = self.zero512.val();
-            self.dma_skid.s_axis.tkeep.next = self.pad_th.out.val();
-            self.dma_skid.s_axis.tlast.next = !(self.mv_left.q.val() > self.c64_16.val());
+            self.dma_skid.s_axis.tkeep.next = self.last_keep.val();
+            self.dma_skid.s_axis.tlast.next = !self.more.val();
             self.dma_skid.s_axis.tuser.next = false;
             self.resp_skid.s_axis.tdata.next = self.zero512.val();
-            self.resp_skid.s_axis.tkeep.next = self.pad_th.out.val();
-            self.resp_skid.s_axis.tlast.next = !(self.mv_left.q.val() > self.c64_16.val());
+            self.resp_skid.s_axis.tkeep.next = self.last_keep.val();
+            self.resp_skid.s_axis.tlast.next = !self.more.val();
             self.resp_skid.s_axis.tuser.next = false;
             if self.a_dest.val() == self.dest_dma.val() {
                 self.dma_skid.s_axis.tvalid.next = true;
                 if self.dma_skid.s_axis.tready.val() {
                     self.mv_left.d.next = self.mv_left.q.val() - self.c64_16.val();
-                    if !(self.mv_left.q.val() > self.c64_16.val()) {
+                    if !self.more.val() {
                         self.mv_pad.d.next = false;
                         self.act_q.m_ready.next = true;
                     }
@@ -1027,7 +1036,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.resp_skid.s_axis.tvalid.next = true;
                 if self.resp_skid.s_axis.tready.val() {
                     self.mv_left.d.next = self.mv_left.q.val() - self.c64_16.val();
-                    if !(self.mv_left.q.val() > self.c64_16.val()) {
+                    if !self.more.val() {
                         self.mv_pad.d.next = false;
                         self.act_q.m_ready.next = true;
                     }
@@ -1060,6 +1069,10 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.dma_skid.s_axis.tkeep.next = self.ones64.val();
                 self.resp_skid.s_axis.tlast.next = false;
                 self.resp_skid.s_axis.tkeep.next = self.ones64.val();
+            }
+            if self.s_axis.tlast.val() & !self.more.val() {
+                self.dma_skid.s_axis.tkeep.next = self.last_keep.val();
+                self.resp_skid.s_axis.tkeep.next = self.last_keep.val();
             }
         }
         Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_skid.m_axis);
