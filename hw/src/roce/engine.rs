@@ -13,8 +13,9 @@
 //!   `TX_WINDOW` (packets a QP may have outstanding, 1..=16, default 16), 0x12C `TX_START` (the
 //!   TX cut-through start threshold in beats, default 16; reads give the value now, which each
 //!   underrun doubles; 255 = store and forward), 0x130 `RX_CUT` (speculative placement: bit 0
-//!   cuts WRITE MIDDLE and LAST frames through the RX buffer before their ICRC is checked, bit 1
-//!   WRITE FIRST and ONLY too ([`crate::roce::hdr::CUT_OPS`]); default 1).
+//!   cuts WRITE MIDDLE and LAST and READ RESPONSE frames through the RX buffer before their ICRC
+//!   is checked, bit 1 WRITE FIRST and ONLY too ([`crate::roce::hdr::CUT_OPS`]; frames shorter
+//!   than [`crate::roce::hdr::CUT_MIN_LEN`] are stored); default 1).
 //! * 0x200–0x260: the QP staging words ([`crate::roce::ctrl`]).
 //! * 0x300–0x3FF: the payload slots' service registers (`RoceEngineAes`: `service::aes_ctr::reg`),
 //!   write-only except the generation readback; absent (SLVERR) without a service.
@@ -150,7 +151,8 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     rx_tap: TapJoin<LP>,
     tap_core: TapCore<LP, SR, A>,
     rx_fifo: AxisRxFifo512,
-    /// Which frames the RX buffer cuts through (WRITE MIDDLE and LAST), from their first beat.
+    /// Which frames the RX buffer cuts through ([`crate::roce::hdr::CUT_OPS`]), from their first
+    /// beat.
     cut_pick: RxCutPick,
     /// The verdicts (bit 0 bad, bit 1 tap flag) of the cut-through frames, written as each one's
     /// last beat enters the buffer, taken by the responder once per such header. A frame is cut
@@ -346,7 +348,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.rx_tap.verdict.next = self.tap_core.verdict.val();
         self.rx_tap.verdict_valid.next = self.tap_core.verdict_valid.val();
         Axis512Source::join(&mut self.rx_tap.m_axis, &mut self.rx_fifo.s_axis);
-        // speculative placement: WRITE MIDDLE and LAST frames leave the buffer as they arrive
+        // speculative placement: the frames `RX_CUT` picks leave the buffer as they arrive
         // (their verdicts follow on `vq`), while the verdict queue has room
         self.cut_pick.data.next = self.rx_tap.m_axis.tdata.val();
         self.vq_ok.d.next = self.vq.level.val() < self.vq_room.val();
@@ -412,6 +414,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tx.una_open.next = self.req.una_open.val();
         Axi4Master512::link(&mut self.m_axi_rb, &mut self.tx.m_axi_rb);
         // responder → requester (responses), → TX (ACKs, READ jobs), → DMA writes
+        self.req.vd.next = self.responder.resp_vd.val();
+        self.req.vd_valid.next = self.responder.resp_vd_valid.val();
+        self.responder.resp_vd_ready.next = self.req.vd_ready.val();
         self.req.resp.next = self.responder.resp.val();
         self.req.resp_valid.next = self.responder.resp_valid.val();
         self.responder.resp_ready.next = self.req.resp_ready.val();

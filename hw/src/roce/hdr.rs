@@ -374,30 +374,45 @@ impl Logic for RoceFrameInfo {
 
 /// Opcodes whose frames the RX buffer may cut through (speculative placement), in two classes:
 /// * `CUT_OPS[0]`, **safe**: the packets placed at an address the QP's state gives, not the
-///   packet itself (WRITE MIDDLE and LAST), so a corrupt one that passes the responder's checks
-///   writes only the bytes the good packet of that PSN writes again;
+///   packet itself (WRITE MIDDLE and LAST at the responder; every READ RESPONSE at the requester,
+///   which places one only inside the READ's buffer), so a corrupt one that passes the checks
+///   writes only bytes that the good packet of that PSN writes again;
 /// * `CUT_OPS[1]`, **own address**: the packets whose RETH names the address (WRITE FIRST and
 ///   ONLY). A corrupt RETH that still passes the rkey and range checks would write inside the
 ///   QP's memory region where no later packet writes, so the engine cuts these only on request
 ///   (`RX_CUT` bit 1).
-pub const CUT_OPS: [[u8; 2]; 2] = [
-    [nicgen_model::opcode::WRITE_MIDDLE, nicgen_model::opcode::WRITE_LAST],
-    [nicgen_model::opcode::WRITE_FIRST, nicgen_model::opcode::WRITE_ONLY],
+pub const CUT_OPS: [&[u8]; 2] = [
+    &[
+        nicgen_model::opcode::WRITE_MIDDLE,
+        nicgen_model::opcode::WRITE_LAST,
+        nicgen_model::opcode::READ_RESP_FIRST,
+        nicgen_model::opcode::READ_RESP_MIDDLE,
+        nicgen_model::opcode::READ_RESP_LAST,
+        nicgen_model::opcode::READ_RESP_ONLY,
+    ],
+    &[nicgen_model::opcode::WRITE_FIRST, nicgen_model::opcode::WRITE_ONLY],
 ];
+
+/// Frames whose IP length field (IPv4 total length, IPv6 payload length) is below this are
+/// stored whatever their opcode: storing a frame of at most four beats costs at most four
+/// cycles, and each frame cut through costs the responder (and the requester, for a READ
+/// response) a wait for its verdict, which short frames at line rate cannot afford.
+pub const CUT_MIN_LEN: u16 = 256;
 
 /// The model of [`RxCutPick`]: the class in [`CUT_OPS`] of a frame (its first 64 bytes, `b`),
 /// if the RX buffer may cut it through.
 pub fn cut_class(b: &[u8]) -> Option<usize> {
     let v6 = wire_bits(b, 8 * ETHERTYPE, 16) == 0x86dd;
     let op = wire_bits(b, 8 * if v6 { BTH_V6 } else { BTH_V4 }, 8) as u8;
-    if !frame_info(b).roce {
+    let lf = wire_bits(b, 8 * if v6 { V6_PAYLOAD_LEN } else { V4_TOTAL_LEN }, 16) as u16;
+    if !frame_info(b).roce || lf < CUT_MIN_LEN {
         return None;
     }
     CUT_OPS.iter().position(|c| c.contains(&op))
 }
 
-/// First-beat classifier of the RX buffer: the frame is RoCEv2 with an opcode of [`CUT_OPS`]
-/// class 0 (`cut_safe`) or 1 (`cut_reth`).
+/// First-beat classifier of the RX buffer: the frame is RoCEv2, at least [`CUT_MIN_LEN`] long,
+/// with an opcode of [`CUT_OPS`] class 0 (`cut_safe`) or 1 (`cut_reth`).
 #[derive(LogicBlock, Default)]
 pub struct RxCutPick {
     pub data: Signal<In, Bits<512>>,
@@ -416,11 +431,14 @@ impl Logic for RxCutPick {
         self.cut_reth.connect();
     }
     fn hdl(&self) -> Verilog {
+        let b16 = |o: usize| vwire("data", 8 * o, 16, 16);
         let mut v = String::from("wire unused_data = ^data; // only header bytes are read\n");
         v += &roce_wires("data");
+        v += &format!("wire [15:0] lf = v6 ? {} : {};\n", b16(V6_PAYLOAD_LEN), b16(V4_TOTAL_LEN));
+        v += &format!("wire long_w = lf >= 16'd{CUT_MIN_LEN};\n");
         for (name, ops) in ["cut_safe", "cut_reth"].iter().zip(CUT_OPS) {
             let m: Vec<String> = ops.iter().map(|o| format!("(op == 8'h{o:02x})")).collect();
-            v += &format!("assign {name} = roce_w & ({});\n", m.join(" | "));
+            v += &format!("assign {name} = roce_w & long_w & ({});\n", m.join(" | "));
         }
         Verilog::Custom(v)
     }

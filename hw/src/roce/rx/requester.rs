@@ -16,6 +16,12 @@
 //!   rest (`flushed`) and moves the QP's requester to ERROR; later work completes as flushed, as
 //!   does work the TX requester did not send because its QP was not in RTS.
 //! * Completions: one per signaled message, and one per message that ends in error.
+//! * Speculative placement: a response with `spec` set was cut through the RX buffer, and its
+//!   verdict follows on `vd`. Nothing is decided for it before the verdict, but the next READ
+//!   response of the oldest message whose bytes lie inside the READ's buffer is placed at once
+//!   (DMA command and payload). A good verdict then evaluates the response as if it had been
+//!   stored; after a bad one only the placed bytes remain, which the good copy of that PSN
+//!   writes again.
 use crate::record::{FromBits, ToBits};
 use crate::roce::hdr::RoceHdr;
 use crate::roce::qp::*;
@@ -71,6 +77,11 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     pub resp_valid: Signal<In, Bit>,
     pub resp_ready: Signal<Out, Bit>,
     pub s_axis: Axis512Sink,
+    /// The verdicts of the responses with `spec` set (cut through the RX buffer), in order: bit
+    /// 0 bad, bit 1 the tap's flag.
+    pub vd: Signal<In, Bits<2>>,
+    pub vd_valid: Signal<In, Bit>,
+    pub vd_ready: Signal<Out, Bit>,
     pub cq: Signal<Out, CqEntry>,
     pub cq_valid: Signal<Out, Bit>,
     pub cq_ready: Signal<In, Bit>,
@@ -166,6 +177,17 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     meta_q: ChanSkid<SlotMeta>,
     err_q: ChanSkid<Bits<A>>,
     act_q: ChanSkid<Bit>,
+    vd_q: ChanSkid<Bits<2>>,
+    /// Speculative placement: a `spec` response's payload is already on its way (its DMA
+    /// command pushed in the verdict wait), so the evaluation after a good verdict does not send
+    /// it again.
+    placed: DFF<Bit>,
+    /// The response waiting for its verdict may be placed at once: it is the next one of the
+    /// oldest message, a READ (`vw_pl`), and it lies inside the READ's buffer (`vw_fit`).
+    vw_pl: DFF<Bit>,
+    vw_fit: DFF<Bit>,
+    rf_end: Signal<Local, Bits<33>>,
+    s_vw: Constant<Bits<3>>,
     dma_skid: AxisSkid512,
     ptr_ram: Ram<QP_REQ_BITS, A>,
     ring_ram: Ram<SENT_BITS, R>,
@@ -176,7 +198,8 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     disp: Signal<Local, Bit>,
     ring_in: ToBits<SentWr, SENT_BITS>,
     ring_out: FromBits<SentWr, SENT_BITS>,
-    // 0 idle, 1 look (ptr in, ring read), 2 evaluate, 3 record a sent message, 4/5 replay
+    // 0 idle, 1 look (ptr in, ring read), 2 evaluate, 3 record a sent message, 4/5 replay,
+    // 6 a cut-through response's verdict wait
     st: DFF<Bits<3>>,
     h: DFF<RoceHdr>,
     p: DFF<QpReq>,
@@ -270,6 +293,9 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             resp_valid: Default::default(),
             resp_ready: Default::default(),
             s_axis: Default::default(),
+            vd: Default::default(),
+            vd_valid: Default::default(),
+            vd_ready: Default::default(),
             cq: Default::default(),
             cq_valid: Default::default(),
             cq_ready: Default::default(),
@@ -346,6 +372,12 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             meta_q: Default::default(),
             err_q: Default::default(),
             act_q: Default::default(),
+            vd_q: Default::default(),
+            placed: Default::default(),
+            vw_pl: Default::default(),
+            vw_fit: Default::default(),
+            rf_end: Default::default(),
+            s_vw: c(6),
             dma_skid: Default::default(),
             ptr_ram: Ram::new_forwarding(style),
             ring_ram: Ram::new(if R > 12 { RamStyle::Ultra } else { RamStyle::Block }, false),
@@ -448,8 +480,8 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, p_lim, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
-        clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, dma_skid, ptr_ram, ring_ram);
+        dff_setup!(self, clock, placed, vw_pl, vw_fit, p_lim, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
             self.k[i].d.next = self.k[i].q.val();
@@ -459,6 +491,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cq_q.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
         self.act_q.reset.next = self.reset.val();
+        self.vd_q.reset.next = self.reset.val();
+        self.vd_q.s_data.next = self.vd.val();
+        self.vd_q.s_valid.next = self.vd_valid.val();
+        self.vd_ready.next = self.vd_q.s_ready.val();
+        self.vd_q.m_ready.next = false;
         self.dma_skid.reset.next = self.reset.val();
         // channels
         self.resp_q.s_data.next = self.resp.val();
@@ -633,6 +670,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             6 => self.roff.next = self.roffs[6].val(),
             _ => self.roff.next = self.roffs[7].val(),
         }
+        // where a READ response's bytes end in its READ's buffer
+        self.rf_end.next = bit_cast::<33, 32>(self.roff.val().get_bits::<32>(0)) + bit_cast::<33, 16>(self.h.q.val().plen);
         self.p_nx.next = self.p.q.val();
         self.finish.next = false;
         self.pay_dma.next = false;
@@ -698,7 +737,14 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             // by default re-read the same ring entry (a step that waits for room)
             self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
             self.ring_ram.re.next = true;
-            if self.room.val() {
+            // whether a response cut through the RX buffer may be placed before its verdict
+            self.vw_pl.d.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err
+                & (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn);
+            self.vw_fit.d.next = !self.roff.val().get_bits::<32>(32).any() & (self.rf_end.val() <= bit_cast::<33, 32>(self.e.val().len));
+            if self.h.q.val().spec & !self.scan.q.val() {
+                // cut through: nothing is decided before the verdict
+                self.st.d.next = self.s_vw.val();
+            } else if self.room.val() {
                 self.first.d.next = false;
                 if self.scan.q.val() & self.first.q.val() {
                     // the retransmit timer of this QP
@@ -787,7 +833,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     } else if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn) {
                         self.bump[4].next = true;
                         self.pay_dma.next = self.h.q.val().plen.any();
-                        self.cmd_q.s_valid.next = self.h.q.val().plen.any();
+                        self.cmd_q.s_valid.next = self.h.q.val().plen.any() & !self.placed.q.val();
                         self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
                         self.prog.next = self.pg_h1.val();
                         // the tap's flag of an accepted response sticks to the READ
@@ -862,8 +908,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 // write the state back (with this step's changes) and hand the payload on
                 self.ptr_in.x.next = self.p_fin.val();
                 self.ptr_ram.we.next = true;
-                self.act_q.s_valid.next = self.h.q.val().plen.any();
+                self.act_q.s_valid.next = self.h.q.val().plen.any() & !self.placed.q.val();
                 self.act_q.s_data.next = self.pay_dma.val();
+                self.placed.d.next = false;
                 self.st.d.next = self.s_idle.val();
                 if self.rty_go.val() {
                     self.bump[10].next = true;
@@ -909,6 +956,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.ptr_ram.re.next = true;
                 self.h.d.next.dqpn = bit_cast::<24, A>(self.tmo_q.m_data.val());
                 self.h.d.next.plen = self.c0_16m.val();
+                self.h.d.next.spec = false;
                 self.scan.d.next = true;
                 self.st.d.next = self.s_look.val();
             } else if (self.sent_valid.val() | self.sent_soon.val()) & !self.sblk.q.val() & (self.st.q.val() != self.s_sent.val()) {
@@ -931,6 +979,38 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.st.d.next = self.s_look.val();
             } else if self.st.q.val() == self.s_idle.val() {
                 self.sblk.d.next = false;
+            }
+        }
+        // ------------------------------------------------ a cut-through response's verdict wait
+        // (the state and the oldest message stay read). The next READ response of the oldest
+        // message, inside the READ's buffer, is placed at once: its DMA command and payload go
+        // out now, so a bad one writes only bytes its good copy writes again. Then a good verdict
+        // evaluates the response as if it had been stored (without placing it again); a bad one
+        // leaves no trace but its placed bytes (a payload not placed is dropped).
+        if self.st.q.val() == self.s_vw.val() {
+            self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
+            self.ring_ram.re.next = true;
+            if self.vd_q.m_valid.val() {
+                if !self.vd_q.m_data.val().get_bit(0) {
+                    self.vd_q.m_ready.next = true;
+                    self.h.d.next.spec = false;
+                    self.h.d.next.tap_flag = self.vd_q.m_data.val().get_bit(1);
+                    self.st.d.next = self.s_eval.val();
+                } else if self.placed.q.val() | !self.h.q.val().plen.any() {
+                    self.vd_q.m_ready.next = true;
+                    self.placed.d.next = false;
+                    self.st.d.next = self.s_idle.val();
+                } else if self.act_q.s_ready.val() {
+                    self.vd_q.m_ready.next = true;
+                    self.act_q.s_valid.next = true;
+                    self.act_q.s_data.next = false;
+                    self.st.d.next = self.s_idle.val();
+                }
+            } else if self.vw_pl.q.val() & self.vw_fit.q.val() & !self.placed.q.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val() {
+                self.cmd_q.s_valid.next = self.h.q.val().plen.any();
+                self.act_q.s_valid.next = self.h.q.val().plen.any();
+                self.act_q.s_data.next = true;
+                self.placed.d.next = true;
             }
         }
         // ------------------------------------------------ replay: one ring entry every 2 cycles
@@ -993,6 +1073,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.una_open.next = !self.ptr_in.x.val().count.any() | self.ptr_in.x.val().err;
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
+            self.placed.d.next = false;
             self.sblk.d.next = false;
             for i in 0..NK {
                 self.k[i].d.next = 0.into();
@@ -1004,7 +1085,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
 pub type RoceRequester500 = RoceRequester<9, 13>;
 
 nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, sent_soon, resp, resp_valid, resp_ready,
-    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, vd, vd_valid, vd_ready,
     cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta, err_qpn, err_valid, err_ready,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     ctl_req, ctl_qpn, ctl_timeout, ctl_retry, ctl_done, rtx, rtx_valid, rtx_ready, una_wr, una_qpn, una_psn, una_open,

@@ -26,14 +26,16 @@
 //!    path, the expected PSN advances by max(1, ceil(len/PMTU)). MSN counts messages.
 //!
 //! **Speculative placement.** A header with `spec` set comes from a frame the RX buffer cut
-//! through (WRITE MIDDLE or LAST, [`crate::roce::hdr::CUT_OPS`]): its ICRC verdict comes later,
-//! on `vd` (one per such header, in order). Its DMA command and payload go out at once (ACT);
-//! everything else it decides (the QP's state, the ACK or NAK, the counters) waits in ACT for
-//! the verdict and is done only on a good one. A bad frame therefore writes only bytes the good
-//! packet of that PSN writes again: its address and length come from the QP's state, which it
-//! did not change. A payload shorter than its command (a frame cut short) is padded to the
-//! command's length (its last beat's `tkeep` from the length, then zero beats), so the DMA engine
-//! always gets what it was told.
+//! through (WRITE MIDDLE or LAST, a READ RESPONSE, [`crate::roce::hdr::CUT_OPS`]): its ICRC
+//! verdict comes later, on `vd` (one per such header, in order). Its DMA command and payload go
+//! out at once (ACT); everything else it decides (the QP's state, the ACK or NAK, the counters)
+//! waits in ACT for the verdict and is done only on a good one. A bad frame therefore writes only
+//! bytes the good packet of that PSN writes again: its address and length come from the QP's
+//! state, which it did not change. A response goes to the requester at once too, and its verdict
+//! after it (`resp_vd`): the requester holds the response's effects in the same way. A payload
+//! shorter than its command (a frame cut short) is padded to the command's length (its last
+//! beat's `tkeep` from the length, then zero beats), so the DMA engine always gets what it was
+//! told.
 use crate::roce::hdr::RoceHdr;
 use crate::roce::psn_count::PsnCount;
 use crate::roce::qp::*;
@@ -162,6 +164,11 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     pub resp_valid: Signal<Out, Bit>,
     pub resp_ready: Signal<In, Bit>,
     pub m_axis_resp: Axis512Source,
+    /// The verdicts (as on `vd`) of the cut-through responses passed on `resp`, in order: the
+    /// requester holds a response's effects until its verdict.
+    pub resp_vd: Signal<Out, Bits<2>>,
+    pub resp_vd_valid: Signal<Out, Bit>,
+    pub resp_vd_ready: Signal<In, Bit>,
     /// Verdicts of the cut-through frames, in order: bit 0 bad (ICRC, length, tap drop or an
     /// abort), bit 1 the tap's flag. One is taken per header with `spec`.
     pub vd: Signal<In, Bits<2>>,
@@ -394,6 +401,9 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             resp_valid: Default::default(),
             resp_ready: Default::default(),
             m_axis_resp: Default::default(),
+            resp_vd: Default::default(),
+            resp_vd_valid: Default::default(),
+            resp_vd_ready: Default::default(),
             vd: Default::default(),
             vd_valid: Default::default(),
             vd_ready: Default::default(),
@@ -731,7 +741,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.rdh_ram.waddr.next = self.h_qpn.val();
         self.rdh_ram.wdata.next = self.d_rdh.q.val() + self.c1_4.val();
         self.rdh_ram.we.next = false;
-        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.vd.val().get_bit(1) | self.h.q.val().se | self.h.q.val().tap_flag | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
+        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().tap_flag | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().syndrome.any() | self.h.q.val().msn.any()
             | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any() | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any()
             | self.cfg_out.y.val().ipv6 | self.cfg_out.y.val().remote_qpn.any() | self.cfg_out.y.val().remote_ip.any()
@@ -744,6 +754,9 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             & (!self.d_pay.q.val() | self.act_q.s_ready.val());
         self.can_commit.next = !(self.d_do_ack.q.val() | self.d_do_job.q.val()) | self.out_q.s_ready.val();
         self.vd_ready.next = false;
+        // a cut-through response's verdict goes on to the requester, which holds the response
+        self.resp_vd.next = self.vd.val();
+        self.resp_vd_valid.next = false;
         // ------------------------------------------------ the header FSM
         self.take.next = false;
         self.now.next = false;
@@ -917,7 +930,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 }
             } else if self.wt.q.val() {
                 // a cut-through frame's verdict: its held-back effects now, or none
-                if self.vd_valid.val() & self.can_commit.val() {
+                self.resp_vd_valid.next = self.vd_valid.val() & self.can_commit.val() & self.d_do_resp.q.val();
+                if self.vd_valid.val() & self.can_commit.val() & (!self.d_do_resp.q.val() | self.resp_vd_ready.val()) {
                     self.vd_ready.next = true;
                     self.wt.d.next = false;
                     self.commit.next = !self.vd.val().get_bit(0);
@@ -1104,6 +1118,6 @@ nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     rsp, rsp_valid, rsp_ready, resp, resp_valid, resp_ready,
     m_axis_resp.tdata, m_axis_resp.tkeep, m_axis_resp.tlast, m_axis_resp.tuser, m_axis_resp.tvalid, m_axis_resp.tready,
-    vd, vd_valid, vd_ready, num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
+    resp_vd, resp_vd_valid, resp_vd_ready, vd, vd_valid, vd_ready, num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
     cnt.headers, cnt.unknown_qp, cnt.qp_not_ready, cnt.qp_error, cnt.malformed, cnt.duplicate, cnt.psn_out_of_window,
     cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester, cnt.read_replays]);
