@@ -19,6 +19,15 @@ struct Out {
 }
 
 fn run<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Vec<u8>)], out: &mut Out, seed: u64) {
+    run_vd(sim, sent, resp, &[], out, seed)
+}
+
+/// `run` with the verdicts (bit 0 bad, bit 1 tap flag) of the responses with `spec` set.
+fn run_vd<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Vec<u8>)], vds: &[u64], out: &mut Out, seed: u64) {
+    let mut vd = ChanDriver::new(sim, "vd", 40, seed + 7);
+    for &v in vds {
+        vd.push(vec![v as u32]);
+    }
     let mut sd = ChanDriver::new(sim, "sent", 70, seed);
     let mut rd = ChanDriver::new(sim, "resp", 70, seed + 1);
     let mut cqm = ChanMonitor::new(sim, "cq", 60, seed + 2);
@@ -40,14 +49,15 @@ fn run<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Ve
     while quiet < 50 {
         sd.drive(sim);
         rd.drive(sim);
+        vd.drive(sim);
         cqm.drive(sim);
         cm.drive(sim);
         xm.drive(sim);
         let moved = b.step_with(sim, |s| {
-            let m = sd.sample(s) | rd.sample(s) | cqm.sample(s) | cm.sample(s) | xm.sample(s);
+            let m = sd.sample(s) | rd.sample(s) | vd.sample(s) | cqm.sample(s) | cm.sample(s) | xm.sample(s);
             m | s.get_bit(cqm.ports.valid) | s.get_bit(cm.ports.valid)
         });
-        quiet = if moved || !sd.idle() || !rd.idle() || !b.drivers[0].idle() { 0 } else { quiet + 1 };
+        quiet = if moved || !sd.idle() || !rd.idle() || !vd.idle() || !b.drivers[0].idle() { 0 } else { quiet + 1 };
         assert!(b.cycles < 1_000_000, "requester stalled");
     }
     out.cq.extend(cqm.seen.iter().map(|(_, w)| CqEntryFields::from_words(w)));
@@ -194,4 +204,64 @@ fn sixteen_outstanding_per_qp_then_backpressure() {
     run(&mut sim, &[], &[resp(op::ACK, 1, 19, 0x1f, 0)], &mut out, 4);
     let ids: Vec<u32> = out.cq.iter().map(|c| c.wr_id).collect();
     assert_eq!(ids, (1..=20).collect::<Vec<u32>>());
+}
+
+/// Speculative placement of READ responses (cut through the RX buffer, `spec` set, verdicts on
+/// `vd`): the next response of the oldest message, inside the READ's buffer, is placed before its
+/// verdict, and only a good verdict completes or counts anything; a bad one that does not fit is
+/// not placed at all; a response behind a WRITE is held whole until its verdict.
+#[test]
+fn cut_through_read_responses_wait_for_their_verdicts() {
+    let mut sim = verilate(&mut RoceRequester500::default());
+    sim.reset(2);
+    for q in [5, 6] {
+        reset_qp(&mut sim, q);
+    }
+    let mut read = w(4, wr_op::READ, 5, 105, 107, true);
+    read.len = 600;
+    let mut read2 = w(32, wr_op::READ, 6, 11, 11, true);
+    read2.len = 64;
+    let mut out = Out::default();
+    run(&mut sim, &[read, w(31, wr_op::WRITE, 6, 10, 10, true), read2], &[], &mut out, 1);
+    let spec = |(mut h, p): (RxHdrFields, Vec<u8>)| {
+        h.spec = true;
+        (h, p)
+    };
+    let rs = vec![
+        spec(resp(op::READ_RESP_FIRST, 5, 105, 0x1f, 256)),  // bad: placed, withdrawn
+        spec(resp(op::READ_RESP_FIRST, 5, 105, 0x1f, 256)),  // good
+        spec(resp(op::READ_RESP_LAST, 5, 107, 0x1f, 88)),   // bad, and out of order: not placed
+        spec(resp(op::READ_RESP_MIDDLE, 5, 106, 0, 256)),    // good, tap-flagged (its verdict)
+        spec(resp(op::READ_RESP_LAST, 5, 107, 0x1f, 200)),   // bad, beyond the READ's 600 bytes: not placed
+        spec(resp(op::READ_RESP_LAST, 5, 107, 0x1f, 88)),    // good: completes the READ
+        spec(resp(op::READ_RESP_ONLY, 6, 11, 0x1f, 64)),     // good, behind WRITE 31: held, then both complete
+    ];
+    // the first response, its verdict not yet known: placed, nothing else
+    run_vd(&mut sim, &[], &rs[..1], &[], &mut out, 2);
+    assert_eq!(out.cmds.len(), 1);
+    assert_eq!(out.data.len(), 1);
+    assert!(out.cq.is_empty());
+    assert_eq!(counter(&mut sim, "read_resp"), 0);
+    // then its verdict (bad), and the rest with theirs
+    run_vd(&mut sim, &[], &rs[1..], &[1, 0, 1, 2, 1, 0, 0], &mut out, 3);
+    let mut rd = ok(4, 5, wr_op::READ);
+    rd.byte_len = 600;
+    rd.tap_flag = true;
+    let mut rd2 = ok(32, 6, wr_op::READ);
+    rd2.byte_len = 64;
+    assert_eq!(out.cq, vec![rd, ok(31, 6, 0), rd2]);
+    let l = 0x10_0000 * 4;
+    assert_eq!(out.cmds, vec![
+        DmaCmdFields { addr: l, len: 256, tag: 5 },
+        DmaCmdFields { addr: l, len: 256, tag: 5 },
+        DmaCmdFields { addr: l + 256, len: 256, tag: 5 },
+        DmaCmdFields { addr: l + 512, len: 88, tag: 5 },
+        DmaCmdFields { addr: 0x10_0000 * 32, len: 64, tag: 6 },
+    ]);
+    assert_eq!(out.data, vec![rs[0].1.clone(), rs[1].1.clone(), rs[3].1.clone(), rs[5].1.clone(), rs[6].1.clone()]);
+    assert_eq!(counter(&mut sim, "read_resp"), 4);
+    assert_eq!(counter(&mut sim, "completions"), 3);
+    assert_eq!(counter(&mut sim, "resp_unexpected"), 0);
+    assert_eq!(counter(&mut sim, "implied_nak"), 0);
+    assert_eq!(counter(&mut sim, "replays"), 0);
 }
