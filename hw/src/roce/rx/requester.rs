@@ -178,14 +178,17 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     err_q: ChanSkid<Bits<A>>,
     act_q: ChanSkid<Bit>,
     vd_q: ChanSkid<Bits<2>>,
-    /// Speculative placement: a `spec` response's payload is already on its way (its DMA
-    /// command pushed in the verdict wait), so the evaluation after a good verdict does not send
-    /// it again.
+    /// Speculative placement: a `spec` response's payload is already on its way, placed (its
+    /// DMA command pushed) or dropped in the verdict wait, so the evaluation after a good verdict
+    /// does not send it again.
     placed: DFF<Bit>,
     /// The response waiting for its verdict may be placed at once: it is the next one of the
     /// oldest message, a READ (`vw_pl`), and it lies inside the READ's buffer (`vw_fit`).
     vw_pl: DFF<Bit>,
     vw_fit: DFF<Bit>,
+    /// Its payload may be placed after a good verdict (`vw_pl`, or behind WRITEs it completes);
+    /// otherwise it is dropped at once, whatever the verdict.
+    vw_keep: DFF<Bit>,
     rf_end: Signal<Local, Bits<33>>,
     s_vw: Constant<Bits<3>>,
     dma_skid: AxisSkid512,
@@ -376,6 +379,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             placed: Default::default(),
             vw_pl: Default::default(),
             vw_fit: Default::default(),
+            vw_keep: Default::default(),
             rf_end: Default::default(),
             s_vw: c(6),
             dma_skid: Default::default(),
@@ -480,7 +484,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, placed, vw_pl, vw_fit, p_lim, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        dff_setup!(self, clock, placed, vw_pl, vw_fit, vw_keep, p_lim, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_skid, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -740,6 +744,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             // whether a response cut through the RX buffer may be placed before its verdict
             self.vw_pl.d.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err
                 & (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn);
+            self.vw_keep.d.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err
+                & (((self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn))
+                    | ((self.e.val().op == self.op_write.val()) & self.e_done.val()));
             self.vw_fit.d.next = !self.roff.val().get_bits::<32>(32).any() & (self.rf_end.val() <= bit_cast::<33, 32>(self.e.val().len));
             if self.h.q.val().spec & !self.scan.q.val() {
                 // cut through: nothing is decided before the verdict
@@ -984,9 +991,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // ------------------------------------------------ a cut-through response's verdict wait
         // (the state and the oldest message stay read). The next READ response of the oldest
         // message, inside the READ's buffer, is placed at once: its DMA command and payload go
-        // out now, so a bad one writes only bytes its good copy writes again. Then a good verdict
-        // evaluates the response as if it had been stored (without placing it again); a bad one
-        // leaves no trace but its placed bytes (a payload not placed is dropped).
+        // out now, so a bad one writes only bytes its good copy writes again. A payload that
+        // would be dropped anyway is dropped at once. Then a good verdict evaluates the response
+        // as if it had been stored (without moving its payload again); a bad one leaves no trace
+        // but its placed bytes. Only a response behind WRITEs it completes waits whole.
         if self.st.q.val() == self.s_vw.val() {
             self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
             self.ring_ram.re.next = true;
@@ -1010,6 +1018,12 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.cmd_q.s_valid.next = self.h.q.val().plen.any();
                 self.act_q.s_valid.next = self.h.q.val().plen.any();
                 self.act_q.s_data.next = true;
+                self.placed.d.next = true;
+            } else if !self.vw_keep.q.val() & !self.placed.q.val() & self.act_q.s_ready.val() {
+                // dropped whatever the verdict (out of order, nothing outstanding, QP in error):
+                // its payload goes now, so that it does not hold the frames behind it
+                self.act_q.s_valid.next = self.h.q.val().plen.any();
+                self.act_q.s_data.next = false;
                 self.placed.d.next = true;
             }
         }
