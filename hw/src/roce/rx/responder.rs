@@ -275,6 +275,14 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     mv_mid: DFF<Bit>,
     mv_left: DFF<Bits<16>>,
     mv_pad: DFF<Bit>,
+    /// The beat the mover moves (the input's, or a zero padding beat), whether there is one, and
+    /// whether its destination takes it.
+    mv_data: Signal<Local, Bits<512>>,
+    mv_keep: Signal<Local, Bits<64>>,
+    mv_last: Signal<Local, Bit>,
+    mv_user: Signal<Local, Bit>,
+    mv_valid: Signal<Local, Bit>,
+    mv_go: Signal<Local, Bit>,
     a_dest: Signal<Local, Bits<2>>,
     a_len: Signal<Local, Bits<16>>,
     cur_left: Signal<Local, Bits<16>>,
@@ -479,6 +487,12 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             mv_mid: Default::default(),
             mv_left: Default::default(),
             mv_pad: Default::default(),
+            mv_data: Default::default(),
+            mv_keep: Default::default(),
+            mv_last: Default::default(),
+            mv_user: Default::default(),
+            mv_valid: Default::default(),
+            mv_go: Default::default(),
             a_dest: Default::default(),
             a_len: Default::default(),
             cur_left: Default::default(),
@@ -999,20 +1013,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             }
         }
         // ------------------------------------------------ payload mover
-        self.s_axis.tready.next = false;
-        self.act_q.m_ready.next = false;
-        self.dma_skid.s_axis.tvalid.next = false;
-        self.resp_skid.s_axis.tvalid.next = false;
-        self.dma_skid.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.dma_skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.dma_skid.s_axis.tlast.next = self.s_axis.tlast.val();
-        self.dma_skid.s_axis.tuser.next = self.s_axis.tuser.val();
-        self.resp_skid.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.resp_skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.resp_skid.s_axis.tlast.next = self.s_axis.tlast.val();
-        self.resp_skid.s_axis.tuser.next = self.s_axis.tuser.val();
         // a payload that ends before its length (a cut-through frame cut short) is padded with
-        // zero beats to that length: its last beat goes on as a full one, without tlast
+        // zero beats to that length: the beat moved is the input's, or a zero one while padding
         self.a_dest.next = self.act_q.m_data.val().get_bits::<2>(0);
         self.a_len.next = self.act_q.m_data.val().get_bits::<16>(2);
         self.cur_left.next = self.a_len.val();
@@ -1021,74 +1023,71 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         }
         self.more.next = self.cur_left.val() > self.c64_16.val();
         // the keep of the payload's last beat, from its length (a frame cut short inside that
-        // beat leaves it with fewer bytes)
+        // beat leaves it with fewer bytes); all ones while more follows
         self.kl.next = bit_cast::<7, 16>(self.cur_left.val());
         if self.more.val() {
             self.kl.next = self.c64_7.val();
         }
         self.ksh.next = self.c64_7.val() - self.kl.val();
         self.last_keep.next = self.ones64.val() >> bit_cast::<64, 7>(self.ksh.val());
+        self.mv_data.next = self.s_axis.tdata.val();
+        self.mv_keep.next = self.s_axis.tkeep.val();
+        self.mv_last.next = self.s_axis.tlast.val();
+        self.mv_user.next = self.s_axis.tuser.val();
+        self.mv_valid.next = self.act_q.m_valid.val() & self.s_axis.tvalid.val();
         if self.mv_pad.q.val() {
-            self.dma_skid.s_axis.tdata.next = self.zero512.val();
-            self.dma_skid.s_axis.tkeep.next = self.last_keep.val();
-            self.dma_skid.s_axis.tlast.next = !self.more.val();
-            self.dma_skid.s_axis.tuser.next = false;
-            self.resp_skid.s_axis.tdata.next = self.zero512.val();
-            self.resp_skid.s_axis.tkeep.next = self.last_keep.val();
-            self.resp_skid.s_axis.tlast.next = !self.more.val();
-            self.resp_skid.s_axis.tuser.next = false;
+            self.mv_data.next = self.zero512.val();
+            self.mv_user.next = false;
+            self.mv_valid.next = true;
+        }
+        // the input's last beat, or a padding beat: the length decides keep and last
+        if self.mv_pad.q.val() | self.s_axis.tlast.val() {
+            self.mv_keep.next = self.last_keep.val();
+            self.mv_last.next = !self.more.val();
+        }
+        self.dma_skid.s_axis.tdata.next = self.mv_data.val();
+        self.dma_skid.s_axis.tkeep.next = self.mv_keep.val();
+        self.dma_skid.s_axis.tlast.next = self.mv_last.val();
+        self.dma_skid.s_axis.tuser.next = self.mv_user.val();
+        self.resp_skid.s_axis.tdata.next = self.mv_data.val();
+        self.resp_skid.s_axis.tkeep.next = self.mv_keep.val();
+        self.resp_skid.s_axis.tlast.next = self.mv_last.val();
+        self.resp_skid.s_axis.tuser.next = self.mv_user.val();
+        self.dma_skid.s_axis.tvalid.next = false;
+        self.resp_skid.s_axis.tvalid.next = false;
+        self.act_q.m_ready.next = false;
+        self.mv_go.next = false;
+        if self.act_q.m_valid.val() {
             if self.a_dest.val() == self.dest_dma.val() {
-                self.dma_skid.s_axis.tvalid.next = true;
-                if self.dma_skid.s_axis.tready.val() {
-                    self.mv_left.d.next = self.mv_left.q.val() - self.c64_16.val();
-                    if !self.more.val() {
-                        self.mv_pad.d.next = false;
-                        self.act_q.m_ready.next = true;
-                    }
-                }
-            } else {
-                self.resp_skid.s_axis.tvalid.next = true;
-                if self.resp_skid.s_axis.tready.val() {
-                    self.mv_left.d.next = self.mv_left.q.val() - self.c64_16.val();
-                    if !self.more.val() {
-                        self.mv_pad.d.next = false;
-                        self.act_q.m_ready.next = true;
-                    }
-                }
-            }
-        } else if self.act_q.m_valid.val() {
-            if self.a_dest.val() == self.dest_dma.val() {
-                self.s_axis.tready.next = self.dma_skid.s_axis.tready.val();
-                self.dma_skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
+                self.dma_skid.s_axis.tvalid.next = self.mv_valid.val();
+                self.mv_go.next = self.dma_skid.s_axis.tready.val();
             } else if self.a_dest.val() == self.dest_resp.val() {
-                self.s_axis.tready.next = self.resp_skid.s_axis.tready.val();
-                self.resp_skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
+                self.resp_skid.s_axis.tvalid.next = self.mv_valid.val();
+                self.mv_go.next = self.resp_skid.s_axis.tready.val();
             } else {
-                self.s_axis.tready.next = true;
+                self.mv_go.next = true;
             }
-            if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
-                self.mv_mid.d.next = true;
+            if self.mv_valid.val() & self.mv_go.val() {
                 self.mv_left.d.next = self.cur_left.val() - self.c64_16.val();
-                if self.s_axis.tlast.val() {
-                    self.mv_mid.d.next = false;
-                    if self.more.val() & (self.a_dest.val() != self.dest_drop.val()) {
-                        self.mv_pad.d.next = true;
-                    } else {
+                if self.mv_pad.q.val() {
+                    if !self.more.val() {
+                        self.mv_pad.d.next = false;
                         self.act_q.m_ready.next = true;
                     }
+                } else {
+                    self.mv_mid.d.next = true;
+                    if self.s_axis.tlast.val() {
+                        self.mv_mid.d.next = false;
+                        if self.more.val() & (self.a_dest.val() != self.dest_drop.val()) {
+                            self.mv_pad.d.next = true;
+                        } else {
+                            self.act_q.m_ready.next = true;
+                        }
+                    }
                 }
-            }
-            if self.s_axis.tlast.val() & self.more.val() {
-                self.dma_skid.s_axis.tlast.next = false;
-                self.dma_skid.s_axis.tkeep.next = self.ones64.val();
-                self.resp_skid.s_axis.tlast.next = false;
-                self.resp_skid.s_axis.tkeep.next = self.ones64.val();
-            }
-            if self.s_axis.tlast.val() & !self.more.val() {
-                self.dma_skid.s_axis.tkeep.next = self.last_keep.val();
-                self.resp_skid.s_axis.tkeep.next = self.last_keep.val();
             }
         }
+        self.s_axis.tready.next = self.act_q.m_valid.val() & self.mv_go.val() & !self.mv_pad.q.val();
         Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_skid.m_axis);
         Axis512Source::link(&mut self.m_axis_resp, &mut self.resp_skid.m_axis);
         // the metadata queue moves in lock step with the command queue
