@@ -143,7 +143,7 @@ fn frame_fifo_tb<S: CycleSim>(sim: &mut S, n: usize, seed: u64, ready: u32) {
 
 #[test]
 fn frame_fifo_drops_and_counts() {
-    let mut v = verilate(&mut AxisFrameFifo512::new());
+    let mut v = verilate(&mut AxisFrameFifo512::default());
     frame_fifo_tb(&mut v, 60, 1, 100);
     frame_fifo_tb(&mut v, 60, 2, 40);
     frame_fifo_tb(&mut v, 60, 3, 5);
@@ -151,8 +151,8 @@ fn frame_fifo_drops_and_counts() {
 
 #[test]
 fn frame_fifo_lock_step() {
-    let v = verilate(&mut AxisFrameFifo512::new());
-    let r = RustHdlSim::new(AxisFrameFifo512::new());
+    let v = verilate(&mut AxisFrameFifo512::default());
+    let r = RustHdlSim::new(AxisFrameFifo512::default());
     let mut d = Diff::new(v, r);
     let mut rng = Rng::new(4);
     let frames: Vec<AxisFrame> = (0..30).map(|_| { let n = rng.range(1, 200) as usize; AxisFrame { data: rng.bytes(n), user: rng.chance(30) } }).collect();

@@ -306,7 +306,7 @@ pub struct IcrcRx {
     /// The counters above, read-only, at the offsets of `gen/icrc_rx/regmap.json`.
     pub s_axil: crate::axil::AxilSlave,
     check: IcrcCheck,
-    fifo: AxisFifo512,
+    fifo: AxisFrameFifo512,
     bridge: crate::axil::AxilBridge,
     window: crate::axil::StatusWindow8,
     unused_wr: Signal<Local, Bit>,
@@ -325,7 +325,7 @@ impl Default for IcrcRx {
             level: Default::default(),
             s_axil: Default::default(),
             check: Default::default(),
-            fifo: AxisFifo512::new(true),
+            fifo: Default::default(),
             bridge: Default::default(),
             window: Default::default(),
             unused_wr: Default::default(),
@@ -347,7 +347,6 @@ impl Logic for IcrcRx {
         self.bridge.rd_err.next = self.window.rd_err.val();
         self.bridge.wr_err.next = self.window.wr_err.val();
         // the write path carries no data here: the window is read-only
-        self.unused_wr.next = self.bridge.wr_en.val() | self.bridge.wr_addr.val().any() | self.bridge.wr_data.val().any() | self.bridge.wr_strb.val().any();
         self.window.status[0].next = self.check.cnt.frames.val();
         self.window.status[1].next = self.check.cnt.roce.val();
         self.window.status[2].next = self.check.cnt.bad_icrc.val();
@@ -368,6 +367,10 @@ impl Logic for IcrcRx {
         self.dropped.next = self.fifo.drop_bad.val();
         self.overflow.next = self.fifo.drop_overflow.val();
         self.level.next = self.fifo.level.val();
+        // every frame is stored (none is cut through)
+        self.fifo.s_cut.next = false;
+        self.unused_wr.next = self.bridge.wr_en.val() | self.bridge.wr_addr.val().any() | self.bridge.wr_data.val().any() | self.bridge.wr_strb.val().any()
+            | self.fifo.w_cut.val() | self.fifo.cut_first.val() | self.fifo.cut_end.val() | self.fifo.cut_bad.val();
     }
 }
 

@@ -277,7 +277,7 @@ impl Logic for EmFront {
         self.dropped.next = self.k_drop.q.val();
         // the blocks' own counters stay inside (the M2M telemetry read will reach them)
         // dest bit 1 (the side) was used by the parent
-        self.unused.next = self.lskid.m_valid.val() | self.dest.val().get_bit(1) | self.rdest.val().get_bit(1) | (self.lk.m_act.val() != self.lk.m_act.val()) | self.fifo.level.val().any() | self.fifo.drop_bad.val().any() | self.fifo.drop_overflow.val().any() | self.cls.s_tw_ready.val() | self.lk.s_tw_ready.val()
+        self.unused.next = self.lskid.m_valid.val() | self.dest.val().get_bit(1) | self.rdest.val().get_bit(1) | (self.lk.m_act.val() != self.lk.m_act.val()) | self.fifo.level.val().any() | self.cls.s_tw_ready.val() | self.lk.s_tw_ready.val()
             | self.parse.drop_bad_frame.val().any() | self.parse.drop_truncated.val().any() | self.parse.drop_not_ipv4.val().any() | self.parse.drop_malformed.val().any()
             | self.parse.drop_ip_options.val().any() | self.parse.drop_bad_ip_checksum.val().any() | self.parse.drop_fragment.val().any() | self.parse.drop_bad_vxlan.val().any()
             | self.cls.frames.val().any() | self.cls.drop_no_tenant.val().any() | self.cls.drop_acl.val().any() | self.cls.drop_qos.val().any() | self.cls.marked.val().any() | self.cls.ev_lost.val().any()
@@ -472,12 +472,12 @@ impl Default for EmDatapath {
             encap: Default::default(),
             enat: Default::default(),
             fwd: Default::default(),
-            port_q: AxisFifo::new(false),
+            port_q: AxisFifo::new(),
             fwd_in: Default::default(),
             arb: Default::default(),
             decap: Default::default(),
             inat: Default::default(),
-            vf_q: AxisFifo::new(false),
+            vf_q: AxisFifo::new(),
             host_in: Default::default(),
             e_drop: Default::default(),
             i_drop: Default::default(),
@@ -685,9 +685,9 @@ impl Logic for EmDatapath {
         self.drop_link_down.next = self.fwd.drop_link_down.val();
         self.drop_roce_vlan.next = self.enat.drop_roce_vlan.val() + self.inat.drop_roce_vlan.val();
         // dest bit 0 (the block) is for the fronts
-        self.unused.next = self.decap.m_hdr_valid.val() | self.dest.val().get_bit(0) | self.rdest.val().get_bit(0) | self.dest.val().get_bit(2) | self.rdest.val().get_bit(2) | (self.decap.m_hdr.val() != self.decap.m_hdr.val()) | (self.iconv.tun.val() != self.iconv.tun.val()) | self.arb.grant.val().any() | self.port_q.level.val().any() | self.port_q.drop_bad.val().any()
-            | self.port_q.drop_overflow.val().any() | self.port_q.m_axis.tkeep.val().any() | self.port_q.m_axis.tlast.val() | self.port_q.m_axis.tuser.val()
-            | self.vf_q.level.val().any() | self.vf_q.drop_bad.val().any() | self.vf_q.drop_overflow.val().any() | self.vf_q.m_axis.tkeep.val().any() | self.vf_q.m_axis.tlast.val() | self.vf_q.m_axis.tuser.val()
+        self.unused.next = self.decap.m_hdr_valid.val() | self.dest.val().get_bit(0) | self.rdest.val().get_bit(0) | self.dest.val().get_bit(2) | self.rdest.val().get_bit(2) | (self.decap.m_hdr.val() != self.decap.m_hdr.val()) | (self.iconv.tun.val() != self.iconv.tun.val()) | self.arb.grant.val().any() | self.port_q.level.val().any()
+ | self.port_q.m_axis.tkeep.val().any() | self.port_q.m_axis.tlast.val() | self.port_q.m_axis.tuser.val()
+            | self.vf_q.level.val().any() | self.vf_q.m_axis.tkeep.val().any() | self.vf_q.m_axis.tlast.val() | self.vf_q.m_axis.tuser.val()
             | self.arb.s2_axis.tready.val() | self.arb.s3_axis.tready.val() | self.encap.s_tun_ready.val() | self.enat.s_xl_ready.val() | self.inat.s_xl_ready.val();
         if self.reset.val() {
             self.fwd_in.d.next = false;

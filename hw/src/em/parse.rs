@@ -419,25 +419,25 @@ impl Default for EmParse {
             dvf: Default::default(),
             x_hdr: Default::default(),
             x_in: Default::default(),
-            res_q: AxisFifo::new(false),
+            res_q: AxisFifo::new(),
             res_hdr: Default::default(),
             blen: Default::default(),
             l_valid: Default::default(),
             l_keep: Default::default(),
             l_base: Default::default(),
             l_bad: Default::default(),
-            len_q: AxisFifo::new(false),
+            len_q: AxisFifo::new(),
             jn: Default::default(),
             j_len: Default::default(),
             j_need: Default::default(),
             j_hdr: Default::default(),
             j_in: Default::default(),
-            hdr_q: AxisFifo::new(false),
+            hdr_q: AxisFifo::new(),
             hq_out: Default::default(),
             drops: Default::default(),
             k_frames: Default::default(),
             cause_no: std::array::from_fn(|i| Constant::new(((i + 1) as u64).into())),
-            pay_q: AxisFifo::new(false),
+            pay_q: AxisFifo::new(),
             in_frame: Default::default(),
             drop_cur: Default::default(),
             h_drop: Default::default(),
@@ -602,10 +602,10 @@ impl Logic for EmParse {
         self.drop_bad_ip_checksum.next = self.drops[5].q.val();
         self.drop_fragment.next = self.drops[6].q.val();
         self.drop_bad_vxlan.next = self.drops[7].q.val();
-        self.unused.next = self.res_q.drop_bad.val().any() | self.res_q.drop_overflow.val().any() | self.res_q.m_axis.tkeep.val().any() | self.res_q.m_axis.tlast.val() | self.res_q.m_axis.tuser.val()
-            | self.len_q.drop_bad.val().any() | self.len_q.drop_overflow.val().any() | self.len_q.m_axis.tkeep.val().any() | self.len_q.m_axis.tlast.val() | self.len_q.m_axis.tuser.val()
-            | self.hdr_q.drop_bad.val().any() | self.hdr_q.drop_overflow.val().any() | self.hdr_q.m_axis.tkeep.val().any() | self.hdr_q.m_axis.tlast.val() | self.hdr_q.m_axis.tuser.val()
-            | self.pay_q.drop_bad.val().any() | self.pay_q.drop_overflow.val().any() | self.pay_q.level.val().any() | self.pay_q.m_axis.tuser.val()
+        self.unused.next = self.res_q.m_axis.tkeep.val().any() | self.res_q.m_axis.tlast.val() | self.res_q.m_axis.tuser.val()
+ | self.len_q.m_axis.tkeep.val().any() | self.len_q.m_axis.tlast.val() | self.len_q.m_axis.tuser.val()
+ | self.hdr_q.m_axis.tkeep.val().any() | self.hdr_q.m_axis.tlast.val() | self.hdr_q.m_axis.tuser.val()
+ | self.pay_q.level.val().any() | self.pay_q.m_axis.tuser.val()
             | self.res_q.s_axis.tready.val() | self.len_q.s_axis.tready.val() | self.c0_512.val().any();
         if self.reset.val() {
             self.sof.d.next = true;

@@ -52,7 +52,7 @@ pub struct M2mEth {
     pub replies_unsent: Signal<Out, Bits<32>>,
     // RX split
     em_skid: AxisSkid512,
-    fifo: AxisFifo512,
+    fifo: AxisFrameFifo512,
     strip: AxisStrip,
     trim: AxisLimit,
     narrow: AxisNarrow64,
@@ -108,7 +108,7 @@ impl Default for M2mEth {
             replies: Default::default(),
             replies_unsent: Default::default(),
             em_skid: Default::default(),
-            fifo: AxisFrameFifo512::new(),
+            fifo: Default::default(),
             strip: Default::default(),
             trim: Default::default(),
             narrow: Default::default(),
@@ -261,7 +261,8 @@ impl Logic for M2mEth {
         self.arb.s3_axis.tlast.next = false;
         self.arb.s3_axis.tuser.next = false;
         Axis512Source::link(&mut self.m_axis_tx, &mut self.arb.m_axis);
-        self.unused.next = self.fifo.level.val().any() | self.strip.runts.val().any() | self.ins.hdr_ready.val() | self.arb.grant.val().any() | self.arb.s2_axis.tready.val() | self.arb.s3_axis.tready.val();
+        self.fifo.s_cut.next = false;
+        self.unused.next = self.fifo.level.val().any() | self.fifo.w_cut.val() | self.fifo.cut_first.val() | self.fifo.cut_end.val() | self.fifo.cut_bad.val() | self.strip.runts.val().any() | self.ins.hdr_ready.val() | self.arb.grant.val().any() | self.arb.s2_axis.tready.val() | self.arb.s3_axis.tready.val();
         if self.reset.val() {
             self.mid.d.next = false;
             self.f_mid.d.next = false;

@@ -137,7 +137,7 @@ impl<const A: usize> Default for SlotShell<A> {
             core_out: Default::default(),
             core_out_valid: Default::default(),
             overrun: Default::default(),
-            fifo: AxisFifo::new(false),
+            fifo: AxisFifo::new(),
             meta_in: Default::default(),
             meta_out: Default::default(),
             credits: Default::default(),
@@ -209,7 +209,7 @@ impl<const A: usize> Logic for SlotShell<A> {
         if self.give.val() & !self.take.val() {
             self.credits.d.next = self.credits.q.val() + self.one16.val();
         }
-        self.unused.next = self.fifo.level.val().any() | self.fifo.drop_bad.val().any() | self.fifo.drop_overflow.val().any()
+        self.unused.next = self.fifo.level.val().any()
             | self.hi.val().any() | self.s_meta.val().off.any();
         if self.reset.val() {
             self.credits.d.next = self.cap.val();
@@ -486,7 +486,7 @@ impl<const L: usize> Default for TapJoin<L> {
             flags: Default::default(),
             overrun: Default::default(),
             line: Default::default(),
-            vq: AxisFifo::new(false),
+            vq: AxisFifo::new(),
             first: Default::default(),
             second: Default::default(),
             is_v6: Default::default(),
@@ -601,8 +601,8 @@ impl<const L: usize> Logic for TapJoin<L> {
         self.flags.next = self.k_flag.q.val();
         self.overrun.next = self.line.overrun.val();
         self.unused.next = self.line.m_meta.val().qpn.any() | self.line.m_meta.val().psn.any() | self.line.m_meta.val().off.any()
-            | self.line.m_meta.val().opcode.any() | self.word.val().any() | self.vq.level.val().any() | self.vq.drop_bad.val().any()
-            | self.vq.drop_overflow.val().any() | self.vq.m_axis.tkeep.val().any() | self.vq.m_axis.tlast.val() | self.vq.m_axis.tuser.val()
+            | self.line.m_meta.val().opcode.any() | self.word.val().any() | self.vq.level.val().any()
+ | self.vq.m_axis.tkeep.val().any() | self.vq.m_axis.tlast.val() | self.vq.m_axis.tuser.val()
             | self.vq.s_axis.tready.val() | self.line.gen.val().any();
         if self.reset.val() {
             self.first.d.next = true;
@@ -684,7 +684,7 @@ impl Default for TapFlagQueue {
             head_valid: Default::default(),
             head_cut: Default::default(),
             pop: Default::default(),
-            q: AxisFifo::new(false),
+            q: AxisFifo::new(),
             fin: Default::default(),
             cutf: Default::default(),
             cut_entry: Constant::new(2u64.into()),
@@ -730,7 +730,7 @@ impl Logic for TapFlagQueue {
         self.head_cut.next = self.q.m_axis.tdata.val().get_bit(1);
         self.head_valid.next = self.q.m_axis.tvalid.val();
         self.q.m_axis.tready.next = self.pop.val();
-        self.unused_q.next = self.q.level.val().any() | self.q.drop_bad.val().any() | self.q.drop_overflow.val().any() | self.q.s_axis.tready.val()
+        self.unused_q.next = self.q.level.val().any() | self.q.s_axis.tready.val()
             | self.q.m_axis.tkeep.val().any() | self.q.m_axis.tlast.val() | self.q.m_axis.tuser.val();
         if self.reset.val() {
             self.fin.d.next = false;

@@ -75,7 +75,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisCutFifo
             start_load: Default::default(),
             thr_now: Default::default(),
             aborts: Default::default(),
-            fifo: AxisFifo::new(false),
+            fifo: AxisFifo::new(),
             cnt: Default::default(),
             done: Default::default(),
             mid: Default::default(),
@@ -189,7 +189,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         }
         self.thr_now.next = self.thr.q.val();
         self.aborts.next = self.c_abort.q.val();
-        self.unused.next = self.fifo.level.val().any() | self.fifo.drop_bad.val().any() | self.fifo.drop_overflow.val().any();
+        self.unused.next = self.fifo.level.val().any();
         if self.reset.val() {
             self.cnt.d.next = self.zero16.val();
             self.done.d.next = self.zero16.val();

@@ -3,15 +3,18 @@
 //! RAM's read latency, so it moves one beat per cycle in and out. `s_tready` and `m_tvalid` come
 //! from registers. `W` must be `D+K+2` (data, keep, last, user packed into one RAM word).
 //!
-//! Two modes ([`AxisFifo::new`]):
-//! * **beat FIFO**: every beat is readable as soon as it is written; a full FIFO backpressures;
-//! * **frame FIFO** (store and forward): a frame becomes readable only after its last beat.
-//!   A frame with `tuser` set on its last beat is dropped (`drop_bad`), as is a frame that does
-//!   not fit (`drop_overflow`). It never backpressures (`s_tready` is always high), so it can
-//!   sit behind a MAC that has no `tready`. Frames leave with `tuser` clear.
+//! [`AxisFifo`] has two modes:
+//! * **beat FIFO** ([`AxisFifo::new`]): every beat is readable as soon as it is written; a full
+//!   FIFO backpressures;
 //! * **packet FIFO** ([`AxisFifo::new_packet`]): like the beat FIFO (a full FIFO backpressures,
 //!   nothing is dropped), but a frame becomes readable only after its last beat, so it leaves
 //!   without gaps, as a MAC's TX side needs. A frame must fit in the FIFO.
+//!
+//! [`AxisRxFifo`] is the **frame FIFO** (store and forward): a frame becomes readable only after
+//! its last beat. A frame with `tuser` set on its last beat is dropped (`drop_bad`), as is a frame
+//! that does not fit (`drop_overflow`). It never backpressures (`s_tready` is always high), so it
+//! can sit behind a MAC that has no `tready`. Frames leave with `tuser` clear. A frame may instead
+//! be cut through (`s_cut`); [`AxisFrameFifo512`] ties that low.
 use super::axis::*;
 use super::ram::{Ram, RamStyle};
 use rust_hdl::prelude::*;
@@ -174,16 +177,9 @@ pub struct AxisFifo<const D: usize, const K: usize, const W: usize, const A: usi
     pub m_axis: AxisSource<D, K>,
     /// Entries held in RAM, committed or not (not counting the output stage).
     pub level: Signal<Out, Bits<16>>,
-    /// Frame mode: frames dropped for `tuser`, and for lack of room.
-    pub drop_bad: Signal<Out, Bits<32>>,
-    pub drop_overflow: Signal<Out, Bits<32>>,
     core: FifoCore<D, K, W, A>,
     wr_ptr: DFF<Bits<16>>,
     commit: DFF<Bits<16>>,
-    dropping: DFF<Bit>,
-    c_bad: DFF<Bits<32>>,
-    c_ovf: DFF<Bits<32>>,
-    frame_mode: Constant<Bit>,
     packet_mode: Constant<Bit>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
@@ -195,35 +191,29 @@ pub struct AxisFifo<const D: usize, const K: usize, const W: usize, const A: usi
 
 impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for AxisFifo<D, K, W, A> {
     fn default() -> Self {
-        Self::new(false)
+        Self::new()
     }
 }
 
 impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D, K, W, A> {
-    /// `frame_mode`: store and forward, dropping flagged and oversized frames.
-    pub fn new(frame_mode: bool) -> Self {
-        Self::build(frame_mode, false)
+    /// A beat FIFO.
+    pub fn new() -> Self {
+        Self::build(false)
     }
     /// Packet mode: backpressure when full, frames readable once complete.
     pub fn new_packet() -> Self {
-        Self::build(false, true)
+        Self::build(true)
     }
-    fn build(frame_mode: bool, packet_mode: bool) -> Self {
+    fn build(packet_mode: bool) -> Self {
         AxisFifo {
             clock: Default::default(),
             reset: Default::default(),
             s_axis: Default::default(),
             m_axis: Default::default(),
             level: Default::default(),
-            drop_bad: Default::default(),
-            drop_overflow: Default::default(),
             core: Default::default(),
             wr_ptr: Default::default(),
             commit: Default::default(),
-            dropping: Default::default(),
-            c_bad: Default::default(),
-            c_ovf: Default::default(),
-            frame_mode: Constant::new(frame_mode),
             packet_mode: Constant::new(packet_mode),
             one16: Constant::new(1u64.into()),
             zero16: Constant::new(0u64.into()),
@@ -238,45 +228,18 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D,
 impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for AxisFifo<D, K, W, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, commit, dropping, c_bad, c_ovf);
+        dff_setup!(self, clock, wr_ptr, commit);
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
         self.used.next = self.wr_ptr.q.val() - self.core.rd_ptr.val();
         self.full.next = self.used.val() == self.full_at.val();
         self.push.next = false;
-        if self.frame_mode.val() {
-            self.s_axis.tready.next = true;
-            if self.s_axis.tvalid.val() {
-                if self.dropping.q.val() {
-                    if self.s_axis.tlast.val() {
-                        self.dropping.d.next = false;
-                    }
-                } else if self.full.val() {
-                    // no room: drop the whole frame
-                    self.wr_ptr.d.next = self.commit.q.val();
-                    self.c_ovf.d.next = self.c_ovf.q.val() + 1;
-                    self.dropping.d.next = !self.s_axis.tlast.val();
-                } else {
-                    self.push.next = true;
-                    self.wr_ptr.d.next = self.wr_ptr.q.val() + self.one16.val();
-                    if self.s_axis.tlast.val() {
-                        if self.s_axis.tuser.val() {
-                            self.wr_ptr.d.next = self.commit.q.val();
-                            self.c_bad.d.next = self.c_bad.q.val() + 1;
-                        } else {
-                            self.commit.d.next = self.wr_ptr.q.val() + self.one16.val();
-                        }
-                    }
-                }
-            }
-        } else {
-            self.s_axis.tready.next = !self.full.val();
-            if self.s_axis.tvalid.val() & !self.full.val() {
-                self.push.next = true;
-                self.wr_ptr.d.next = self.wr_ptr.q.val() + self.one16.val();
-                if !self.packet_mode.val() | self.s_axis.tlast.val() {
-                    self.commit.d.next = self.wr_ptr.q.val() + self.one16.val();
-                }
+        self.s_axis.tready.next = !self.full.val();
+        if self.s_axis.tvalid.val() & !self.full.val() {
+            self.push.next = true;
+            self.wr_ptr.d.next = self.wr_ptr.q.val() + self.one16.val();
+            if !self.packet_mode.val() | self.s_axis.tlast.val() {
+                self.commit.d.next = self.wr_ptr.q.val() + self.one16.val();
             }
         }
         self.core.we.next = self.push.val();
@@ -289,18 +252,13 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         self.m_axis.tdata.next = self.core.m_axis.tdata.val();
         self.m_axis.tkeep.next = self.core.m_axis.tkeep.val();
         self.m_axis.tlast.next = self.core.m_axis.tlast.val();
-        self.m_axis.tuser.next = self.core.m_axis.tuser.val() & !self.frame_mode.val();
+        self.m_axis.tuser.next = self.core.m_axis.tuser.val();
         self.m_axis.tvalid.next = self.core.m_axis.tvalid.val();
         self.core.m_axis.tready.next = self.m_axis.tready.val();
         self.level.next = self.used.val();
-        self.drop_bad.next = self.c_bad.q.val();
-        self.drop_overflow.next = self.c_ovf.q.val();
         if self.reset.val() {
             self.wr_ptr.d.next = self.zero16.val();
             self.commit.d.next = self.zero16.val();
-            self.dropping.d.next = false;
-            self.c_bad.d.next = 0.into();
-            self.c_ovf.d.next = 0.into();
         }
     }
 }
@@ -310,20 +268,10 @@ pub type AxisFifo512 = AxisFifo<DATA_W, KEEP_W, 578, 9>;
 
 nicgen_sim::impl_ports!(AxisFifo512, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
-    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, level, drop_bad, drop_overflow]);
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, level]);
 
-/// Frame (store-and-forward) FIFO of 512 beats that drops flagged and oversized frames.
-pub struct AxisFrameFifo512;
-impl AxisFrameFifo512 {
-    #[allow(clippy::new_ret_no_self)]
-    pub fn new() -> AxisFifo512 {
-        AxisFifo512::new(true)
-    }
-}
-
-/// The RX frame FIFO: a frame FIFO ([`AxisFrameFifo512`]: stores each frame until its last
-/// beat, drops one that ends with `tuser` or does not fit, never backpressures) in which a frame
-/// may instead be **cut through**: when `s_cut` is high with its first beat, each of its beats is
+/// The frame FIFO: stores each frame until its last beat, drops one that ends with `tuser` or
+/// does not fit, never backpressures. A frame may instead be **cut through**: when `s_cut` is high with its first beat, each of its beats is
 /// readable as soon as it is written, and its last beat leaves with its `tuser` (the frame's
 /// verdict) instead of the frame being dropped.
 ///
@@ -508,6 +456,10 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
 
 /// The engine's RX buffer: 512 beats.
 pub type AxisRxFifo512 = AxisRxFifo<DATA_W, KEEP_W, 578, 9>;
+
+/// Frame (store-and-forward) FIFO of 512 beats that drops flagged and oversized frames: an
+/// [`AxisRxFifo512`] whose parent ties `s_cut` low (and leaves the cut outputs unused).
+pub type AxisFrameFifo512 = AxisRxFifo512;
 
 nicgen_sim::impl_ports!(AxisRxFifo512, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_cut,

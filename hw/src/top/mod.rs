@@ -234,7 +234,7 @@ pub fn all_tops() -> Vec<Top> {
         make("icrc_rx", "ICRC checker and dropping frame FIFO, next to a MAC", IcrcRx::default(), &rx_regs),
         make("axis_skid", "AXI4-Stream register slice", AxisSkid512::default(), &[]),
         make("axis_fifo", "AXI4-Stream FIFO, 512 beats, BRAM", AxisFifo512::default(), &[]),
-        make("axis_frame_fifo", "store-and-forward frame FIFO that drops flagged frames", AxisFrameFifo512::new(), &[("drop_bad", "flagged frames dropped"), ("drop_overflow", "frames dropped for lack of room")]),
+        make("axis_frame_fifo", "store-and-forward frame FIFO that drops flagged frames", AxisFrameFifo512::default(), &[("drop_bad", "flagged frames dropped"), ("drop_overflow", "frames dropped for lack of room")]),
         make("axis_rx_fifo", "RX frame FIFO: stores frames, or cuts them through (s_cut) and passes their verdict in tuser", AxisRxFifo512::default(), &[("drop_bad", "stored frames dropped for tuser"), ("drop_overflow", "frames dropped or cut short for lack of room")]),
         make("axis_cut_fifo", "cut-through TX FIFO, 128 beats: a frame starts at a beat threshold, an underrun ends it with an abort beat", AxisCutFifo512::default(), &[("aborts", "frames ended by an abort beat (underrun)"), ("thr_now", "start threshold now, in beats")]),
         make("axis_strip", "header stripper (removes N bytes per frame)", AxisStrip::default(), &[("runts", "frames no longer than the bytes to strip")]),

@@ -324,7 +324,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             una_open: Default::default(),
             cnt: Default::default(),
             rtx_in: Default::default(),
-            rtx_fifo: AxisFifo::new(false),
+            rtx_fifo: AxisFifo::new(),
             rtx_out: Default::default(),
             rtx_room: Default::default(),
             now: Default::default(),
@@ -1070,7 +1070,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.h.q.val().rkey.any() | self.h.q.val().dma_len.any() | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any()
             | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any() | self.h.q.val().known | self.h.q.val().len_err
             | self.h.q.val().ackreq | self.e.val().flush | self.e.val().signaled
-            | self.rtx_fifo.drop_bad.val().any() | self.rtx_fifo.drop_overflow.val().any() | self.rtx_fifo.m_axis.tkeep.val().any()
+ | self.rtx_fifo.m_axis.tkeep.val().any()
             | self.rtx_fifo.m_axis.tlast.val() | self.rtx_fifo.m_axis.tuser.val() | self.rtx_fifo.s_axis.tready.val()
             | self.tmo_q.s_ready.val() | self.beh_d.val().any();
         // the metadata queue moves in lock step with the command queue

@@ -457,7 +457,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             cnt: Default::default(),
             sq_q: Default::default(),
             rsp_in: Default::default(),
-            rsp_fifo: AxisFifo::new(false),
+            rsp_fifo: AxisFifo::new(),
             rsp_out: Default::default(),
             a_pend: Default::default(),
             a_item: Default::default(),
@@ -494,7 +494,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             dtail_ram: Ram::new(style, false),
             dq_wr_in: Default::default(),
             dq_st_in: Default::default(),
-            dq: AxisFifo::new(false),
+            dq: AxisFifo::new(),
             dq_wr_out: Default::default(),
             dq_st_out: Default::default(),
             dq_room: Default::default(),
@@ -531,9 +531,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             m_axi_rb: Default::default(),
             rb_rd_q: Default::default(),
             rb_aw_q: Default::default(),
-            rb_w: AxisFifo::new(false),
+            rb_w: AxisFifo::new(),
             src_in: Default::default(),
-            src_q: AxisFifo::new(false),
+            src_q: AxisFifo::new(),
             src_out: Default::default(),
             cp_fired: Default::default(),
             cp_done: Default::default(),
@@ -648,7 +648,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             r_pay: Default::default(),
             budget: c(INFLIGHT_BUDGET as u64),
             desc_in: Default::default(),
-            desc_fifo: AxisFifo::new(false),
+            desc_fifo: AxisFifo::new(),
             desc_out: Default::default(),
             x_st: Default::default(),
             x_desc: Default::default(),
@@ -661,7 +661,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             hdr_q: Default::default(),
             slot: Default::default(),
             meta_in: Default::default(),
-            meta_q: AxisFifo::new(false),
+            meta_q: AxisFifo::new(),
             meta_out: Default::default(),
             x_meta: Default::default(),
             x_go: Default::default(),
@@ -1509,22 +1509,22 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.out_fifo.s_axis.tvalid.next = self.build.m_axis.tvalid.val();
         self.build.m_axis.tready.next = self.out_fifo.s_axis.tready.val();
         Axis512Source::link(&mut self.m_axis_tx, &mut self.out_fifo.m_axis);
-        self.unused.next = self.desc_fifo.level.val().any() | self.desc_fifo.drop_bad.val().any() | self.desc_fifo.drop_overflow.val().any()
+        self.unused.next = self.desc_fifo.level.val().any()
             | self.desc_fifo.m_axis.tkeep.val().any() | self.desc_fifo.m_axis.tlast.val() | self.desc_fifo.m_axis.tuser.val()
             | self.x_desc.q.val().laddr.any() | self.ctl_cfg.val().rkey.any() | self.ctl_cfg.val().mr_base.any()
             | self.ctl_cfg.val().mr_len.any() | self.ctl_cfg.val().access.any()
             | self.ctl_cfg.val().timeout.any() | self.ctl_cfg.val().retry_cnt.any()
             | self.j_job.q.val().psn.any() | self.j_job.q.val().syndrome.any() | self.j_job.q.val().read
             | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any() | self.a_item.q.val().again | self.a_item.q.val().rb
-            | self.rsp_fifo.level.val().any() | self.rsp_fifo.drop_bad.val().any() | self.rsp_fifo.drop_overflow.val().any()
+            | self.rsp_fifo.level.val().any()
             | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val()
-            | self.dq.drop_bad.val().any() | self.dq.drop_overflow.val().any() | self.dq.m_axis.tkeep.val().any() | self.dq.m_axis.tlast.val() | self.dq.m_axis.tuser.val()
-            | self.rb_w.level.val().any() | self.rb_w.drop_bad.val().any() | self.rb_w.drop_overflow.val().any() | self.rb_w.m_axis.tuser.val()
-            | self.src_q.level.val().any() | self.src_q.drop_bad.val().any() | self.src_q.drop_overflow.val().any()
+ | self.dq.m_axis.tkeep.val().any() | self.dq.m_axis.tlast.val() | self.dq.m_axis.tuser.val()
+            | self.rb_w.level.val().any() | self.rb_w.m_axis.tuser.val()
+            | self.src_q.level.val().any()
             | self.src_q.m_axis.tkeep.val().any() | self.src_q.m_axis.tlast.val() | self.src_q.m_axis.tuser.val()
             | self.m_axi_rb.bresp.val().any() | self.m_axi_rb.rresp.val().any() | self.m_axi_rb.rlast.val()
             | self.rb_aw_q.m_data.val().need.any() | self.x_desc.q.val().rb | self.x_desc.q.val().cp
-            | self.meta_q.level.val().any() | self.meta_q.drop_bad.val().any() | self.meta_q.drop_overflow.val().any()
+            | self.meta_q.level.val().any()
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
         if self.reset.val() {
