@@ -261,45 +261,42 @@ fn campaign_every_fault() {
     assert_eq!(bad, c.corrupted + c.truncated);
 }
 
-/// Speculative placement under corruption and truncation: 16 KiB WRITEs (PMTU 1024: FIRST, 14
-/// MIDDLE, LAST) with every WRITE packet cut through the RX buffer (`RX_CUT` 3), 2% of the
-/// frames corrupted and 2% cut short on both directions. The receiver withdraws each bad
-/// cut-through frame (no state, ACK or completion; its DMA write padded to its length), Go-Back-N
-/// sends it again over whatever it placed, and every byte and completion checks out.
-#[test]
-fn speculative_placement_survives_corrupt_and_truncated_frames() {
-    let f = Faults { corrupt: 0.02, truncate: 0.02, ..Default::default() };
-    let o = RdmaOpts { op: Op::Write, size: 16384, count: 160, qps: 4, pmtu: 2, timeout: 3, seed: 44, faults: f, rx_cut: Some(3), ..Default::default() };
+/// Runs `o` with 2% of the frames corrupted and 2% cut short each way, and checks the node that
+/// receives direction `dir` (0 A→B, 1 B→A): every message completes, at least `cut_min` frames
+/// were cut through, and each damaged frame was withdrawn or (its opcode itself damaged) stored
+/// and dropped.
+fn speculative_under_damage(mut o: RdmaOpts, dir: usize, cut_min: u64) {
+    o.faults = Faults { corrupt: 0.02, truncate: 0.02, ..Default::default() };
     let r = rdma(&o).unwrap();
     ok(&r);
-    assert_eq!(r.by_status[cq_status::SUCCESS as usize], 160);
-    let c = r.faults[0];
-    let (cut, cut_bad, stored_bad) = (counter(&r, "rx_cut_through").1, counter(&r, "rx_cut_bad").1, counter(&r, "rx_drop_bad").1);
-    println!("A→B: {} frames, {} corrupted, {} truncated; B: {cut} cut through, {cut_bad} withdrawn, {stored_bad} stored ones dropped", c.frames, c.corrupted, c.truncated);
-    assert!(cut >= 160 * 16, "every WRITE packet is cut through");
+    assert_eq!(r.by_status[cq_status::SUCCESS as usize], o.count as u64);
+    let c = r.faults[dir];
+    let rx = |name: &str| if dir == 0 { counter(&r, name).1 } else { counter(&r, name).0 };
+    let (cut, cut_bad, stored_bad) = (rx("rx_cut_through"), rx("rx_cut_bad"), rx("rx_drop_bad"));
+    println!("{} frames, {} corrupted, {} truncated; receiver: {cut} cut through, {cut_bad} withdrawn, {stored_bad} stored ones dropped", c.frames, c.corrupted, c.truncated);
+    assert!(cut >= cut_min, "{cut} frames cut through, {cut_min} expected");
     assert!(cut_bad > 0 && cut_bad <= c.corrupted + c.truncated);
-    // a damaged frame is withdrawn, or (its opcode itself damaged) stored and dropped
     assert_eq!(cut_bad + stored_bad, c.corrupted + c.truncated);
 }
 
-/// Speculative placement of READ responses under corruption and truncation, with the default
-/// `RX_CUT`: 16 KiB READs (PMTU 1024, 16 responses each), every response cut through the
-/// requester's RX buffer, 2% of the frames corrupted and 2% cut short each way. The requester
+/// Speculative placement of WRITEs: 16 KiB WRITEs (PMTU 1024: FIRST, 14 MIDDLE, LAST) with every
+/// WRITE packet cut through the RX buffer (`RX_CUT` 3). The responder withdraws each bad
+/// cut-through frame (no state, ACK or completion; its DMA write padded to its length),
+/// Go-Back-N sends it again over whatever it placed, and every byte and completion checks out.
+#[test]
+fn speculative_placement_survives_corrupt_and_truncated_frames() {
+    let o = RdmaOpts { op: Op::Write, size: 16384, count: 160, qps: 4, pmtu: 2, timeout: 3, seed: 44, rx_cut: Some(3), ..Default::default() };
+    speculative_under_damage(o, 0, 160 * 16);
+}
+
+/// Speculative placement of READ responses, with the default `RX_CUT`: 16 KiB READs (PMTU 1024,
+/// 16 responses each), every response cut through the requester's RX buffer. The requester
 /// places each response before its verdict, withdraws the bad ones (no state, completion or
 /// count), the READ is retried over whatever they placed, and every byte checks out.
 #[test]
 fn speculative_read_responses_survive_corrupt_and_truncated_frames() {
-    let f = Faults { corrupt: 0.02, truncate: 0.02, ..Default::default() };
-    let o = RdmaOpts { op: Op::Read, size: 16384, count: 120, qps: 4, pmtu: 2, timeout: 3, seed: 46, faults: f, ..Default::default() };
-    let r = rdma(&o).unwrap();
-    ok(&r);
-    assert_eq!(r.by_status[cq_status::SUCCESS as usize], 120);
-    let c = r.faults[1];
-    let (cut, cut_bad, stored_bad) = (counter(&r, "rx_cut_through").0, counter(&r, "rx_cut_bad").0, counter(&r, "rx_drop_bad").0);
-    println!("B→A: {} frames, {} corrupted, {} truncated; A: {cut} cut through, {cut_bad} withdrawn, {stored_bad} stored ones dropped", c.frames, c.corrupted, c.truncated);
-    assert!(cut >= 120 * 16, "every READ response is cut through");
-    assert!(cut_bad > 0 && cut_bad <= c.corrupted + c.truncated);
-    assert_eq!(cut_bad + stored_bad, c.corrupted + c.truncated);
+    let o = RdmaOpts { op: Op::Read, size: 16384, count: 120, qps: 4, pmtu: 2, timeout: 3, seed: 46, ..Default::default() };
+    speculative_under_damage(o, 1, 120 * 16);
 }
 
 /// A host slower than the wire (6 GB/s against 12.5): the RX buffer fills, cut-through frames
