@@ -686,7 +686,7 @@ impl Logic for EmDatapath {
         self.drop_roce_vlan.next = self.enat.drop_roce_vlan.val() + self.inat.drop_roce_vlan.val();
         // dest bit 0 (the block) is for the fronts
         self.unused.next = self.decap.m_hdr_valid.val() | self.dest.val().get_bit(0) | self.rdest.val().get_bit(0) | self.dest.val().get_bit(2) | self.rdest.val().get_bit(2) | (self.decap.m_hdr.val() != self.decap.m_hdr.val()) | (self.iconv.tun.val() != self.iconv.tun.val()) | self.arb.grant.val().any() | self.port_q.level.val().any()
- | self.port_q.m_axis.tkeep.val().any() | self.port_q.m_axis.tlast.val() | self.port_q.m_axis.tuser.val()
+            | self.port_q.m_axis.tkeep.val().any() | self.port_q.m_axis.tlast.val() | self.port_q.m_axis.tuser.val()
             | self.vf_q.level.val().any() | self.vf_q.m_axis.tkeep.val().any() | self.vf_q.m_axis.tlast.val() | self.vf_q.m_axis.tuser.val()
             | self.arb.s2_axis.tready.val() | self.arb.s3_axis.tready.val() | self.encap.s_tun_ready.val() | self.enat.s_xl_ready.val() | self.inat.s_xl_ready.val();
         if self.reset.val() {

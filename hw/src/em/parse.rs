@@ -603,9 +603,9 @@ impl Logic for EmParse {
         self.drop_fragment.next = self.drops[6].q.val();
         self.drop_bad_vxlan.next = self.drops[7].q.val();
         self.unused.next = self.res_q.m_axis.tkeep.val().any() | self.res_q.m_axis.tlast.val() | self.res_q.m_axis.tuser.val()
- | self.len_q.m_axis.tkeep.val().any() | self.len_q.m_axis.tlast.val() | self.len_q.m_axis.tuser.val()
- | self.hdr_q.m_axis.tkeep.val().any() | self.hdr_q.m_axis.tlast.val() | self.hdr_q.m_axis.tuser.val()
- | self.pay_q.level.val().any() | self.pay_q.m_axis.tuser.val()
+            | self.len_q.m_axis.tkeep.val().any() | self.len_q.m_axis.tlast.val() | self.len_q.m_axis.tuser.val()
+            | self.hdr_q.m_axis.tkeep.val().any() | self.hdr_q.m_axis.tlast.val() | self.hdr_q.m_axis.tuser.val()
+            | self.pay_q.level.val().any() | self.pay_q.m_axis.tuser.val()
             | self.res_q.s_axis.tready.val() | self.len_q.s_axis.tready.val() | self.c0_512.val().any();
         if self.reset.val() {
             self.sof.d.next = true;

@@ -677,7 +677,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             }
         }
         self.unused.next = self.bridge.wr_strb.val().any() | self.window.wr_err.val() | self.rx_fifo.level.val().any()
- | self.vq.s_axis.tready.val()
+            | self.vq.s_axis.tready.val()
             | self.vq.m_axis.tkeep.val().any() | self.vq.m_axis.tlast.val() | self.vq.m_axis.tuser.val()
             | self.rx_slot.m_meta.val().qpn.any() | self.rx_slot.m_meta.val().psn.any() | self.rx_slot.m_meta.val().off.any() | self.rx_slot.m_meta.val().opcode.any() | self.rx_slot.gen.val().any()
             | self.tap_core.beat_class.val().any() | self.tap_core.beat_class_valid.val();

@@ -602,7 +602,7 @@ impl<const L: usize> Logic for TapJoin<L> {
         self.overrun.next = self.line.overrun.val();
         self.unused.next = self.line.m_meta.val().qpn.any() | self.line.m_meta.val().psn.any() | self.line.m_meta.val().off.any()
             | self.line.m_meta.val().opcode.any() | self.word.val().any() | self.vq.level.val().any()
- | self.vq.m_axis.tkeep.val().any() | self.vq.m_axis.tlast.val() | self.vq.m_axis.tuser.val()
+            | self.vq.m_axis.tkeep.val().any() | self.vq.m_axis.tlast.val() | self.vq.m_axis.tuser.val()
             | self.vq.s_axis.tready.val() | self.line.gen.val().any();
         if self.reset.val() {
             self.first.d.next = true;

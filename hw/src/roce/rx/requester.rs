@@ -190,6 +190,10 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// otherwise it is dropped at once, whatever the verdict.
     vw_keep: DFF<Bit>,
     rf_end: Signal<Local, Bits<33>>,
+    /// The response is the next one of the oldest message, a READ (its PSN the oldest
+    /// unacknowledged one); and it is a READ response with something outstanding, QP not in error.
+    rr_next: Signal<Local, Bit>,
+    rr_live: Signal<Local, Bit>,
     s_vw: Constant<Bits<3>>,
     dma_skid: AxisSkid512,
     ptr_ram: Ram<QP_REQ_BITS, A>,
@@ -381,6 +385,8 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             vw_fit: Default::default(),
             vw_keep: Default::default(),
             rf_end: Default::default(),
+            rr_next: Default::default(),
+            rr_live: Default::default(),
             s_vw: c(6),
             dma_skid: Default::default(),
             ptr_ram: Ram::new_forwarding(style),
@@ -676,6 +682,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         // where a READ response's bytes end in its READ's buffer
         self.rf_end.next = bit_cast::<33, 32>(self.roff.val().get_bits::<32>(0)) + bit_cast::<33, 16>(self.h.q.val().plen);
+        self.rr_next.next = (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn);
+        self.rr_live.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err;
         self.p_nx.next = self.p.q.val();
         self.finish.next = false;
         self.pay_dma.next = false;
@@ -742,11 +750,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
             self.ring_ram.re.next = true;
             // whether a response cut through the RX buffer may be placed before its verdict
-            self.vw_pl.d.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err
-                & (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn);
-            self.vw_keep.d.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err
-                & (((self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn))
-                    | ((self.e.val().op == self.op_write.val()) & self.e_done.val()));
+            self.vw_pl.d.next = self.rr_live.val() & self.rr_next.val();
+            self.vw_keep.d.next = self.rr_live.val() & (self.rr_next.val() | ((self.e.val().op == self.op_write.val()) & self.e_done.val()));
             self.vw_fit.d.next = !self.roff.val().get_bits::<32>(32).any() & (self.rf_end.val() <= bit_cast::<33, 32>(self.e.val().len));
             if self.h.q.val().spec & !self.scan.q.val() {
                 // cut through: nothing is decided before the verdict
@@ -837,7 +842,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         // a READ response acknowledges the WRITEs sent before the READ
                         self.cq_q.s_valid.next = self.e.val().signaled;
                         self.complete.next = true;
-                    } else if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn) {
+                    } else if self.p.q.val().count.any() & self.rr_next.val() {
                         self.bump[4].next = true;
                         self.pay_dma.next = self.h.q.val().plen.any();
                         self.cmd_q.s_valid.next = self.h.q.val().plen.any() & !self.placed.q.val();
@@ -1070,7 +1075,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.h.q.val().rkey.any() | self.h.q.val().dma_len.any() | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any()
             | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any() | self.h.q.val().known | self.h.q.val().len_err
             | self.h.q.val().ackreq | self.e.val().flush | self.e.val().signaled
- | self.rtx_fifo.m_axis.tkeep.val().any()
+            | self.rtx_fifo.m_axis.tkeep.val().any()
             | self.rtx_fifo.m_axis.tlast.val() | self.rtx_fifo.m_axis.tuser.val() | self.rtx_fifo.s_axis.tready.val()
             | self.tmo_q.s_ready.val() | self.beh_d.val().any();
         // the metadata queue moves in lock step with the command queue
