@@ -149,46 +149,65 @@ fn nat_channels(frames: &[Vec<u8>]) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
         .unzip()
 }
 
-/// The per-block table.
+fn job<'a>(f: impl FnOnce() -> (u64, f64) + Send + 'a) -> Box<dyn FnOnce() -> (u64, f64) + Send + 'a> {
+    Box::new(f)
+}
+
+/// The per-block table. The blocks are verilated and measured on every core at once (most of
+/// the time is Verilator's build of each block).
 pub fn block_figures() -> Vec<BlockFigure> {
     let with = frames(16, 4096, true);
     let without = frames(16, 4096, false);
     let mut rng = Rng::new(3);
     let payloads: Vec<Vec<u8>> = (0..16).map(|_| rng.bytes(4096)).collect();
-    let mut out = vec![];
-    let mut add = |block, about, (l, ii): (u64, f64)| out.push(BlockFigure { block, about, latency_cycles: l, ii });
-    add("icrc_gen", "ICRC generator (appends 4 bytes)", measure(IcrcGen::default(), &without, &[], &[]));
-    add("icrc_check", "ICRC checker (cut-through; flags on the last beat)", measure(IcrcCheck::default(), &with, &[], &[]));
-    add("icrc_rx", "ICRC checker + dropping frame FIFO (store and forward)", measure(IcrcRx::default(), &with, &[], &[]));
-    add("roce_rx_parse", "RX parser: header channel + payload stream", measure(RoceRxParse::default(), &with, &[], &["hdr_ready"]));
-    add("roce_tx_build", "TX deparser: Ethernet/IPv4/UDP/BTH/RETH, pad, ICRC (latency from header and payload offered)", measure(RoceTxBuild::default(), &payloads, &[("hdr", build_headers(16, 4096))], &[]));
-    // 64-byte RDMA WRITEs: 134-byte frames before the ICRC, three beats each (II per beat)
-    add("icrc_gen 64 B", "ICRC generator, WRITE ONLY frames with 64 bytes of payload (3 beats each)", measure(IcrcGen::default(), &frames(64, 64, false), &[], &[]));
-    let small_pay: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 64]).collect();
-    add("roce_tx_build 64 B", "TX deparser, 64-byte payloads (3 beats a frame)", measure(RoceTxBuild::default(), &small_pay, &[("hdr", build_headers(64, 64))], &[]));
-    add("payload_slot", "service slot, 11-cycle pass-through core", measure(PayloadSlot11::default(), &without, &[], &[]));
-    add("aes_slot", "AES-CTR service in a payload slot (the 18-cycle core runs on every beat; shell +3)", measure(AesSlot::default(), &without, &[], &[]));
-    add("dlrm_slot", "DLRM preprocessing in the application slot, RX (the 15-cycle core runs on every beat; shell +3)", measure(DlrmSlot::default(), &without, &[], &["rx"]));
-    add("dpi_tap", "DPI on the parallel tap: ternary classifier on every beat, per-frame verdict joined at the last beat (16-cycle core; tap +3)", measure(DpiTap9::default(), &without, &[], &[]));
-    add("axis_fifo", "512-beat BRAM FIFO", measure(AxisFifo512::default(), &without, &[], &[]));
-    // the EM's blocks, on the same 4 KiB frames (IPv4/UDP) and on minimum-size frames
-    // (64 bytes on the wire with the FCS: 60 in the stream)
+    // minimum-size frames for the EM's blocks (64 bytes on the wire with the FCS: 60 in the
+    // stream), and their parsed headers
     let small: Vec<Vec<u8>> = (0..64).map(|i| nicgen_model::em::ipv4_udp_frame(0x0a00_0001, 0x0a00_0002, 1000 + i, 80, &[i as u8; 18])).collect();
-    add("dpi_tap 64 B", "DPI tap, back-to-back one-beat frames (60 bytes without the FCS: a verdict per cycle)", measure(DpiTap9::default(), &small, &[], &[]));
-    add("em_parse", "EM parser, wire side (store and forward: latency includes the frame's arrival)", measure(EmParse::default(), &with, &[], &["from_wire", "m_hdr_ready"]));
-    add("em_parse 64 B", "EM parser, 64-byte frames (60 bytes without the FCS)", measure(EmParse::default(), &small, &[], &["from_wire", "m_hdr_ready"]));
-    let (hdrs, tuns) = encap_channels(&with);
-    add("em_vxlan_encap", "EM VXLAN encapsulation (+50 bytes; II counts the output beats)", measure(EmVxlanEncap::default(), &with, &[("s_hdr", hdrs), ("s_tun", tuns)], &[]));
-    let (hdrs, tuns) = encap_channels(&small);
-    add("em_vxlan_encap 64 B", "EM VXLAN encapsulation, 64-byte frames (each leaves as 2 beats)", measure(EmVxlanEncap::default(), &small, &[("s_hdr", hdrs), ("s_tun", tuns)], &[]));
-    let (hdrs, xls) = nat_channels(&with);
-    add("em_nat_path", "EM NAT of RoCEv2 frames: ICRC cut, addresses and checksums rewritten, new ICRC", measure(EmNatPath::default(), &with, &[("s_hdr", hdrs), ("s_xl", xls)], &[]));
-    let (hdrs, xls) = nat_channels(&small);
-    add("em_nat_path 64 B", "EM NAT, 64-byte UDP frames", measure(EmNatPath::default(), &small, &[("s_hdr", hdrs), ("s_xl", xls)], &[]));
     let hw: Vec<Vec<u32>> = small.iter().map(|f| EmHdrFields::of(&nicgen_model::em::em_parse(f, false, false).unwrap(), 1).to_words()).collect();
-    add("em_classify", "EM classification and policy: tenant map, ACL (16 rules at once), QoS (headers, one per frame)", measure_hdr(EmClassify::default(), &hw, &[]));
-    add("em_lookup", "EM address lookups: remote (64K) and local hash tables, VF and VNI tables (headers)", measure_hdr(EmLookup::default(), &hw, &[("s_act", EmActFields::default().to_words())]));
-    out
+    let (with, without, payloads, small, hw) = (&with, &without, &payloads, &small, &hw);
+    type Job<'a> = (&'static str, &'static str, Box<dyn FnOnce() -> (u64, f64) + Send + 'a>);
+    let mut jobs: Vec<Job<'_>> = vec![];
+    let mut add = |block, about, f| jobs.push((block, about, f));
+    add("icrc_gen", "ICRC generator (appends 4 bytes)", job(move || measure(IcrcGen::default(), without, &[], &[])));
+    add("icrc_check", "ICRC checker (cut-through; flags on the last beat)", job(move || measure(IcrcCheck::default(), with, &[], &[])));
+    add("icrc_rx", "ICRC checker + dropping frame FIFO (store and forward)", job(move || measure(IcrcRx::default(), with, &[], &[])));
+    add("roce_rx_parse", "RX parser: header channel + payload stream", job(move || measure(RoceRxParse::default(), with, &[], &["hdr_ready"])));
+    add("roce_tx_build", "TX deparser: Ethernet/IPv4/UDP/BTH/RETH, pad, ICRC (latency from header and payload offered)", job(move || measure(RoceTxBuild::default(), payloads, &[("hdr", build_headers(16, 4096))], &[])));
+    // 64-byte RDMA WRITEs: 134-byte frames before the ICRC, three beats each (II per beat)
+    add("icrc_gen 64 B", "ICRC generator, WRITE ONLY frames with 64 bytes of payload (3 beats each)", job(|| measure(IcrcGen::default(), &frames(64, 64, false), &[], &[])));
+    add("roce_tx_build 64 B", "TX deparser, 64-byte payloads (3 beats a frame)", job(|| {
+        let small_pay: Vec<Vec<u8>> = (0..64).map(|i| vec![i as u8; 64]).collect();
+        measure(RoceTxBuild::default(), &small_pay, &[("hdr", build_headers(64, 64))], &[])
+    }));
+    add("payload_slot", "service slot, 11-cycle pass-through core", job(move || measure(PayloadSlot11::default(), without, &[], &[])));
+    add("aes_slot", "AES-CTR service in a payload slot (the 18-cycle core runs on every beat; shell +3)", job(move || measure(AesSlot::default(), without, &[], &[])));
+    add("dlrm_slot", "DLRM preprocessing in the application slot, RX (the 15-cycle core runs on every beat; shell +3)", job(move || measure(DlrmSlot::default(), without, &[], &["rx"])));
+    add("dpi_tap", "DPI on the parallel tap: ternary classifier on every beat, per-frame verdict joined at the last beat (16-cycle core; tap +3)", job(move || measure(DpiTap9::default(), without, &[], &[])));
+    add("axis_fifo", "512-beat BRAM FIFO", job(move || measure(AxisFifo512::default(), without, &[], &[])));
+    // the EM's blocks, on the same 4 KiB frames (IPv4/UDP) and on minimum-size frames
+    add("dpi_tap 64 B", "DPI tap, back-to-back one-beat frames (60 bytes without the FCS: a verdict per cycle)", job(move || measure(DpiTap9::default(), small, &[], &[])));
+    add("em_parse", "EM parser, wire side (store and forward: latency includes the frame's arrival)", job(move || measure(EmParse::default(), with, &[], &["from_wire", "m_hdr_ready"])));
+    add("em_parse 64 B", "EM parser, 64-byte frames (60 bytes without the FCS)", job(move || measure(EmParse::default(), small, &[], &["from_wire", "m_hdr_ready"])));
+    for (label, about, fr) in [("em_vxlan_encap", "EM VXLAN encapsulation (+50 bytes; II counts the output beats)", with), ("em_vxlan_encap 64 B", "EM VXLAN encapsulation, 64-byte frames (each leaves as 2 beats)", small)] {
+        add(label, about, job(move || {
+            let (hdrs, tuns) = encap_channels(fr);
+            measure(EmVxlanEncap::default(), fr, &[("s_hdr", hdrs), ("s_tun", tuns)], &[])
+        }));
+    }
+    for (label, about, fr) in [("em_nat_path", "EM NAT of RoCEv2 frames: ICRC cut, addresses and checksums rewritten, new ICRC", with), ("em_nat_path 64 B", "EM NAT, 64-byte UDP frames", small)] {
+        add(label, about, job(move || {
+            let (hdrs, xls) = nat_channels(fr);
+            measure(EmNatPath::default(), fr, &[("s_hdr", hdrs), ("s_xl", xls)], &[])
+        }));
+    }
+    add("em_classify", "EM classification and policy: tenant map, ACL (16 rules at once), QoS (headers, one per frame)", job(move || measure_hdr(EmClassify::default(), hw, &[])));
+    add("em_lookup", "EM address lookups: remote (64K) and local hash tables, VF and VNI tables (headers)", job(move || measure_hdr(EmLookup::default(), hw, &[("s_act", EmActFields::default().to_words())])));
+    let (names, runs): (Vec<_>, Vec<_>) = jobs.into_iter().map(|(b, a, f)| ((b, a), f)).unzip();
+    names
+        .into_iter()
+        .zip(nicgen_sim::par_map(runs))
+        .map(|((block, about), (latency_cycles, ii))| BlockFigure { block, about, latency_cycles, ii })
+        .collect()
 }
 
 /// The sniffer at a 100G MAC: both taps (or RX alone) carry back-to-back frames of one size at
@@ -276,9 +295,9 @@ fn sniff_run(frame: usize, snap: u16, dirs: usize, n: usize) -> SniffFigure {
 
 /// Capture at line rate: whole and header-only, 64-byte and 4 KiB frames, one and two taps.
 pub fn sniffer_figures() -> Vec<SniffFigure> {
-    let mut v = vec![];
-    for (frame, snap, dirs) in [(60, 0xffff, 1), (60, 0xffff, 2), (4154, 0xffff, 1), (4154, 0xffff, 2), (4154, 64, 2), (1024, 128, 2)] {
-        v.push(sniff_run(frame, snap, dirs, if frame < 100 { 20000 } else { 2000 }));
-    }
-    v
+    let runs: Vec<Box<dyn FnOnce() -> SniffFigure + Send>> = [(60, 0xffff, 1), (60, 0xffff, 2), (4154, 0xffff, 1), (4154, 0xffff, 2), (4154, 64, 2), (1024, 128, 2)]
+        .into_iter()
+        .map(|(frame, snap, dirs)| Box::new(move || sniff_run(frame, snap, dirs, if frame < 100 { 20000 } else { 2000 })) as Box<dyn FnOnce() -> SniffFigure + Send>)
+        .collect();
+    nicgen_sim::par_map(runs)
 }

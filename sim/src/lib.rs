@@ -76,3 +76,22 @@ pub fn verilate<T: rust_hdl::prelude::Block>(uut: &mut T) -> VerilatorSim {
     VerilatorSim::build(&v, "top", ports, "clock", &VerilatorOptions::from_env())
         .unwrap_or_else(|e| panic!("verilator build failed: {e:#}"))
 }
+
+/// Runs `jobs` on every core (`available_parallelism` threads) and returns their results in
+/// order. For independent runs that each verilate a model (the bench's per-block figures).
+pub fn par_map<'a, T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + 'a>>) -> Vec<T> {
+    let n = jobs.len();
+    let threads = std::thread::available_parallelism().map(|p| p.get()).unwrap_or(1).min(n.max(1));
+    let queue = std::sync::Mutex::new(jobs.into_iter().enumerate().collect::<std::collections::VecDeque<_>>());
+    let done = std::sync::Mutex::new((0..n).map(|_| None).collect::<Vec<Option<T>>>());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let Some((i, job)) = queue.lock().unwrap().pop_front() else { return };
+                let r = job();
+                done.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    done.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect()
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Run the workspace's test binaries (built by `cargo test --no-run`) on a pool of lanes.
+
+`cargo test` runs one test binary at a time, so a binary whose last test is long leaves the
+other core idle (the CLI's bench smoke test ran alone for twenty minutes). Here every lane takes
+the next binary as soon as its last one ends, the longest first, and each binary still runs its
+own tests on two threads. A binary's output is printed whole when it ends, with its time. The
+order is scripts/test-order.txt's (measured on a fresh clone, where the Verilator builds are part
+of each binary's time); binaries it does not list start last.
+
+Usage: run_tests.py [--jobs N] < cargo-messages.json
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def binaries(messages):
+    """(name, executable, package folder) of every test binary in cargo's JSON messages."""
+    out = []
+    for line in messages:
+        try:
+            m = json.loads(line)
+        except ValueError:
+            continue
+        if m.get("reason") != "compiler-artifact" or not m.get("profile", {}).get("test") or not m.get("executable"):
+            continue
+        kind = m["target"]["kind"][0]
+        name = m["target"]["name"] if kind == "test" else f"{m['target']['name']} ({kind})"
+        out.append((name, m["executable"], os.path.dirname(m["manifest_path"])))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("NICGEN_TEST_JOBS", "2")))
+    a = ap.parse_args()
+    bins = binaries(sys.stdin)
+    if not bins:
+        print("run_tests: no test binaries in cargo's output", file=sys.stderr)
+        return 2
+    order = []
+    try:
+        with open(os.path.join(ROOT, "scripts", "test-order.txt")) as f:
+            order = [l.split("#")[0].strip() for l in f if l.split("#")[0].strip()]
+    except OSError:
+        pass
+
+    # the listed binaries in their order, then the others in cargo's order (a stable sort)
+    queue = sorted(bins, key=lambda b: order.index(b[0]) if b[0] in order else len(order))
+    lock = threading.Lock()
+    failed, start = [], time.time()
+
+    def lane():
+        while True:
+            with lock:
+                if not queue:
+                    return
+                name, exe, cwd = queue.pop(0)
+            t = time.time()
+            p = subprocess.run([exe], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            dt = time.time() - t
+            with lock:
+                if p.returncode != 0:
+                    failed.append(name)
+                sys.stdout.write(f"\n     Running {name} ({os.path.relpath(exe, ROOT)}): {dt:.0f} s, ended at {time.time() - start:.0f} s\n")
+                sys.stdout.write(p.stdout.decode(errors="replace"))
+                sys.stdout.flush()
+
+    lanes = [threading.Thread(target=lane) for _ in range(max(1, a.jobs))]
+    for l in lanes:
+        l.start()
+    for l in lanes:
+        l.join()
+    print(f"\nrun_tests: {len(bins)} test binaries in {time.time() - start:.0f} s on {a.jobs} lanes")
+    if failed:
+        print("run_tests: failed: " + ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
