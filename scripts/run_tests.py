@@ -37,6 +37,29 @@ def binaries(messages):
     return out
 
 
+def cargo_env():
+    """The [env] table of .cargo/config.toml, which `cargo test` gives the tests it runs (the
+    stack size the big designs need)."""
+    path = os.path.join(ROOT, ".cargo", "config.toml")
+    try:
+        import tomllib
+        with open(path, "rb") as f:
+            env = tomllib.load(f).get("env", {})
+    except ImportError:
+        # Python before 3.11: the plain `KEY = "value"` lines of the [env] table
+        import re
+        env, table = {}, None
+        for line in open(path):
+            line = line.split("#")[0].strip()
+            if line.startswith("["):
+                table = line
+            elif table == "[env]" and (m := re.match(r'(\w+)\s*=\s*"([^"]*)"', line)):
+                env[m.group(1)] = m.group(2)
+    except (OSError, ValueError):
+        return {}
+    return {k: str(v["value"] if isinstance(v, dict) else v) for k, v in env.items() if k not in os.environ}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("NICGEN_TEST_JOBS", "2")))
@@ -54,6 +77,7 @@ def main():
 
     # the listed binaries in their order, then the others in cargo's order (a stable sort)
     queue = sorted(bins, key=lambda b: order.index(b[0]) if b[0] in order else len(order))
+    env = dict(os.environ, **cargo_env())
     lock = threading.Lock()
     failed, start = [], time.time()
 
@@ -64,7 +88,7 @@ def main():
                     return
                 name, exe, cwd = queue.pop(0)
             t = time.time()
-            p = subprocess.run([exe], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            p = subprocess.run([exe], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             dt = time.time() - t
             with lock:
                 if p.returncode != 0:
