@@ -295,9 +295,9 @@ fn sniff_run(frame: usize, snap: u16, dirs: usize, n: usize) -> SniffFigure {
 
 /// Capture at line rate: whole and header-only, 64-byte and 4 KiB frames, one and two taps.
 pub fn sniffer_figures() -> Vec<SniffFigure> {
-    let runs: Vec<Box<dyn FnOnce() -> SniffFigure + Send>> = [(60, 0xffff, 1), (60, 0xffff, 2), (4154, 0xffff, 1), (4154, 0xffff, 2), (4154, 64, 2), (1024, 128, 2)]
+    let runs: Vec<_> = [(60, 0xffff, 1), (60, 0xffff, 2), (4154, 0xffff, 1), (4154, 0xffff, 2), (4154, 64, 2), (1024, 128, 2)]
         .into_iter()
-        .map(|(frame, snap, dirs)| Box::new(move || sniff_run(frame, snap, dirs, if frame < 100 { 20000 } else { 2000 })) as Box<dyn FnOnce() -> SniffFigure + Send>)
+        .map(|(frame, snap, dirs)| move || sniff_run(frame, snap, dirs, if frame < 100 { 20000 } else { 2000 }))
         .collect();
     nicgen_sim::par_map(runs)
 }

@@ -78,8 +78,9 @@ pub fn verilate<T: rust_hdl::prelude::Block>(uut: &mut T) -> VerilatorSim {
 }
 
 /// Runs `jobs` on every core (`available_parallelism` threads) and returns their results in
-/// order. For independent runs that each verilate a model (the bench's per-block figures).
-pub fn par_map<'a, T: Send>(jobs: Vec<Box<dyn FnOnce() -> T + Send + 'a>>) -> Vec<T> {
+/// order. For independent runs that each verilate a model (the bench's per-block figures);
+/// jobs of different types go in as `Box<dyn FnOnce() -> T + Send>`.
+pub fn par_map<T: Send, F: FnOnce() -> T + Send>(jobs: Vec<F>) -> Vec<T> {
     let n = jobs.len();
     let threads = std::thread::available_parallelism().map(|p| p.get()).unwrap_or(1).min(n.max(1));
     let queue = std::sync::Mutex::new(jobs.into_iter().enumerate().collect::<std::collections::VecDeque<_>>());

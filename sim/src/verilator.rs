@@ -157,9 +157,8 @@ fn verilator_include() -> PathBuf {
 }
 
 /// Verilate `verilog` (top module `top`) with its shim into a shared library. The result is
-/// cached by a hash of the Verilog, the shim and the options. A lock file lets one thread or
-/// process build a model while the others that want it wait; the build happens in a private
-/// folder that is renamed into place.
+/// cached by a hash of the Verilog, the shim and the options ([`make_once`]: one thread or
+/// process builds a model while the others that want it wait).
 pub fn build(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, trace: bool, cache: &Path) -> Result<VerilatorBuild> {
     build_with(verilog, top, ports, clock, trace, cache, false)
 }
@@ -174,63 +173,69 @@ pub fn build_with(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, tra
     }
     let dir = cache.join(format!("{top}-{:016x}", h.finish()));
     let lib = dir.join("libdut.so");
-    if lib.exists() {
-        return Ok(VerilatorBuild { lib, seconds: 0.0, cached: true });
-    }
-    // one build of a model at a time: the others wait for it and take it from the cache
-    std::fs::create_dir_all(cache)?;
-    let _lock = lock(&cache.join(format!("{top}-{:016x}.lock", h.finish())))?;
-    if lib.exists() {
-        return Ok(VerilatorBuild { lib, seconds: 0.0, cached: true });
-    }
     let t = Instant::now();
-    let tmp = cache.join(format!(
-        "tmp-{top}-{:016x}-{}-{:?}",
-        h.finish(),
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp)?;
-    std::fs::write(tmp.join("top.v"), verilog)?;
-    std::fs::write(tmp.join("shim.cpp"), &shim)?;
-    let mut args: Vec<String> = [
-        "--cc", "top.v", "--top-module", top, "-Mdir", "obj", "--build", "-j", "2", "-O2",
-        "--x-assign", "fast", "--x-initial", "fast", "--noassert", "-Wno-fatal", "-Wno-lint",
-        "-Wno-style", "-CFLAGS", if quick { "-fPIC -O0" } else { "-fPIC -O2" },
-        // The model's "slow" code (constructors, initial and settle evaluation) runs once but
-        // is about half of the C++: it is compiled without optimization. The per-cycle code at
-        // -O1 rather than Verilator's -Os. The engine builds in 166 s of CPU instead of 265, and
-        // simulates as fast (the closing note of session 36 has the measurements).
-        "-MAKEFLAGS", if quick { "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" } else { "OPT_FAST=-O1 OPT_SLOW=-O0" },
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    if trace {
-        args.push("--trace".into());
-    }
-    run(Command::new("verilator").current_dir(&tmp).args(&args))?;
-    // Verilator 5 `--build` without `--exe` builds only the model archive; the runtime is
-    // compiled once per cache and linked into every model.
-    let rt = runtime(cache, &tmp.join("obj"), top, trace, quick)?;
-    let inc = verilator_include();
-    let mut gxx: Vec<String> = vec![
-        "-shared".into(), "-fPIC".into(), "-O2".into(), "-Iobj".into(),
-        format!("-I{}", inc.display()), format!("-I{}/vltstd", inc.display()),
-        "shim.cpp".into(), format!("obj/V{top}__ALL.a"),
-    ];
-    gxx.extend(rt.iter().map(|p| p.display().to_string()));
-    gxx.extend(["-pthread".into(), "-o".into(), "libdut.so".into()]);
-    run(Command::new("g++").current_dir(&tmp).args(&gxx))?;
-    if std::fs::rename(&tmp, &dir).is_err() {
-        // another thread or process finished first: use theirs
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
+    let made = make_once(&dir, || lib.exists(), |tmp| {
+        std::fs::write(tmp.join("top.v"), verilog)?;
+        std::fs::write(tmp.join("shim.cpp"), &shim)?;
+        let mut args: Vec<String> = [
+            "--cc", "top.v", "--top-module", top, "-Mdir", "obj", "--build", "-j", "2", "-O2",
+            "--x-assign", "fast", "--x-initial", "fast", "--noassert", "-Wno-fatal", "-Wno-lint",
+            "-Wno-style", "-CFLAGS", if quick { "-fPIC -O0" } else { "-fPIC -O2" },
+            // The model's "slow" code (constructors, initial and settle evaluation) runs once
+            // but is about half of the C++: it is compiled without optimization. The per-cycle
+            // code at -O1 rather than Verilator's -Os. The engine builds in 166 s of CPU instead
+            // of 265, and simulates as fast (the closing note of session 36 has the measurements).
+            "-MAKEFLAGS", if quick { "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" } else { "OPT_FAST=-O1 OPT_SLOW=-O0" },
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if trace {
+            args.push("--trace".into());
+        }
+        run(Command::new("verilator").current_dir(tmp).args(&args))?;
+        // Verilator 5 `--build` without `--exe` builds only the model archive; the runtime is
+        // compiled once per cache and linked into every model.
+        let rt = runtime(cache, &tmp.join("obj"), top, trace, quick)?;
+        let inc = verilator_include();
+        let mut gxx: Vec<String> = vec![
+            "-shared".into(), "-fPIC".into(), "-O2".into(), "-Iobj".into(),
+            format!("-I{}", inc.display()), format!("-I{}/vltstd", inc.display()),
+            "shim.cpp".into(), format!("obj/V{top}__ALL.a"),
+        ];
+        gxx.extend(rt.iter().map(|p| p.display().to_string()));
+        gxx.extend(["-pthread".into(), "-o".into(), "libdut.so".into()]);
+        run(Command::new("g++").current_dir(tmp).args(&gxx))
+    })?;
     if !lib.exists() {
         bail!("verilator build of {top} produced no {}", lib.display());
     }
-    Ok(VerilatorBuild { lib, seconds: t.elapsed().as_secs_f64(), cached: false })
+    Ok(VerilatorBuild { lib, seconds: if made { t.elapsed().as_secs_f64() } else { 0.0 }, cached: !made })
+}
+
+/// Makes the cache folder `dir` once. When `ready()` says it is not there yet, this takes the
+/// lock `<dir>.lock` (threads and processes that want the same folder wait here, then find it
+/// made), looks again, and runs `make` in the private folder `tmp-<dir name>`, which it then
+/// renames to `dir`: a folder in the cache is whole or absent. Returns whether this call made it.
+fn make_once(dir: &Path, ready: impl Fn() -> bool, make: impl FnOnce(&Path) -> Result<()>) -> Result<bool> {
+    if ready() {
+        return Ok(false);
+    }
+    let parent = dir.parent().context("a cache folder has a parent")?;
+    let name = dir.file_name().context("a cache folder has a name")?.to_string_lossy();
+    std::fs::create_dir_all(parent)?;
+    let _lock = lock(&parent.join(format!("{name}.lock")))?;
+    if ready() {
+        return Ok(false);
+    }
+    let tmp = parent.join(format!("tmp-{name}"));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp)?;
+    make(&tmp)?;
+    // a folder left without its result (by a version that built without the lock) goes first
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::rename(&tmp, dir).with_context(|| format!("renaming {} to {}", tmp.display(), dir.display()))?;
+    Ok(true)
 }
 
 /// An exclusive lock on `path` (created if missing), held until the file is dropped; it holds
@@ -255,27 +260,17 @@ fn runtime(cache: &Path, obj: &Path, top: &str, trace: bool, quick: bool) -> Res
     (version, trace, quick, "rt1").hash(&mut h);
     let dir = cache.join(format!("runtime-{:016x}", h.finish()));
     let objs: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
-    if objs.iter().all(|p| p.exists()) {
-        return Ok(objs);
-    }
-    let _lock = lock(&cache.join(format!("runtime-{:016x}.lock", h.finish())))?;
-    if objs.iter().all(|p| p.exists()) {
-        return Ok(objs);
-    }
-    let mut args = vec!["-f".to_string(), format!("V{top}.mk")];
-    args.extend(names.iter().map(|n| n.to_string()));
-    run(Command::new("make").current_dir(obj).args(&args))?;
-    let tmp = cache.join(format!("tmp-runtime-{:016x}-{}-{:?}", h.finish(), std::process::id(), std::thread::current().id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp)?;
-    for n in &names {
-        std::fs::copy(obj.join(n), tmp.join(n))?;
-    }
-    if std::fs::rename(&tmp, &dir).is_err() {
-        // another build published them first: theirs are the same
-        let _ = std::fs::remove_dir_all(&tmp);
-    }
-    if !objs.iter().all(|p| p.exists()) {
+    let ready = || objs.iter().all(|p| p.exists());
+    make_once(&dir, ready, |tmp| {
+        let mut args = vec!["-f".to_string(), format!("V{top}.mk")];
+        args.extend(names.iter().map(|n| n.to_string()));
+        run(Command::new("make").current_dir(obj).args(&args))?;
+        for n in &names {
+            std::fs::copy(obj.join(n), tmp.join(n))?;
+        }
+        Ok(())
+    })?;
+    if !ready() {
         bail!("Verilator's runtime objects are missing from {}", dir.display());
     }
     Ok(objs)
