@@ -143,7 +143,7 @@ pub struct RdmaReport {
     /// its underruns left it.
     pub tx_start_after: [u32; 2],
     /// Completions by status (index = `cq_status`), both nodes.
-    pub by_status: [u64; 6],
+    pub by_status: [u64; 7],
     /// Loss detection to retransmission: for each NAK 0x60 that reached a requester, the
     /// cycles from its last beat arriving to the first beat of the next request frame with
     /// the PSN it names leaving that requester.
@@ -686,7 +686,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     for (side, x) in [&*a, &*b].into_iter().enumerate() {
         for (i, (cyc, w)) in x.cq.seen.iter().enumerate() {
             let c = CqEntryFields::from_words(w);
-            r.by_status[(c.status as usize).min(5)] += 1;
+            r.by_status[(c.status as usize).min(6)] += 1;
             if c.status != cq_status::SUCCESS {
                 r.errors.push(format!("completion {i} at {}: WR {} status {}", names[side], c.wr_id, c.status));
             }
@@ -776,7 +776,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     }
     // counters that must stay 0: always, and when no fault is injected (with faults, the RX
     // buffer may overflow under floods of duplicates of tiny frames: counted, and recovered)
-    let never = ["resp_unknown_qp", "resp_qp_error", "resp_malformed", "resp_bad_opcode_seq", "resp_length_error", "resp_rkey_violation", "req_nak_fatal", "slot_overrun"];
+    let never = ["resp_unknown_qp", "resp_qp_error", "resp_malformed", "resp_bad_opcode_seq", "resp_length_error", "resp_rkey_violation", "req_nak_fatal", "req_bad_response", "slot_overrun"];
     // a frame aborted by a TX underrun is lost like a dropped one: the loss counters may move
     let lossy = o.faults.any() || scripted || ab.aborted + ba.aborted > 0;
     let lossless = ["rx_drop_overflow", "req_replay_deferred", "req_ack_out_of_window", "rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce", "resp_duplicate", "resp_psn_out_of_window", "resp_naks", "req_nak_seq", "req_resp_unexpected", "req_ack_duplicate", "req_implied_nak", "req_timeouts", "req_replays", "tx_retransmits", "resp_read_replays", "tx_rb_reads"];

@@ -16,6 +16,8 @@ struct Out {
     cmds: Vec<DmaCmdFields>,
     data: Vec<Vec<u8>>,
     rtx: Vec<RtxWrFields>,
+    /// QPs whose requester went to ERROR (`err_qpn`, taken at once).
+    err: Vec<u32>,
 }
 
 fn run<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Vec<u8>)], out: &mut Out, seed: u64) {
@@ -36,6 +38,10 @@ fn run_vd<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields,
     let d = AxisDriver::new(sim, "s_axis", 70, seed + 4);
     let m = AxisMonitor::new(sim, "m_axis_dma_wr", 60, seed + 5);
     let mut b = StreamBench::new(vec![d], vec![m]);
+    let (err_valid, err_qpn) = (sim.port("err_valid"), sim.port("err_qpn"));
+    let err_ready = sim.port("err_ready");
+    sim.set_bit(err_ready, true);
+    let mut errs = vec![];
     for s in sent {
         sd.push(s.to_words());
     }
@@ -55,6 +61,9 @@ fn run_vd<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields,
         xm.drive(sim);
         let moved = b.step_with(sim, |s| {
             let m = sd.sample(s) | rd.sample(s) | vd.sample(s) | cqm.sample(s) | cm.sample(s) | xm.sample(s);
+            if s.get_bit(err_valid) {
+                errs.push(s.get_u64(err_qpn) as u32);
+            }
             m | s.get_bit(cqm.ports.valid) | s.get_bit(cm.ports.valid)
         });
         quiet = if moved || !sd.idle() || !rd.idle() || !vd.idle() || !b.drivers[0].idle() { 0 } else { quiet + 1 };
@@ -64,6 +73,7 @@ fn run_vd<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields,
     out.cmds.extend(cm.seen.iter().map(|(_, w)| DmaCmdFields::from_words(w)));
     out.data.extend(b.monitors[0].frames.iter().map(|f| f.data.clone()));
     out.rtx.extend(xm.seen.iter().map(|(_, w)| RtxWrFields::from_words(w)));
+    out.err.extend(errs);
 }
 
 fn reset_qp<S: CycleSim>(sim: &mut S, qpn: u32) {
@@ -102,6 +112,9 @@ fn acks_reads_and_naks_complete_the_right_messages() {
     let mut out = Out::default();
     let mut read = w(4, wr_op::READ, 5, 105, 107, true);
     read.len = 600;
+    // two PSNs of 256 bytes: FIRST 256 and LAST 44
+    let mut read21 = w(21, wr_op::READ, 8, 0xff_fffe, 0xff_ffff, true);
+    read21.len = 300;
     let sent = vec![
         w(1, wr_op::WRITE, 5, 100, 100, true),
         w(2, wr_op::WRITE, 5, 101, 103, false),
@@ -111,7 +124,7 @@ fn acks_reads_and_naks_complete_the_right_messages() {
         w(11, wr_op::WRITE, 7, 10, 10, true),
         w(12, wr_op::WRITE, 7, 11, 12, false),
         w(13, wr_op::WRITE, 7, 13, 13, false),
-        w(21, wr_op::READ, 8, 0xff_fffe, 0xff_ffff, true),
+        read21,
     ];
     run(&mut sim, &sent, &[], &mut out, 1);
     assert!(out.cq.is_empty());
@@ -160,7 +173,7 @@ fn acks_reads_and_naks_complete_the_right_messages() {
     assert_eq!(counter(&mut sim, "resp_unexpected"), 0);
     // one Go-Back-N replay: the READ on QP 8 again, from its first PSN
     assert_eq!(counter(&mut sim, "replays"), 1);
-    assert_eq!(out.rtx, vec![RtxWrFields { wr_id: 21, op: wr_op::READ, qpn: 8, first_psn: 0xff_fffe, start_psn: 0xff_fffe, laddr: 0x10_0000 * 21, raddr: 0, rkey: 0, len: 2100, pmtu: 0, last: true }]);
+    assert_eq!(out.rtx, vec![RtxWrFields { wr_id: 21, op: wr_op::READ, qpn: 8, first_psn: 0xff_fffe, start_psn: 0xff_fffe, laddr: 0x10_0000 * 21, raddr: 0, rkey: 0, len: 300, pmtu: 0, last: true }]);
     // the failed QP's requester is in ERROR: new work completes as flushed, responses dropped
     let mut out2 = Out::default();
     run(&mut sim, &[w(14, wr_op::WRITE, 7, 14, 14, false)], &[], &mut out2, 3);
@@ -173,7 +186,7 @@ fn acks_reads_and_naks_complete_the_right_messages() {
     assert_eq!(out3.cq, vec![CqEntryFields { status: cq_status::FLUSHED, ..ok(15, 5, 0) }]);
     // the READ on QP 8 completes once its responses come in order
     run(&mut sim, &[], &[resp(op::READ_RESP_FIRST, 8, 0xff_fffe, 0x1f, 256), resp(op::READ_RESP_LAST, 8, 0xff_ffff, 0x1f, 44)], &mut out2, 5);
-    assert_eq!(out2.cq[1], CqEntryFields { op: wr_op::READ, ..ok(21, 8, 0) });
+    assert_eq!(out2.cq[1], CqEntryFields { op: wr_op::READ, byte_len: 300, ..ok(21, 8, 0) });
     assert_eq!(out2.cmds[1].addr, 0x10_0000 * 21 + 256);
 }
 
@@ -264,4 +277,69 @@ fn cut_through_read_responses_wait_for_their_verdicts() {
     assert_eq!(counter(&mut sim, "resp_unexpected"), 0);
     assert_eq!(counter(&mut sim, "implied_nak"), 0);
     assert_eq!(counter(&mut sim, "replays"), 0);
+}
+
+/// READ responses that do not fit their place in the READ (IBA 9.9.2.3, a bad response): a LAST
+/// longer than the rest of the READ (which would write past the READ's buffer), a short FIRST, a
+/// MIDDLE at the first PSN, an ONLY longer than the READ, an ONLY for a READ of two PSNs. Each
+/// fails its READ with `BAD_RESPONSE`, writes nothing, flushes the QP's later work and is
+/// counted; the READs of other QPs, one of zero bytes, complete, and every byte written lies in
+/// its READ's buffer.
+#[test]
+fn bad_read_responses_fail_the_read_and_write_nothing() {
+    let mut sim = verilate(&mut RoceRequester500::default());
+    sim.reset(2);
+    for q in 1..=7 {
+        reset_qp(&mut sim, q);
+    }
+    let read = |wr_id: u32, qpn: u32, first: u32, last: u32, len: u32| SentWrFields { len, ..w(wr_id, wr_op::READ, qpn, first, last, true) };
+    let sent = vec![
+        read(1, 1, 10, 12, 600),
+        w(2, wr_op::WRITE, 1, 13, 13, true),
+        read(3, 2, 20, 22, 600),
+        read(4, 3, 30, 32, 600),
+        read(5, 4, 40, 40, 100),
+        read(6, 5, 50, 50, 100),
+        read(7, 6, 60, 61, 300),
+        read(8, 7, 70, 70, 0),
+    ];
+    let mut out = Out::default();
+    run(&mut sim, &sent, &[], &mut out, 1);
+    let rs = vec![
+        resp(op::READ_RESP_FIRST, 1, 10, 0x1f, 256),
+        resp(op::READ_RESP_MIDDLE, 1, 11, 0, 256),
+        resp(op::READ_RESP_LAST, 1, 12, 0x1f, 256),  // 88 left: it would write 168 bytes past the buffer
+        resp(op::READ_RESP_FIRST, 2, 20, 0x1f, 200), // a FIRST carries PMTU bytes
+        resp(op::READ_RESP_MIDDLE, 3, 30, 0, 256),   // a MIDDLE at the first PSN
+        resp(op::READ_RESP_ONLY, 4, 40, 0x1f, 120),  // longer than the READ
+        resp(op::READ_RESP_ONLY, 5, 50, 0x1f, 100),  // good
+        resp(op::READ_RESP_ONLY, 6, 60, 0x1f, 256),  // an ONLY for a READ of two PSNs
+        resp(op::READ_RESP_ONLY, 7, 70, 0x1f, 0),    // good: a READ of zero bytes
+        resp(op::ACK, 1, 13, 0x1f, 0),               // the QP's requester is in ERROR: dropped
+    ];
+    run(&mut sim, &[], &rs, &mut out, 2);
+    let bad = |wr_id: u32, qpn: u32, len: u32| CqEntryFields { op: wr_op::READ, status: cq_status::BAD_RESPONSE, byte_len: len, ..ok(wr_id, qpn, 0) };
+    assert_eq!(out.cq, vec![
+        bad(1, 1, 600),
+        CqEntryFields { status: cq_status::FLUSHED, ..ok(2, 1, 0) },
+        bad(3, 2, 600),
+        bad(4, 3, 600),
+        bad(5, 4, 100),
+        CqEntryFields { op: wr_op::READ, byte_len: 100, ..ok(6, 5, 0) },
+        bad(7, 6, 300),
+        CqEntryFields { op: wr_op::READ, byte_len: 0, ..ok(8, 7, 0) },
+    ]);
+    let l = 0x10_0000;
+    assert_eq!(out.cmds, vec![
+        DmaCmdFields { addr: l, len: 256, tag: 1 },
+        DmaCmdFields { addr: l + 256, len: 256, tag: 1 },
+        DmaCmdFields { addr: 6 * l, len: 100, tag: 5 },
+    ]);
+    assert_eq!(out.data, vec![rs[0].1.clone(), rs[1].1.clone(), rs[6].1.clone()]);
+    assert_eq!(out.err, vec![1, 2, 3, 4, 6]);
+    assert_eq!(counter(&mut sim, "bad_response"), 5);
+    // accepted: QP 1's FIRST and MIDDLE, and the ONLYs of QP 5 and 7 (zero bytes)
+    assert_eq!(counter(&mut sim, "read_resp"), 4);
+    assert_eq!(counter(&mut sim, "resp_unexpected"), 1);
+    assert_eq!(counter(&mut sim, "completions"), 8);
 }

@@ -228,7 +228,7 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
 
 /// What the faults did and how the engines recovered (a fault run or campaign).
 fn print_recovery(r: &nicgen_hw::scenario::RdmaReport) {
-    let names = ["success", "retry exceeded", "remote access", "remote invalid request", "remote operational", "flushed"];
+    let names = ["success", "retry exceeded", "remote access", "remote invalid request", "remote operational", "flushed", "bad response"];
     println!("completions by status: {}", names.iter().zip(r.by_status).map(|(n, c)| format!("{n} {c}")).collect::<Vec<_>>().join(", "));
     for (dir, c) in ["A→B", "B→A"].iter().zip(r.faults) {
         println!("link {dir}: {} frames; lost {} (+{} in bursts), reordered {}, duplicated {}, corrupted {}, truncated {}", c.frames, c.lost, c.burst_lost, c.reordered, c.duplicated, c.corrupted, c.truncated);

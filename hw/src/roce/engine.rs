@@ -38,7 +38,7 @@ use crate::stream::*;
 use rust_hdl::prelude::*;
 
 /// The counters at 0x000 + 4i, in order: (name, meaning).
-pub const ENGINE_COUNTERS: [(&str, &str); 52] = [
+pub const ENGINE_COUNTERS: [(&str, &str); 53] = [
     ("rx_frames", "frames from the MAC"),
     ("rx_roce", "RoCEv2 frames from the MAC"),
     ("rx_bad_icrc", "dropped: wrong ICRC"),
@@ -91,6 +91,7 @@ pub const ENGINE_COUNTERS: [(&str, &str); 52] = [
     ("tx_underruns", "frames aborted on the wire: the payload fell behind the cut-through start (each doubles TX_START)"),
     ("rx_cut_through", "frames cut through the RX buffer before their ICRC verdict (speculative placement)"),
     ("rx_cut_bad", "cut-through frames that ended bad (ICRC, length, MAC flag, tap drop or cut short): their writes withdrawn"),
+    ("req_bad_response", "READ responses whose opcode or length does not fit the READ: the READ fails (bad response)"),
 ];
 
 pub mod reg {
@@ -180,7 +181,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// The RX payload slot, on the merged DMA write data.
     rx_slot: PayloadSlot<LR, SR, A, F>,
     bridge: AxilBridge,
-    window: StatusWindow<52>,
+    window: StatusWindow<53>,
     k_cut: DFF<Bits<32>>,
     k_cut_bad: DFF<Bits<32>>,
     stage: QpStage,
@@ -534,6 +535,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[49].next = self.tx.cnt.underruns.val();
         self.window.status[50].next = self.k_cut.q.val();
         self.window.status[51].next = self.k_cut_bad.q.val();
+        self.window.status[52].next = self.req.cnt.bad_response.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.stage.rd_en.next = self.bridge.rd_en.val();

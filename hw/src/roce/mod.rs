@@ -229,6 +229,9 @@ pub mod cq_status {
     pub const REMOTE_OP: u8 = 4;
     /// Outstanding when the QP went to ERROR.
     pub const FLUSHED: u8 = 5;
+    /// A READ response whose opcode or length does not fit its place in the READ (IBA's bad
+    /// response): the READ fails, nothing of the response is written, the QP goes to ERROR.
+    pub const BAD_RESPONSE: u8 = 6;
 }
 
 crate::record!(

@@ -35,7 +35,7 @@ const SENT_BITS: usize = SentWrFields::BITS;
 const RTX_BITS: usize = RtxWrFields::BITS;
 const RTX_W: usize = RTX_BITS + 3;
 /// Counters of the requester (`k`).
-const NK: usize = 12;
+const NK: usize = 13;
 
 #[derive(LogicInterface, Default)]
 pub struct ReqCounters {
@@ -57,6 +57,9 @@ pub struct ReqCounters {
     /// Replays not started (no retries left, or no room in the retransmission queue): the
     /// timer takes over.
     pub replay_deferred: Signal<Out, Bits<32>>,
+    /// READ responses whose opcode or length does not fit their place in the READ: the READ
+    /// fails with `BAD_RESPONSE` and nothing of the response is written.
+    pub bad_response: Signal<Out, Bits<32>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -194,6 +197,22 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// unacknowledged one); and it is a READ response with something outstanding, QP not in error.
     rr_next: Signal<Local, Bit>,
     rr_live: Signal<Local, Bit>,
+    /// The response fits its place in the READ: a FIRST at the READ's first PSN, a LAST at its
+    /// last, an ONLY at both, a MIDDLE between; FIRST and MIDDLE carry exactly PMTU bytes, a LAST
+    /// the rest of the READ's length and an ONLY all of it. So the responses of a READ write
+    /// exactly its buffer (IBA 9.9.2.3: a response of the wrong length is a bad response).
+    rr_shape: Signal<Local, Bit>,
+    rr_len_ok: Signal<Local, Bit>,
+    rr_at_first: Signal<Local, Bit>,
+    rr_at_last: Signal<Local, Bit>,
+    rr_op_first: Signal<Local, Bit>,
+    rr_op_last: Signal<Local, Bit>,
+    pm_bytes: Signal<Local, Bits<16>>,
+    last_len: Signal<Local, Bits<16>>,
+    c_pm: [Constant<Bits<16>>; 8],
+    o_rm: Constant<Bits<8>>,
+    o_rl: Constant<Bits<8>>,
+    st_bad: Constant<Bits<4>>,
     s_vw: Constant<Bits<3>>,
     dma_skid: AxisSkid512,
     ptr_ram: Ram<QP_REQ_BITS, A>,
@@ -387,6 +406,18 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             rf_end: Default::default(),
             rr_next: Default::default(),
             rr_live: Default::default(),
+            rr_shape: Default::default(),
+            rr_len_ok: Default::default(),
+            rr_at_first: Default::default(),
+            rr_at_last: Default::default(),
+            rr_op_first: Default::default(),
+            rr_op_last: Default::default(),
+            pm_bytes: Default::default(),
+            last_len: Default::default(),
+            c_pm: core::array::from_fn(|i| c(256u64 << i)),
+            o_rm: c(op::READ_RESP_MIDDLE as u64),
+            o_rl: c(op::READ_RESP_LAST as u64),
+            st_bad: c(cq_status::BAD_RESPONSE as u64),
             s_vw: c(6),
             dma_skid: Default::default(),
             ptr_ram: Ram::new_forwarding(style),
@@ -536,6 +567,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cnt.timeouts.next = self.k[9].q.val();
         self.cnt.replays.next = self.k[10].q.val();
         self.cnt.replay_deferred.next = self.k[11].q.val();
+        self.cnt.bad_response.next = self.k[12].q.val();
         self.now.d.next = self.now.q.val() + 1;
         // the timer scan: one QP per cycle
         self.scan_q.d.next = self.scan_q.q.val() + self.c1_a.val();
@@ -684,6 +716,29 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rf_end.next = bit_cast::<33, 32>(self.roff.val().get_bits::<32>(0)) + bit_cast::<33, 16>(self.h.q.val().plen);
         self.rr_next.next = (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn);
         self.rr_live.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err;
+        match self.e.val().pmtu.index() {
+            0 => self.pm_bytes.next = self.c_pm[0].val(),
+            1 => self.pm_bytes.next = self.c_pm[1].val(),
+            2 => self.pm_bytes.next = self.c_pm[2].val(),
+            3 => self.pm_bytes.next = self.c_pm[3].val(),
+            4 => self.pm_bytes.next = self.c_pm[4].val(),
+            5 => self.pm_bytes.next = self.c_pm[5].val(),
+            6 => self.pm_bytes.next = self.c_pm[6].val(),
+            _ => self.pm_bytes.next = self.c_pm[7].val(),
+        }
+        // the LAST response's length: ((len - 1) mod PMTU) + 1
+        self.last_len.next = ((self.e.val().len.get_bits::<16>(0) - 1) & (self.pm_bytes.val() - 1)) + 1;
+        self.rr_at_first.next = self.h.q.val().psn == self.e.val().first_psn;
+        self.rr_at_last.next = self.h.q.val().psn == self.e.val().last_psn;
+        self.rr_op_first.next = (self.h.q.val().opcode == self.o_rf.val()) | (self.h.q.val().opcode == self.o_ro.val());
+        self.rr_op_last.next = (self.h.q.val().opcode == self.o_rl.val()) | (self.h.q.val().opcode == self.o_ro.val());
+        self.rr_len_ok.next = bit_cast::<32, 16>(self.h.q.val().plen) == self.e.val().len;
+        if !self.rr_at_last.val() {
+            self.rr_len_ok.next = self.h.q.val().plen == self.pm_bytes.val();
+        } else if !self.rr_at_first.val() {
+            self.rr_len_ok.next = self.h.q.val().plen == self.last_len.val();
+        }
+        self.rr_shape.next = !(self.rr_op_first.val() ^ self.rr_at_first.val()) & !(self.rr_op_last.val() ^ self.rr_at_last.val()) & self.rr_len_ok.val();
         self.p_nx.next = self.p.q.val();
         self.finish.next = false;
         self.pay_dma.next = false;
@@ -842,6 +897,13 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         // a READ response acknowledges the WRITEs sent before the READ
                         self.cq_q.s_valid.next = self.e.val().signaled;
                         self.complete.next = true;
+                    } else if self.p.q.val().count.any() & self.rr_next.val() & !self.rr_shape.val() {
+                        // the expected response, but its opcode or length does not fit its place
+                        // in the READ: a bad response. Nothing of it is written; the READ fails
+                        // and the QP's requester goes to ERROR (below)
+                        self.bump[12].next = true;
+                        self.fail.next = true;
+                        self.fail_status.next = self.st_bad.val();
                     } else if self.p.q.val().count.any() & self.rr_next.val() {
                         self.bump[4].next = true;
                         self.pay_dma.next = self.h.q.val().plen.any();
@@ -1109,4 +1171,4 @@ nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, se
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     ctl_req, ctl_qpn, ctl_timeout, ctl_retry, ctl_done, rtx, rtx_valid, rtx_ready, una_wr, una_qpn, una_psn, una_open,
     cnt.acks, cnt.ack_out_of_window, cnt.nak_seq, cnt.nak_fatal, cnt.read_resp, cnt.resp_unexpected, cnt.completions,
-    cnt.ack_duplicate, cnt.implied_nak, cnt.timeouts, cnt.replays, cnt.replay_deferred]);
+    cnt.ack_duplicate, cnt.implied_nak, cnt.timeouts, cnt.replays, cnt.replay_deferred, cnt.bad_response]);
