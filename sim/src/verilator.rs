@@ -210,7 +210,25 @@ pub fn build_with(verilog: &str, top: &str, ports: &[PortInfo], clock: &str, tra
     if !lib.exists() {
         bail!("verilator build of {top} produced no {}", lib.display());
     }
-    Ok(VerilatorBuild { lib, seconds: if made { t.elapsed().as_secs_f64() } else { 0.0 }, cached: !made })
+    let seconds = if made { t.elapsed().as_secs_f64() } else { 0.0 };
+    if made {
+        log_build(cache, &dir, seconds, verilog.len());
+    }
+    Ok(VerilatorBuild { lib, seconds, cached: !made })
+}
+
+/// Appends one line per model built to `<cache>/builds.log`: wall seconds, the model's folder,
+/// the size of its Verilog, and the program and thread (under `cargo test`, the test) that asked
+/// for it. `scripts/run_tests.py` prints the costliest builds of a run from it.
+fn log_build(cache: &Path, dir: &Path, seconds: f64, verilog_bytes: usize) {
+    use std::io::Write;
+    let exe = std::env::current_exe().ok().and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).unwrap_or_default();
+    let thread = std::thread::current().name().unwrap_or("-").to_string();
+    let folder = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let line = format!("{seconds:.1}\t{folder}\t{verilog_bytes}\t{exe}\t{thread}\n");
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(cache.join("builds.log")) {
+        let _ = f.write_all(line.as_bytes());
+    }
 }
 
 /// Makes the cache folder `dir` once. When `ready()` says it is not there yet, this takes the

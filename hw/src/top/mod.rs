@@ -326,27 +326,5 @@ pub fn regmap_header(top: &Top) -> String {
     s += &format!("\n#endif /* NICGEN_{up}_REGMAP_H */\n");
     s
 }
+
 pub mod au55c;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::service::aes_ctr::kind;
-
-    /// Every subset of the services generates an engine that holds exactly its services' logic
-    /// and lists exactly their registers (the RC tests on each: `scripts/compose.sh`).
-    #[test]
-    fn every_subset_of_services_generates() {
-        for svc in 0..=kind::ALL {
-            let t = engine_services_top(svc);
-            assert_eq!(t.name, format!("roce_engine_svc_{}", kind::name(svc)));
-            let has = |p: &str| t.regs.iter().any(|r| r.name.starts_with(p));
-            // each service's own table: AES key slots, DLRM operations, DPI policies
-            let logic = |m: &str| t.verilog.contains(m);
-            for (k, reg, mark) in [(kind::AES, "aes_", "keymem"), (kind::DLRM, "dlrm_", "opmem"), (kind::DPI, "dpi_", "polmem")] {
-                assert_eq!(has(reg), svc & k != 0, "{}: registers {reg}", t.name);
-                assert_eq!(logic(mark), svc & k != 0, "{}: logic {mark}", t.name);
-            }
-        }
-    }
-}

@@ -116,19 +116,6 @@ pub fn pmtu_bytes(code: u8) -> usize {
     256 << code
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    #[test]
-    fn widths_match_the_structs() {
-        use rust_hdl::prelude::Synth;
-        assert_eq!(<QpCfg as Synth>::BITS, QP_CFG_BITS);
-        assert_eq!(<QpRq as Synth>::BITS, QP_RQ_BITS);
-        assert_eq!(<QpPath as Synth>::BITS, QP_PATH_BITS);
-        assert_eq!((QP_CFG_BITS, QP_RQ_BITS, QP_PATH_BITS), (420, 157, 247));
-    }
-}
-
 crate::record!(
     /// Per-QP requester state on the completion side: the ring of outstanding messages
     /// (16 per QP) and the PSN range they cover.
