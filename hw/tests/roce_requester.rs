@@ -283,13 +283,14 @@ fn cut_through_read_responses_wait_for_their_verdicts() {
 /// longer than the rest of the READ (which would write past the READ's buffer), a short FIRST, a
 /// MIDDLE at the first PSN, an ONLY longer than the READ, an ONLY for a READ of two PSNs. Each
 /// fails its READ with `BAD_RESPONSE`, writes nothing, flushes the QP's later work and is
-/// counted; the READs of other QPs, one of zero bytes, complete, and every byte written lies in
-/// its READ's buffer.
+/// counted. The READs of other QPs complete: one of zero bytes, and two answered as a retried
+/// READ is (a FIRST, or an ONLY with the rest, at the PSN it resumes from). Every byte written
+/// lies in its READ's buffer.
 #[test]
 fn bad_read_responses_fail_the_read_and_write_nothing() {
     let mut sim = verilate(&mut RoceRequester500::default());
     sim.reset(2);
-    for q in 1..=7 {
+    for q in 1..=9 {
         reset_qp(&mut sim, q);
     }
     let read = |wr_id: u32, qpn: u32, first: u32, last: u32, len: u32| SentWrFields { len, ..w(wr_id, wr_op::READ, qpn, first, last, true) };
@@ -302,6 +303,8 @@ fn bad_read_responses_fail_the_read_and_write_nothing() {
         read(6, 5, 50, 50, 100),
         read(7, 6, 60, 61, 300),
         read(8, 7, 70, 70, 0),
+        read(9, 8, 80, 82, 600),
+        read(10, 9, 90, 91, 300),
     ];
     let mut out = Out::default();
     run(&mut sim, &sent, &[], &mut out, 1);
@@ -316,6 +319,11 @@ fn bad_read_responses_fail_the_read_and_write_nothing() {
         resp(op::READ_RESP_ONLY, 6, 60, 0x1f, 256),  // an ONLY for a READ of two PSNs
         resp(op::READ_RESP_ONLY, 7, 70, 0x1f, 0),    // good: a READ of zero bytes
         resp(op::ACK, 1, 13, 0x1f, 0),               // the QP's requester is in ERROR: dropped
+        resp(op::READ_RESP_FIRST, 8, 80, 0x1f, 256),
+        resp(op::READ_RESP_FIRST, 8, 81, 0x1f, 256), // the READ resumed at 81 (after a loss)
+        resp(op::READ_RESP_LAST, 8, 82, 0x1f, 88),
+        resp(op::READ_RESP_FIRST, 9, 90, 0x1f, 256),
+        resp(op::READ_RESP_ONLY, 9, 91, 0x1f, 44),   // the READ resumed at its last PSN
     ];
     run(&mut sim, &[], &rs, &mut out, 2);
     let bad = |wr_id: u32, qpn: u32, len: u32| CqEntryFields { op: wr_op::READ, status: cq_status::BAD_RESPONSE, byte_len: len, ..ok(wr_id, qpn, 0) };
@@ -328,18 +336,27 @@ fn bad_read_responses_fail_the_read_and_write_nothing() {
         CqEntryFields { op: wr_op::READ, byte_len: 100, ..ok(6, 5, 0) },
         bad(7, 6, 300),
         CqEntryFields { op: wr_op::READ, byte_len: 0, ..ok(8, 7, 0) },
+        CqEntryFields { op: wr_op::READ, byte_len: 600, ..ok(9, 8, 0) },
+        CqEntryFields { op: wr_op::READ, byte_len: 300, ..ok(10, 9, 0) },
     ]);
     let l = 0x10_0000;
     assert_eq!(out.cmds, vec![
         DmaCmdFields { addr: l, len: 256, tag: 1 },
         DmaCmdFields { addr: l + 256, len: 256, tag: 1 },
         DmaCmdFields { addr: 6 * l, len: 100, tag: 5 },
+        DmaCmdFields { addr: 9 * l, len: 256, tag: 8 },
+        DmaCmdFields { addr: 9 * l + 256, len: 256, tag: 8 },
+        DmaCmdFields { addr: 9 * l + 512, len: 88, tag: 8 },
+        DmaCmdFields { addr: 10 * l, len: 256, tag: 9 },
+        DmaCmdFields { addr: 10 * l + 256, len: 44, tag: 9 },
     ]);
-    assert_eq!(out.data, vec![rs[0].1.clone(), rs[1].1.clone(), rs[6].1.clone()]);
+    let good: Vec<Vec<u8>> = [0, 1, 6, 10, 11, 12, 13, 14].iter().map(|&i| rs[i].1.clone()).collect();
+    assert_eq!(out.data, good);
     assert_eq!(out.err, vec![1, 2, 3, 4, 6]);
     assert_eq!(counter(&mut sim, "bad_response"), 5);
-    // accepted: QP 1's FIRST and MIDDLE, and the ONLYs of QP 5 and 7 (zero bytes)
-    assert_eq!(counter(&mut sim, "read_resp"), 4);
+    // accepted: QP 1's FIRST and MIDDLE, the ONLYs of QP 5 and 7 (zero bytes), QP 8's three and
+    // QP 9's two
+    assert_eq!(counter(&mut sim, "read_resp"), 9);
     assert_eq!(counter(&mut sim, "resp_unexpected"), 1);
-    assert_eq!(counter(&mut sim, "completions"), 8);
+    assert_eq!(counter(&mut sim, "completions"), 10);
 }

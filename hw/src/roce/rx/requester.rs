@@ -197,10 +197,11 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// unacknowledged one); and it is a READ response with something outstanding, QP not in error.
     rr_next: Signal<Local, Bit>,
     rr_live: Signal<Local, Bit>,
-    /// The response fits its place in the READ: a FIRST at the READ's first PSN, a LAST at its
-    /// last, an ONLY at both, a MIDDLE between; FIRST and MIDDLE carry exactly PMTU bytes, a LAST
-    /// the rest of the READ's length and an ONLY all of it. So the responses of a READ write
-    /// exactly its buffer (IBA 9.9.2.3: a response of the wrong length is a bad response).
+    /// The response fits its place in the READ: a LAST or ONLY at the READ's last PSN and only
+    /// there, a FIRST or ONLY at its first PSN (a retried READ starts again with a FIRST or ONLY
+    /// at the PSN it resumes from); exactly PMTU bytes before the last PSN and the rest of the
+    /// READ's length at it. So the responses of a READ write exactly its buffer (IBA 9.9.2.3: a
+    /// response of the wrong length is a bad response).
     rr_shape: Signal<Local, Bit>,
     rr_len_ok: Signal<Local, Bit>,
     rr_at_first: Signal<Local, Bit>,
@@ -209,8 +210,9 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     rr_op_last: Signal<Local, Bit>,
     pm_bytes: Signal<Local, Bits<16>>,
     last_len: Signal<Local, Bits<16>>,
+    e_len: Signal<Local, Bits<32>>,
     c_pm: [Constant<Bits<16>>; 8],
-    o_rm: Constant<Bits<8>>,
+    c1_16: Constant<Bits<16>>,
     o_rl: Constant<Bits<8>>,
     st_bad: Constant<Bits<4>>,
     s_vw: Constant<Bits<3>>,
@@ -414,8 +416,9 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             rr_op_last: Default::default(),
             pm_bytes: Default::default(),
             last_len: Default::default(),
+            e_len: Default::default(),
             c_pm: core::array::from_fn(|i| c(256u64 << i)),
-            o_rm: c(op::READ_RESP_MIDDLE as u64),
+            c1_16: c(1),
             o_rl: c(op::READ_RESP_LAST as u64),
             st_bad: c(cq_status::BAD_RESPONSE as u64),
             s_vw: c(6),
@@ -726,19 +729,21 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             6 => self.pm_bytes.next = self.c_pm[6].val(),
             _ => self.pm_bytes.next = self.c_pm[7].val(),
         }
-        // the LAST response's length: ((len - 1) mod PMTU) + 1
-        self.last_len.next = ((self.e.val().len.get_bits::<16>(0) - 1) & (self.pm_bytes.val() - 1)) + 1;
+        // the length of the response at the READ's last PSN: ((len - 1) mod PMTU) + 1, or 0
+        self.e_len.next = self.e.val().len;
+        self.last_len.next = ((self.e_len.val().get_bits::<16>(0) - self.c1_16.val()) & (self.pm_bytes.val() - self.c1_16.val())) + self.c1_16.val();
+        if !self.e_len.val().any() {
+            self.last_len.next = self.c0_16m.val();
+        }
         self.rr_at_first.next = self.h.q.val().psn == self.e.val().first_psn;
         self.rr_at_last.next = self.h.q.val().psn == self.e.val().last_psn;
         self.rr_op_first.next = (self.h.q.val().opcode == self.o_rf.val()) | (self.h.q.val().opcode == self.o_ro.val());
         self.rr_op_last.next = (self.h.q.val().opcode == self.o_rl.val()) | (self.h.q.val().opcode == self.o_ro.val());
-        self.rr_len_ok.next = bit_cast::<32, 16>(self.h.q.val().plen) == self.e.val().len;
-        if !self.rr_at_last.val() {
-            self.rr_len_ok.next = self.h.q.val().plen == self.pm_bytes.val();
-        } else if !self.rr_at_first.val() {
+        self.rr_len_ok.next = self.h.q.val().plen == self.pm_bytes.val();
+        if self.rr_at_last.val() {
             self.rr_len_ok.next = self.h.q.val().plen == self.last_len.val();
         }
-        self.rr_shape.next = !(self.rr_op_first.val() ^ self.rr_at_first.val()) & !(self.rr_op_last.val() ^ self.rr_at_last.val()) & self.rr_len_ok.val();
+        self.rr_shape.next = !(self.rr_op_last.val() ^ self.rr_at_last.val()) & (self.rr_op_first.val() | !self.rr_at_first.val()) & self.rr_len_ok.val();
         self.p_nx.next = self.p.q.val();
         self.finish.next = false;
         self.pay_dma.next = false;
