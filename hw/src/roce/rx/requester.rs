@@ -211,7 +211,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     pm_bytes: Signal<Local, Bits<16>>,
     last_len: Signal<Local, Bits<16>>,
     e_len: Signal<Local, Bits<32>>,
-    c_pm: [Constant<Bits<16>>; 8],
+    c256_16: Constant<Bits<16>>,
     c1_16: Constant<Bits<16>>,
     o_rl: Constant<Bits<8>>,
     st_bad: Constant<Bits<4>>,
@@ -417,7 +417,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             pm_bytes: Default::default(),
             last_len: Default::default(),
             e_len: Default::default(),
-            c_pm: core::array::from_fn(|i| c(256u64 << i)),
+            c256_16: c(256),
             c1_16: c(1),
             o_rl: c(op::READ_RESP_LAST as u64),
             st_bad: c(cq_status::BAD_RESPONSE as u64),
@@ -719,16 +719,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rf_end.next = bit_cast::<33, 32>(self.roff.val().get_bits::<32>(0)) + bit_cast::<33, 16>(self.h.q.val().plen);
         self.rr_next.next = (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn);
         self.rr_live.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err;
-        match self.e.val().pmtu.index() {
-            0 => self.pm_bytes.next = self.c_pm[0].val(),
-            1 => self.pm_bytes.next = self.c_pm[1].val(),
-            2 => self.pm_bytes.next = self.c_pm[2].val(),
-            3 => self.pm_bytes.next = self.c_pm[3].val(),
-            4 => self.pm_bytes.next = self.c_pm[4].val(),
-            5 => self.pm_bytes.next = self.c_pm[5].val(),
-            6 => self.pm_bytes.next = self.c_pm[6].val(),
-            _ => self.pm_bytes.next = self.c_pm[7].val(),
-        }
+        self.pm_bytes.next = self.c256_16.val() << bit_cast::<16, 3>(self.e.val().pmtu);
         // the length of the response at the READ's last PSN: ((len - 1) mod PMTU) + 1, or 0
         self.e_len.next = self.e.val().len;
         self.last_len.next = ((self.e_len.val().get_bits::<16>(0) - self.c1_16.val()) & (self.pm_bytes.val() - self.c1_16.val())) + self.c1_16.val();
