@@ -52,7 +52,6 @@ def cargo_env():
             env = tomllib.load(f).get("env", {})
     except ImportError:
         # Python before 3.11: the plain `KEY = "value"` lines of the [env] table
-        import re
         env, table = {}, None
         for line in open(path):
             line = line.split("#")[0].strip()

@@ -909,7 +909,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         // the tap's flag of an accepted response sticks to the READ
                         self.p_nx.next.flagged = self.p.q.val().flagged | self.h.q.val().tap_flag;
                         self.finish.next = true;
-                        if self.h.q.val().psn == self.e.val().last_psn {
+                        if self.rr_at_last.val() {
                             self.cq_q.s_valid.next = self.e.val().signaled;
                             self.cq_q.s_data.next.tap_flag = self.p.q.val().flagged | self.h.q.val().tap_flag;
                             self.complete.next = true;
@@ -954,7 +954,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 // the last message in the ring, or one that ends exactly at an ACK's PSN (later
                 // messages end after it, so none of them is covered: a step saved per ACK)
                 if (self.p.q.val().count == self.c1_5.val())
-                    | (self.is_ack.val() & !self.scan.q.val() & !self.fatal.q.val() & (self.e.val().last_psn == self.h.q.val().psn)) {
+                    | (self.is_ack.val() & !self.scan.q.val() & !self.fatal.q.val() & self.rr_at_last.val()) {
                     self.finish.next = true;
                 }
             }
