@@ -238,9 +238,10 @@ enum SimScenario {
         /// store and forward). Each underrun doubles it.
         #[arg(long)]
         tx_start: Option<u8>,
-        /// Both engines' speculative placement (register RX_CUT): bit 0 cuts WRITE MIDDLE and
-        /// LAST frames through the RX buffer before their ICRC verdict (the default, 1), bit 1
-        /// WRITE FIRST and ONLY too; 0 stores every frame until its ICRC is checked.
+        /// Both engines' RX cut-through (register RX_CUT): bit 0 cuts WRITE MIDDLE/LAST and READ
+        /// RESPONSE frames through the RX buffer and places them before their ICRC verdict; bit 2
+        /// cuts WRITE FIRST/ONLY through but places them only after a good verdict; bit 1 places
+        /// those before it too. Default 5; 0 stores every frame until its ICRC is checked.
         #[arg(long)]
         rx_cut: Option<u8>,
         /// The traffic sniffer (its Verilog, under Verilator) at node A's MAC: its records go

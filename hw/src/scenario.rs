@@ -92,8 +92,9 @@ pub struct RdmaOpts {
     /// Both engines' TX cut-through start threshold in beats (`TX_START`; 255 = store and
     /// forward). None: the engine's default.
     pub tx_start: Option<u8>,
-    /// Both engines' speculative placement (`RX_CUT`: bit 0 WRITE MIDDLE/LAST, bit 1 WRITE
-    /// FIRST/ONLY too; 0 = store every frame). None: the engine's default (1).
+    /// Both engines' RX cut-through (`RX_CUT`: bit 0 WRITE MIDDLE/LAST and READ responses placed
+    /// before their verdict, bit 2 WRITE FIRST/ONLY cut through and held for it, bit 1 those
+    /// placed before it too; 0 = store every frame). None: the engine's default (5).
     pub rx_cut: Option<u8>,
 }
 

@@ -280,13 +280,17 @@ fn speculative_under_damage(mut o: RdmaOpts, dir: usize, cut_min: u64) {
 }
 
 /// Speculative placement of WRITEs: 16 KiB WRITEs (PMTU 1024: FIRST, 14 MIDDLE, LAST) with every
-/// WRITE packet cut through the RX buffer (`RX_CUT` 3). The responder withdraws each bad
-/// cut-through frame (no state, ACK or completion; its DMA write padded to its length),
-/// Go-Back-N sends it again over whatever it placed, and every byte and completion checks out.
+/// WRITE packet cut through the RX buffer, with the default `RX_CUT` (5: FIRST held for its
+/// verdict, MIDDLE and LAST placed before it) and with 3 (FIRST placed before it too). The
+/// responder withdraws each bad cut-through frame (no state, ACK or completion; a placed one's
+/// DMA write padded to its length, a held one's payload dropped), Go-Back-N sends it again over
+/// whatever it placed, and every byte and completion checks out.
 #[test]
 fn speculative_placement_survives_corrupt_and_truncated_frames() {
-    let o = RdmaOpts { op: Op::Write, size: 16384, count: 160, qps: 4, pmtu: 2, timeout: 3, seed: 44, rx_cut: Some(3), ..Default::default() };
-    speculative_under_damage(o, 0, 160 * 16);
+    for (rx_cut, seed) in [(None, 44), (Some(3), 47)] {
+        let o = RdmaOpts { op: Op::Write, size: 16384, count: 80, qps: 4, pmtu: 2, timeout: 3, seed, rx_cut, ..Default::default() };
+        speculative_under_damage(o, 0, 80 * 16);
+    }
 }
 
 /// Speculative placement of READ responses, with the default `RX_CUT`: 16 KiB READs (PMTU 1024,

@@ -825,3 +825,64 @@ fn speculative_writes_commit_only_on_a_good_verdict() {
         assert_eq!((counter(&mut v, "headers"), counter(&mut v, "writes"), counter(&mut v, "acks")), (4, 4, 1));
     }
 }
+
+/// A cut-through WRITE FIRST or ONLY names its own address (RETH), so by default it is held: its
+/// DMA command and payload go only after a good verdict, and a bad one writes nothing, whether
+/// its RETH was damaged (an address inside the region where no good packet writes) or its frame
+/// cut short. With `reth_early` (`RX_CUT` bit 1) the same frames are placed before their verdict,
+/// and the damaged RETH's bytes land where it pointed. Random gaps and backpressure, verdicts late
+/// or early.
+#[test]
+fn held_first_and_only_write_nothing_before_a_good_verdict() {
+    let mut v = verilate(&mut RoceResponder500::default());
+    let early = v.port("reth_early");
+    for (seed, reth_early) in [(1, false), (2, false), (3, true)] {
+        start(&mut v, 0);
+        v.set_bit(early, reth_early);
+        let mut rng = Rng::new(seed + 10);
+        let mut q = qp(&mut rng, 6);
+        q.cfg.pmtu = 0; // 256 bytes
+        setup(&mut v, &q);
+        let psn = q.rq.rq_expected_psn;
+        let (va, va2, stray) = (q.cfg.mr_base + 0x1000, q.cfg.mr_base + 0x3000, q.cfg.mr_base + 0x8000);
+        let (data, data2) = (rng.bytes(256 * 2 + 77), rng.bytes(200));
+        let spec = |(mut h, p): (RxHdrFields, Vec<u8>)| { h.spec = true; (h, p) };
+        let msg: Vec<_> = write_msg(&q, psn, va, &data).into_iter().map(spec).collect();
+        let only = spec(write_msg(&q, psn.wrapping_add(3), va2, &data2).remove(0));
+        assert_eq!((msg[0].0.opcode, msg.len(), only.0.opcode), (op::WRITE_FIRST, 3, op::WRITE_ONLY));
+        // a FIRST whose RETH address was damaged (still inside the region), the FIRST cut short,
+        // an ONLY with a damaged address: all bad
+        let mut bad_va = msg[0].clone();
+        bad_va.0.va = stray;
+        bad_va.1 = rng.bytes(256);
+        let short = (msg[0].0.clone(), rng.bytes(100));
+        let mut bad_only = only.clone();
+        bad_only.0.va = stray + 0x1000;
+        let items = vec![bad_va, short, msg[0].clone(), msg[1].clone(), msg[2].clone(), bad_only, only];
+        let out = run_v(&mut v, &items, &[1, 1, 0, 0, 0, 1, 0], 70, 60, seed);
+        let mem = apply(&out);
+        for (i, b) in data.iter().enumerate() {
+            assert_eq!(mem.get(&(va + i as u64)), Some(b), "byte {i}");
+        }
+        for (i, b) in data2.iter().enumerate() {
+            assert_eq!(mem.get(&(va2 + i as u64)), Some(b), "ONLY byte {i}");
+        }
+        let strays = mem.keys().filter(|&&a| a >= stray).count();
+        if reth_early {
+            // placed before the verdict: the two damaged RETHs' payloads and the short FIRST
+            assert_eq!(out.cmds.len(), 7);
+            assert_eq!((out.cmds[0].addr, out.cmds[5].addr), (stray, stray + 0x1000));
+            assert_eq!(strays, 256 + 200);
+        } else {
+            assert_eq!(out.cmds.len(), 4, "{:x?}", out.cmds);
+            assert_eq!(out.cmds.iter().map(|c| c.addr).collect::<Vec<_>>(), [va, va + 256, va + 512, va2]);
+            assert_eq!(strays, 0);
+        }
+        // either way the bad frames change nothing else: two ACKs, the QP as after both messages
+        assert_eq!(out.acks.len(), 2);
+        assert_eq!((out.acks[1].psn, out.acks[1].msn), ((psn + 3) & 0xff_ffff, (q.rq.rq_msn + 2) & 0xff_ffff));
+        let (_, rq) = read_qp(&mut v, q.qpn);
+        assert_eq!((rq.rq_expected_psn, rq.rq_msn, rq.rq_in_write, rq.state), ((psn + 4) & 0xff_ffff, (q.rq.rq_msn + 2) & 0xff_ffff, false, state::RTS));
+        assert_eq!((counter(&mut v, "headers"), counter(&mut v, "writes"), counter(&mut v, "acks")), (4, 4, 2));
+    }
+}

@@ -229,7 +229,7 @@ fn dpi_policy_is_per_qp() {
 }
 
 /// The verdict comes DPI_LATENCY cycles after the frame's last beat, and the tap moves one beat
-/// per cycle: a frame through an idle tap leaves after DPI_LATENCY + 3 cycles.
+/// per cycle: a frame through an idle tap leaves after DPI_LATENCY + 1 cycles.
 #[test]
 fn dpi_tap_line_rate_and_latency() {
     let mut v = verilate(&mut DpiTap9::default());
@@ -245,5 +245,5 @@ fn dpi_tap_line_rate_and_latency() {
     let mut b = StreamBench::new(vec![d], vec![m]);
     let start = v.cycle();
     b.drain(&mut v, 30, 1000);
-    assert_eq!(b.monitors[0].frames[0].first_cycle - start, dpi::DPI_LATENCY as u64 + 3);
+    assert_eq!(b.monitors[0].frames[0].first_cycle - start, dpi::DPI_LATENCY as u64 + 1);
 }

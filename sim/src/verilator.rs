@@ -22,7 +22,8 @@ pub struct VerilatorOptions {
 }
 
 impl VerilatorOptions {
-    /// Defaults, with `NICGEN_TRACE=<file.vcd>` turning on tracing, `NICGEN_VLCACHE` moving
+    /// Defaults, with `NICGEN_TRACE=<file.vcd>` turning on tracing (a second model of the same
+    /// process writes `<file.vcd>.1`, and so on), `NICGEN_VLCACHE` moving
     /// the cache and `NICGEN_VLQUICK=1` building without C++ optimization (faster to build,
     /// slower to run).
     pub fn from_env() -> Self {
@@ -322,6 +323,11 @@ impl VerilatorSim {
         let b = build_with(verilog, top, &ports, clock, opts.trace.is_some(), &opts.cache, opts.quick)?;
         let s = Self::load(b, ports)?;
         if let Some(path) = &opts.trace {
+            // one file per model: the first of a process writes `path`, the n-th `<path>.<n>`
+            // (a two-node run has two engines, which would otherwise write one file in turns)
+            static MODELS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = MODELS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = if n == 0 { path.clone() } else { PathBuf::from(format!("{}.{n}", path.display())) };
             let c = std::ffi::CString::new(path.to_string_lossy().as_bytes())?;
             unsafe {
                 let f: libloading::Symbol<unsafe extern "C" fn(*mut c_void, *const std::os::raw::c_char)> =

@@ -12,10 +12,12 @@
 //!   0x110/0x114 `LOCAL_MAC` low/high, 0x118–0x124 `LOCAL_IP` (IPv4 in 0x118), 0x128
 //!   `TX_WINDOW` (packets a QP may have outstanding, 1..=16, default 16), 0x12C `TX_START` (the
 //!   TX cut-through start threshold in beats, default 16; reads give the value now, which each
-//!   underrun doubles; 255 = store and forward), 0x130 `RX_CUT` (speculative placement: bit 0
-//!   cuts WRITE MIDDLE and LAST and READ RESPONSE frames through the RX buffer before their ICRC
-//!   is checked, bit 1 WRITE FIRST and ONLY too ([`crate::roce::hdr::CUT_OPS`]; frames shorter
-//!   than [`crate::roce::hdr::CUT_MIN_LEN`] are stored); default 1).
+//!   underrun doubles; 255 = store and forward), 0x130 `RX_CUT` (cut-through at the RX buffer:
+//!   bit 0 cuts WRITE MIDDLE and LAST and READ RESPONSE frames through before their ICRC is
+//!   checked and places them speculatively; bit 2 cuts WRITE FIRST and ONLY through too but
+//!   holds their placement until the verdict; bit 1 places those speculatively as well
+//!   ([`crate::roce::hdr::CUT_OPS`]; frames shorter than [`crate::roce::hdr::CUT_MIN_LEN`] are
+//!   stored); default 5).
 //! * 0x200–0x260: the QP staging words ([`crate::roce::ctrl`]).
 //! * 0x300–0x3FF: the payload slots' service registers (`RoceEngineAes`: `service::aes_ctr::reg`),
 //!   write-only except the generation readback; absent (SLVERR) without a service.
@@ -159,12 +161,13 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// last beat enters the buffer, taken by the responder once per such header. A frame is cut
     /// through only while this queue has room for its verdict.
     vq: AxisFifo<2, 1, 5, 5>,
-    /// `RX_CUT`: bit 0 cut the safe class of [`crate::roce::hdr::CUT_OPS`] through, bit 1 the
-    /// own-address class too.
-    rx_cut: DFF<Bits<2>>,
+    /// `RX_CUT`: bit 0 cut the safe class of [`crate::roce::hdr::CUT_OPS`] through; bit 2 the
+    /// own-address class too, held by the responder until its verdict; bit 1 that class too,
+    /// placed before its verdict.
+    rx_cut: DFF<Bits<3>>,
     /// The verdict queue has room (a register: the queue's level and its input are one block).
     vq_ok: DFF<Bit>,
-    cut_dflt: Constant<Bits<2>>,
+    cut_dflt: Constant<Bits<3>>,
     a_cut: Constant<Bits<16>>,
     vq_room: Constant<Bits<16>>,
     /// The tap's flags of the frames in `rx_fifo`, for the parser.
@@ -256,10 +259,10 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             tap_core: Default::default(),
             rx_fifo: Default::default(),
             cut_pick: Default::default(),
-            vq: AxisFifo::new(),
+            vq: AxisFifo::new_fall_through(),
             rx_cut: Default::default(),
             vq_ok: Default::default(),
-            cut_dflt: c(1),
+            cut_dflt: c(5),
             a_cut: c(reg::RX_CUT as u64),
             vq_room: c(30),
             k_cut: Default::default(),
@@ -353,7 +356,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         // (their verdicts follow on `vq`), while the verdict queue has room
         self.cut_pick.data.next = self.rx_tap.m_axis.tdata.val();
         self.vq_ok.d.next = self.vq.level.val() < self.vq_room.val();
-        self.rx_fifo.s_cut.next = ((self.cut_pick.cut_safe.val() & self.rx_cut.q.val().get_bit(0)) | (self.cut_pick.cut_reth.val() & self.rx_cut.q.val().get_bit(1))) & self.vq_ok.q.val();
+        self.rx_fifo.s_cut.next = ((self.cut_pick.cut_safe.val() & self.rx_cut.q.val().get_bit(0)) | (self.cut_pick.cut_reth.val() & (self.rx_cut.q.val().get_bit(1) | self.rx_cut.q.val().get_bit(2)))) & self.vq_ok.q.val();
         self.vq.s_axis.tdata.next = (bit_cast::<2, 1>(self.rx_tap.m_flag.val().into()) << 1) | bit_cast::<2, 1>(self.rx_fifo.cut_bad.val().into());
         self.vq.s_axis.tkeep.next = true.into();
         self.vq.s_axis.tlast.next = true;
@@ -362,6 +365,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.responder.vd.next = self.vq.m_axis.tdata.val();
         self.responder.vd_valid.next = self.vq.m_axis.tvalid.val();
         self.vq.m_axis.tready.next = self.responder.vd_ready.val();
+        self.responder.reth_early.next = self.rx_cut.q.val().get_bit(1);
         if self.rx_fifo.cut_first.val() {
             self.k_cut.d.next = self.k_cut.q.val() + 1;
         }
@@ -581,7 +585,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
                 self.tx_window.d.next = bit_cast::<8, 32>(self.bridge.wr_data.val());
             }
             if self.bridge.wr_addr.val() == self.a_cut.val() {
-                self.rx_cut.d.next = self.bridge.wr_data.val().get_bits::<2>(0);
+                self.rx_cut.d.next = self.bridge.wr_data.val().get_bits::<3>(0);
             }
             if self.bridge.wr_addr.val() == self.a_mlo.val() {
                 self.mac_lo.d.next = self.bridge.wr_data.val();
@@ -612,7 +616,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             } else if self.bridge.rd_addr.val() == self.a_start.val() {
                 self.own_q.d.next = bit_cast::<32, 8>(self.tx.start_now.val());
             } else if self.bridge.rd_addr.val() == self.a_cut.val() {
-                self.own_q.d.next = bit_cast::<32, 2>(self.rx_cut.q.val());
+                self.own_q.d.next = bit_cast::<32, 3>(self.rx_cut.q.val());
             } else if self.bridge.rd_addr.val() == self.a_mlo.val() {
                 self.own_q.d.next = self.mac_lo.q.val();
             } else if self.bridge.rd_addr.val() == self.a_mhi.val() {

@@ -379,8 +379,10 @@ impl Logic for RoceFrameInfo {
 ///   writes only bytes that the good packet of that PSN writes again;
 /// * `CUT_OPS[1]`, **own address**: the packets whose RETH names the address (WRITE FIRST and
 ///   ONLY). A corrupt RETH that still passes the rkey and range checks would write inside the
-///   QP's memory region where no later packet writes, so the engine cuts these only on request
-///   (`RX_CUT` bit 1).
+///   QP's memory region where no later packet writes. By default (`RX_CUT` bit 2) the engine cuts
+///   these through but the responder holds them until their verdict (nothing is written before
+///   it; what is saved is the time a stored frame spends reaching the responder and its lookup);
+///   it places them before the verdict only on request (`RX_CUT` bit 1).
 pub const CUT_OPS: [&[u8]; 2] = [
     &[
         nicgen_model::opcode::WRITE_MIDDLE,

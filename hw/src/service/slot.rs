@@ -6,7 +6,8 @@
 //! [`SlotShell`] around it does the flow control: it admits a beat only while the shell has a
 //! free place for it (a credit), and collects the core's output in a FIFO that feeds the
 //! downstream stream. So a core of any latency up to the shell's capacity keeps one beat per
-//! cycle, with any downstream backpressure, and adds `L + 3` cycles.
+//! cycle, with any downstream backpressure, and adds `L + 1` cycles (its FIFO falls through
+//! when empty; `L + 3` behind a backlog).
 //!
 //! * **TX payload slot** (`RoceTx`): the payload fetched from host memory, before the headers
 //!   are built and the ICRC appended.
@@ -137,7 +138,7 @@ impl<const A: usize> Default for SlotShell<A> {
             core_out: Default::default(),
             core_out_valid: Default::default(),
             overrun: Default::default(),
-            fifo: AxisFifo::new(),
+            fifo: AxisFifo::new_fall_through(),
             meta_in: Default::default(),
             meta_out: Default::default(),
             credits: Default::default(),
@@ -424,7 +425,7 @@ impl<const L: usize> Logic for TapPass<L> {
 /// The parallel tap: copies every frame to a tap core (`tap`, with the BTH's QPN, PSN and
 /// opcode: from the first beat for IPv4; for IPv6 the opcode from the first beat and the QPN and
 /// PSN from the second) while the frame itself waits in a delay
-/// of `L` + 3 cycles; at its last beat the frame takes the core's verdict: `DROP` sets `tuser`
+/// of `L` + 1 cycles (both its FIFO and the verdicts' fall through); at its last beat the frame takes the core's verdict: `DROP` sets `tuser`
 /// (so the RX buffer drops it), `FLAG` is counted. The core must return one verdict per frame,
 /// in order, at most `L` cycles after the frame's last beat; a later verdict only stalls.
 #[derive(LogicBlock)]
@@ -486,7 +487,7 @@ impl<const L: usize> Default for TapJoin<L> {
             flags: Default::default(),
             overrun: Default::default(),
             line: Default::default(),
-            vq: AxisFifo::new(),
+            vq: AxisFifo::new_fall_through(),
             first: Default::default(),
             second: Default::default(),
             is_v6: Default::default(),

@@ -33,6 +33,10 @@ pub struct FifoCore<const D: usize, const K: usize, const W: usize, const A: usi
     pub s_last: Signal<In, Bit>,
     pub s_user: Signal<In, Bit>,
     pub commit: Signal<In, Bits<16>>,
+    /// Fall-through: the beat written this cycle (`we`) is readable at once. When nothing is
+    /// stored or on its way out, it goes straight to the output stage (out 1 cycle after in,
+    /// not 3) and the read pointer steps over its RAM entry.
+    pub byp: Signal<In, Bit>,
     pub rd_ptr: Signal<Out, Bits<16>>,
     /// The head entry (`tuser` as stored).
     pub m_axis: AxisSource<D, K>,
@@ -52,6 +56,7 @@ pub struct FifoCore<const D: usize, const K: usize, const W: usize, const A: usi
     avail: Signal<Local, Bits<16>>,
     pop: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
+    bypass: Signal<Local, Bit>,
     keep_out: Signal<Local, Bits<W>>,
     last_out: Signal<Local, Bits<W>>,
     user_out: Signal<Local, Bits<W>>,
@@ -72,6 +77,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
             s_last: Default::default(),
             s_user: Default::default(),
             commit: Default::default(),
+            byp: Default::default(),
             rd_ptr: Default::default(),
             m_axis: Default::default(),
             ram: Ram::new(RamStyle::for_depth(A), false),
@@ -90,6 +96,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
             avail: Default::default(),
             pop: Default::default(),
             issue: Default::default(),
+            bypass: Default::default(),
             keep_out: Default::default(),
             last_out: Default::default(),
             user_out: Default::default(),
@@ -127,7 +134,9 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for F
         self.ram.re.next = self.issue.val();
         self.ram.oce.next = false;
         self.ram.raddr.next = bit_cast::<A, 16>(self.rd.q.val());
-        if self.issue.val() {
+        // fall-through: nothing committed unread, in flight or waiting, and the output free
+        self.bypass.next = self.byp.val() & self.we.val() & !self.avail.val().any() & !self.inflight.q.val() & !self.skid_valid.q.val() & (!self.out_valid.q.val() | self.pop.val());
+        if self.issue.val() | self.bypass.val() {
             self.rd.d.next = self.rd.q.val() + self.one16.val();
         }
         self.rd_ptr.next = self.rd.q.val();
@@ -142,6 +151,9 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for F
                 } else {
                     self.skid_valid.d.next = false;
                 }
+            } else if self.bypass.val() {
+                self.out_word.d.next = self.in_word.val();
+                self.out_valid.d.next = true;
             } else {
                 self.out_word.d.next = self.ram.rdata.val();
                 self.out_valid.d.next = self.inflight.q.val();
@@ -181,6 +193,7 @@ pub struct AxisFifo<const D: usize, const K: usize, const W: usize, const A: usi
     wr_ptr: DFF<Bits<16>>,
     commit: DFF<Bits<16>>,
     packet_mode: Constant<Bit>,
+    fall_through: Constant<Bit>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     full_at: Constant<Bits<16>>,
@@ -198,13 +211,18 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
 impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D, K, W, A> {
     /// A beat FIFO.
     pub fn new() -> Self {
-        Self::build(false)
+        Self::build(false, false)
+    }
+    /// A beat FIFO with fall-through: a beat that finds the FIFO empty is readable the next
+    /// cycle (not after 3), at the cost of a multiplexer before the output register.
+    pub fn new_fall_through() -> Self {
+        Self::build(false, true)
     }
     /// Packet mode: backpressure when full, frames readable once complete.
     pub fn new_packet() -> Self {
-        Self::build(true)
+        Self::build(true, false)
     }
-    fn build(packet_mode: bool) -> Self {
+    fn build(packet_mode: bool, fall_through: bool) -> Self {
         AxisFifo {
             clock: Default::default(),
             reset: Default::default(),
@@ -215,6 +233,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D,
             wr_ptr: Default::default(),
             commit: Default::default(),
             packet_mode: Constant::new(packet_mode),
+            fall_through: Constant::new(fall_through),
             one16: Constant::new(1u64.into()),
             zero16: Constant::new(0u64.into()),
             full_at: Constant::new(((1u64 << A) as u64).to_bits()),
@@ -249,6 +268,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         self.core.s_last.next = self.s_axis.tlast.val();
         self.core.s_user.next = self.s_axis.tuser.val();
         self.core.commit.next = self.commit.q.val();
+        self.core.byp.next = self.fall_through.val();
         self.m_axis.tdata.next = self.core.m_axis.tdata.val();
         self.m_axis.tkeep.next = self.core.m_axis.tkeep.val();
         self.m_axis.tlast.next = self.core.m_axis.tlast.val();
@@ -432,6 +452,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         self.core.s_last.next = self.w_last.val();
         self.core.s_user.next = self.w_user.val();
         self.core.commit.next = self.commit.q.val();
+        self.core.byp.next = false;
         // a stored frame's last beat has tuser clear; a cut frame's carries its verdict
         self.m_axis.tdata.next = self.core.m_axis.tdata.val();
         self.m_axis.tkeep.next = self.core.m_axis.tkeep.val();

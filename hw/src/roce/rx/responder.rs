@@ -31,7 +31,13 @@
 //! out at once (ACT); everything else it decides (the QP's state, the ACK or NAK, the counters)
 //! waits in ACT for the verdict and is done only on a good one. A bad frame therefore writes only
 //! bytes the good packet of that PSN writes again: its address and length come from the QP's
-//! state, which it did not change. A response goes to the requester at once too, and its verdict
+//! state, which it did not change. A cut-through WRITE FIRST or ONLY (`RX_CUT` bit 2, the
+//! default) names its own address in its RETH, so it is **held** instead: it is looked up and
+//! checked while its frame still arrives, and its DMA command and payload go only on a good
+//! verdict, in the cycle the verdict is taken (a bad one's payload is dropped and nothing of it
+//! is written). That is what storing it would do, less the time a stored frame then spends
+//! reaching the responder and being looked up. With `reth_early` (`RX_CUT` bit 1) it is placed
+//! before its verdict like a MIDDLE. A response goes to the requester at once too, and its verdict
 //! after it (`resp_vd`): the requester holds the response's effects in the same way. A payload
 //! shorter than its command (a frame cut short) is padded to the command's length (its last
 //! beat's `tkeep` from the length, then zero beats), so the DMA engine always gets what it was
@@ -174,6 +180,10 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     pub vd: Signal<In, Bits<2>>,
     pub vd_valid: Signal<In, Bit>,
     pub vd_ready: Signal<Out, Bit>,
+    /// `RX_CUT` bit 1: a cut-through WRITE FIRST or ONLY is placed before its verdict, like a
+    /// MIDDLE. Low (the default): it is held, and its DMA command and payload go only after a
+    /// good verdict (a bad one's payload is dropped), because its address comes from its own RETH.
+    pub reth_early: Signal<In, Bit>,
     /// QPs in the table (QPNs 0..num_qps-1).
     pub num_qps: Signal<In, Bits<24>>,
     /// Coalescing: an ACK at the latest every `ack_every` accepted WRITE packets (1 = every
@@ -270,6 +280,10 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// cut-through frame's verdict holds back (state, ACK/NAK, READ entry, counters).
     now: Signal<Local, Bit>,
     commit: Signal<Local, Bit>,
+    /// The header is a cut-through WRITE FIRST or ONLY held for its verdict (`reth_early` low);
+    /// `held_bad`: its verdict came bad, so its payload is dropped and no command goes.
+    d_hold: DFF<Bit>,
+    held_bad: Signal<Local, Bit>,
     can_commit: Signal<Local, Bit>,
     // the payload mover: a payload's bytes still owed (after the beats moved), and padding
     mv_mid: DFF<Bit>,
@@ -415,6 +429,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             vd: Default::default(),
             vd_valid: Default::default(),
             vd_ready: Default::default(),
+            reth_early: Default::default(),
             num_qps: Default::default(),
             ack_every: Default::default(),
             ctl_req: Default::default(),
@@ -483,6 +498,8 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             wt: Default::default(),
             now: Default::default(),
             commit: Default::default(),
+            d_hold: Default::default(),
+            held_bad: Default::default(),
             can_commit: Default::default(),
             mv_mid: Default::default(),
             mv_left: Default::default(),
@@ -570,7 +587,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, mv_mid, mv_left, mv_pad, d_dup, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_pad, d_dup, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -775,6 +792,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.take.next = false;
         self.now.next = false;
         self.commit.next = false;
+        self.held_bad.next = false;
         if self.st.q.val() == self.s_idle.val() {
             if self.ctl_req.val() {
                 if self.ctl_write.val() {
@@ -813,6 +831,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.d_do_resp.d.next = false;
             self.d_do_wb.d.next = false;
             self.d_pay.d.next = self.h.q.val().plen.any();
+            self.d_hold.d.next = self.h.q.val().spec & (self.cls.wr_first.val() | self.cls.wr_only.val()) & !self.reth_early.val();
             self.d_res_new.d.next = false;
             self.d_dup.d.next = false;
             self.d_hd.d.next = self.hit_d.val();
@@ -944,15 +963,18 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 }
             } else if self.wt.q.val() {
                 // a cut-through frame's verdict: its held-back effects now, or none
+                // (a held frame's command and payload go now too: they need their room)
                 self.resp_vd_valid.next = self.vd_valid.val() & self.can_commit.val() & self.d_do_resp.q.val();
-                if self.vd_valid.val() & self.can_commit.val() & (!self.d_do_resp.q.val() | self.resp_vd_ready.val()) {
+                if self.vd_valid.val() & self.can_commit.val() & (!self.d_do_resp.q.val() | self.resp_vd_ready.val()) & (!self.d_hold.q.val() | self.can_act.val()) {
                     self.vd_ready.next = true;
                     self.wt.d.next = false;
                     self.commit.next = !self.vd.val().get_bit(0);
+                    self.now.next = self.d_hold.q.val();
+                    self.held_bad.next = self.d_hold.q.val() & self.vd.val().get_bit(0);
                     self.st.d.next = self.s_idle.val();
                 }
             } else if self.can_act.val() {
-                self.now.next = true;
+                self.now.next = !self.d_hold.q.val();
                 if self.h.q.val().spec {
                     self.wt.d.next = true;
                 } else {
@@ -968,9 +990,12 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             }
         }
         if self.now.val() {
-            self.cmd_q.s_valid.next = self.d_do_cmd.q.val();
+            self.cmd_q.s_valid.next = self.d_do_cmd.q.val() & !self.held_bad.val();
             self.resp_q.s_valid.next = self.d_do_resp.q.val();
             self.act_q.s_valid.next = self.d_pay.q.val();
+            if self.held_bad.val() {
+                self.act_q.s_data.next = (bit_cast::<18, 16>(self.h.q.val().plen) << 2) | bit_cast::<18, 2>(self.dest_drop.val());
+            }
         }
         if self.commit.val() {
             self.out_q.s_valid.next = self.d_do_ack.q.val() | self.d_do_job.q.val();
@@ -1117,6 +1142,6 @@ nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     rsp, rsp_valid, rsp_ready, resp, resp_valid, resp_ready,
     m_axis_resp.tdata, m_axis_resp.tkeep, m_axis_resp.tlast, m_axis_resp.tuser, m_axis_resp.tvalid, m_axis_resp.tready,
-    resp_vd, resp_vd_valid, resp_vd_ready, vd, vd_valid, vd_ready, num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
+    resp_vd, resp_vd_valid, resp_vd_ready, vd, vd_valid, vd_ready, reth_early, num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
     cnt.headers, cnt.unknown_qp, cnt.qp_not_ready, cnt.qp_error, cnt.malformed, cnt.duplicate, cnt.psn_out_of_window,
     cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester, cnt.read_replays]);
