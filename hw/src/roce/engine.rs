@@ -161,6 +161,11 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// last beat enters the buffer, taken by the responder once per such header. A frame is cut
     /// through only while this queue has room for its verdict.
     vq: AxisFifo<2, 1, 5, 5>,
+    /// A verdict on its way into `vq`: one register after the buffer, so that the first-beat
+    /// cut decision (`cut_pick` → the buffer's write side → `cut_end`) does not run on into the
+    /// queue's fall-through logic (12 LUT levels without it).
+    vq_in_v: DFF<Bit>,
+    vq_in_d: DFF<Bits<2>>,
     /// `RX_CUT`: bit 0 cut the safe class of [`crate::roce::hdr::CUT_OPS`] through; bit 2 the
     /// own-address class too, held by the responder until its verdict; bit 1 that class too,
     /// placed before its verdict.
@@ -260,6 +265,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             rx_fifo: Default::default(),
             cut_pick: Default::default(),
             vq: AxisFifo::new_fall_through(),
+            vq_in_v: Default::default(),
+            vq_in_d: Default::default(),
             rx_cut: Default::default(),
             vq_ok: Default::default(),
             cut_dflt: c(5),
@@ -323,7 +330,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize, const F: usize> Logic for RoceEngine<A, R, LT, LR, LP, S, SR, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rx_cut, vq_ok, k_cut, k_cut_bad, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
+        dff_setup!(self, clock, rx_cut, vq_ok, vq_in_v, vq_in_d, k_cut, k_cut_bad, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
         for i in 0..4 {
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
@@ -357,11 +364,13 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.cut_pick.data.next = self.rx_tap.m_axis.tdata.val();
         self.vq_ok.d.next = self.vq.level.val() < self.vq_room.val();
         self.rx_fifo.s_cut.next = ((self.cut_pick.cut_safe.val() & self.rx_cut.q.val().get_bit(0)) | (self.cut_pick.cut_reth.val() & (self.rx_cut.q.val().get_bit(1) | self.rx_cut.q.val().get_bit(2)))) & self.vq_ok.q.val();
-        self.vq.s_axis.tdata.next = (bit_cast::<2, 1>(self.rx_tap.m_flag.val().into()) << 1) | bit_cast::<2, 1>(self.rx_fifo.cut_bad.val().into());
+        self.vq_in_d.d.next = (bit_cast::<2, 1>(self.rx_tap.m_flag.val().into()) << 1) | bit_cast::<2, 1>(self.rx_fifo.cut_bad.val().into());
+        self.vq_in_v.d.next = self.rx_fifo.cut_end.val();
+        self.vq.s_axis.tdata.next = self.vq_in_d.q.val();
         self.vq.s_axis.tkeep.next = true.into();
         self.vq.s_axis.tlast.next = true;
         self.vq.s_axis.tuser.next = false;
-        self.vq.s_axis.tvalid.next = self.rx_fifo.cut_end.val();
+        self.vq.s_axis.tvalid.next = self.vq_in_v.q.val();
         self.responder.vd.next = self.vq.m_axis.tdata.val();
         self.responder.vd_valid.next = self.vq.m_axis.tvalid.val();
         self.vq.m_axis.tready.next = self.responder.vd_ready.val();
@@ -696,6 +705,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             self.ack_every.d.next = self.ack16.val();
             self.tx_window.d.next = self.win16.val();
             self.rx_cut.d.next = self.cut_dflt.val();
+            self.vq_in_v.d.next = false;
             self.k_cut.d.next = 0.into();
             self.k_cut_bad.d.next = 0.into();
         }
