@@ -425,7 +425,8 @@ impl<const L: usize> Logic for TapPass<L> {
 /// The parallel tap: copies every frame to a tap core (`tap`, with the BTH's QPN, PSN and
 /// opcode: from the first beat for IPv4; for IPv6 the opcode from the first beat and the QPN and
 /// PSN from the second) while the frame itself waits in a delay
-/// of `L` + 1 cycles (both its FIFO and the verdicts' fall through); at its last beat the frame takes the core's verdict: `DROP` sets `tuser`
+/// of `L` + 1 cycles (its FIFO and the verdict queue both fall through); at its last beat the
+/// frame takes the core's verdict: `DROP` sets `tuser`
 /// (so the RX buffer drops it), `FLAG` is counted. The core must return one verdict per frame,
 /// in order, at most `L` cycles after the frame's last beat; a later verdict only stalls.
 #[derive(LogicBlock)]
