@@ -4,7 +4,7 @@
 //! other, else dropped and counted), in order per port; lock step.
 mod common;
 use common::residue_and_long_lengths;
-use nicgen_hw::em::forward::EmForward;
+use nicgen_hw::em::forward::{EmForward, EmForward1024};
 use nicgen_sim::axis::*;
 use nicgen_sim::*;
 
@@ -30,6 +30,7 @@ struct Res {
 fn run<S: CycleSim>(sim: &mut S, frames: &[Vec<u8>], prefs: &[bool], valid: u32, ready: u32, seed: u64) -> Res {
     sim.reset(2);
     let (lp, sp) = (sim.port("link_up"), sim.port("s_port"));
+    let bytes = sim.ports()[sim.port("s_axis$tdata")].width / 8;
     let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
     for f in frames {
         d.push(AxisFrame::new(f.clone()));
@@ -54,7 +55,7 @@ fn run<S: CycleSim>(sim: &mut S, frames: &[Vec<u8>], prefs: &[bool], valid: u32,
             if offset == 0 {
                 starts.push(c);
             }
-            offset += 64;
+            offset += bytes;
             if offset >= frames[k].len() {
                 offset = 0;
             }
@@ -95,18 +96,17 @@ fn check(frames: &[Vec<u8>], prefs: &[bool], r: &Res) -> [u64; 4] {
     n
 }
 
-#[test]
-fn failover_in_the_middle_of_traffic() {
+/// `n` frames (enough to outlast the link schedule at the bus width).
+fn failover_runs<S: CycleSim>(sim: &mut S, n: usize) {
     let mut rng = Rng::new(3);
     let mut lens = residue_and_long_lengths(&mut rng, 40);
-    while lens.len() < 1400 {
+    while lens.len() < n {
         lens.push(rng.range(60, 700) as usize);
     }
     let frames: Vec<Vec<u8>> = lens.iter().map(|n| rng.bytes(*n)).collect();
     let prefs: Vec<bool> = frames.iter().map(|_| rng.chance(50)).collect();
-    let mut sim = verilate(&mut EmForward::default());
     for (valid, ready, seed) in [(100, 100, 1), (80, 70, 2), (60, 50, 3)] {
-        let r = run(&mut sim, &frames, &prefs, valid, ready, seed);
+        let r = run(sim, &frames, &prefs, valid, ready, seed);
         let n = check(&frames, &prefs, &r);
         assert!(n[..3].iter().all(|x| *x > 10) && n[3] > 0, "every outcome: {n:?}");
         // the bound: after port 0 goes down (cycle 3000), no frame starts on it; after it comes
@@ -118,11 +118,25 @@ fn failover_in_the_middle_of_traffic() {
 }
 
 #[test]
+fn failover_in_the_middle_of_traffic() {
+    failover_runs(&mut verilate(&mut EmForward::default()), 1400);
+}
+
+/// The same at 1024 bits (the lengths 1..=192 cover every 128-byte residue).
+#[test]
+fn failover_in_the_middle_of_traffic_at_1024_bits() {
+    failover_runs(&mut verilate(&mut EmForward1024::default()), 2800);
+}
+
+#[test]
 fn lock_step() {
     let mut rng = Rng::new(4);
     let frames: Vec<Vec<u8>> = (0..150).map(|_| { let n = rng.range(1, 300) as usize; rng.bytes(n) }).collect();
     let prefs: Vec<bool> = frames.iter().map(|_| rng.chance(50)).collect();
     let mut sim = Diff::new(verilate(&mut EmForward::default()), RustHdlSim::new(EmForward::default()));
     let r = run(&mut sim, &frames, &prefs, 70, 60, 5);
+    check(&frames, &prefs, &r);
+    let mut sim = Diff::new(verilate(&mut EmForward1024::default()), RustHdlSim::new(EmForward1024::default()));
+    let r = run(&mut sim, &frames, &prefs, 70, 60, 6);
     check(&frames, &prefs, &r);
 }

@@ -9,23 +9,24 @@
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
+/// The forwarder at `D` bits (`K` = `D`/8).
 #[derive(LogicBlock, Default)]
-pub struct EmForward {
+pub struct EmForwardW<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// Link state per port (bit 0: port 0).
     pub link_up: Signal<In, Bits<2>>,
     /// The frame's preferred port, with its first beat.
     pub s_port: Signal<In, Bit>,
-    pub s_axis: Axis512Sink,
-    pub m_axis_p0: Axis512Source,
-    pub m_axis_p1: Axis512Source,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis_p0: AxisSource<D, K>,
+    pub m_axis_p1: AxisSource<D, K>,
     pub frames_p0: Signal<Out, Bits<32>>,
     pub frames_p1: Signal<Out, Bits<32>>,
     pub failover: Signal<Out, Bits<32>>,
     pub drop_link_down: Signal<Out, Bits<32>>,
-    sk0: AxisSkid512,
-    sk1: AxisSkid512,
+    sk0: AxisSkid<D, K>,
+    sk1: AxisSkid<D, K>,
     up: DFF<Bits<2>>,
     in_frame: DFF<Bit>,
     cur: DFF<Bit>,
@@ -43,7 +44,12 @@ pub struct EmForward {
     take: Signal<Local, Bit>,
 }
 
-impl Logic for EmForward {
+/// The forwarder on the 512-bit datapath.
+pub type EmForward = EmForwardW<DATA_W, KEEP_W>;
+/// The forwarder on the 1024-bit datapath.
+pub type EmForward1024 = EmForwardW<1024, 128>;
+
+impl<const D: usize, const K: usize> Logic for EmForwardW<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, up, in_frame, cur, cur_drop, k0, k1, kf, kd);
@@ -97,8 +103,8 @@ impl Logic for EmForward {
                 }
             }
         }
-        Axis512Source::link(&mut self.m_axis_p0, &mut self.sk0.m_axis);
-        Axis512Source::link(&mut self.m_axis_p1, &mut self.sk1.m_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis_p0, &mut self.sk0.m_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis_p1, &mut self.sk1.m_axis);
         self.frames_p0.next = self.k0.q.val();
         self.frames_p1.next = self.k1.q.val();
         self.failover.next = self.kf.q.val();
@@ -122,6 +128,12 @@ pub const EM_FORWARD_COUNTERS: [(&str, &str); 4] = [
 ];
 
 nicgen_sim::impl_ports!(EmForward, clock = clock, [clock, reset, link_up, s_port,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis_p0.tdata, m_axis_p0.tkeep, m_axis_p0.tlast, m_axis_p0.tuser, m_axis_p0.tvalid, m_axis_p0.tready,
+    m_axis_p1.tdata, m_axis_p1.tkeep, m_axis_p1.tlast, m_axis_p1.tuser, m_axis_p1.tvalid, m_axis_p1.tready,
+    frames_p0, frames_p1, failover, drop_link_down]);
+
+nicgen_sim::impl_ports!(EmForward1024, clock = clock, [clock, reset, link_up, s_port,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis_p0.tdata, m_axis_p0.tkeep, m_axis_p0.tlast, m_axis_p0.tuser, m_axis_p0.tvalid, m_axis_p0.tready,
     m_axis_p1.tdata, m_axis_p1.tkeep, m_axis_p1.tlast, m_axis_p1.tuser, m_axis_p1.tvalid, m_axis_p1.tready,

@@ -10,14 +10,15 @@
 //! ```
 use super::classify::{EmClassify, EmEvent, EmTblWr};
 use super::lookup::{EmLook, EmLookup};
-use super::parse::EmParse;
+use super::parse::EmParseW;
 use super::tele::EmTele;
 use super::EmHdr;
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
+/// One side at `D` bits (`K` = `D`/8, `FW` = `D` + `K` + 2: the FIFOs' entry).
 #[derive(LogicBlock)]
-pub struct EmFront {
+pub struct EmFrontW<const D: usize, const K: usize, const FW: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// Configuration: the wire side; NAT mode.
@@ -25,7 +26,7 @@ pub struct EmFront {
     pub nat: Signal<In, Bit>,
     /// Host side: each frame's VF, with its first beat.
     pub s_vf: Signal<In, Bits<12>>,
-    pub s_axis: Axis512Sink,
+    pub s_axis: AxisSink<D, K>,
     /// Table writes for this side: `dest` bit 0 picks the classifier (0) or the lookups (1).
     /// They go to the bank that is not `bank`.
     pub s_tw: Signal<In, EmTblWr>,
@@ -41,7 +42,7 @@ pub struct EmFront {
     pub s_rb_valid: Signal<In, Bit>,
     pub m_rb: Signal<Out, EmTblWr>,
     pub m_rb_valid: Signal<Out, Bit>,
-    pub m_axis: Axis512Source,
+    pub m_axis: AxisSource<D, K>,
     pub m_hdr: Signal<Out, EmHdr>,
     pub m_hdr_valid: Signal<Out, Bit>,
     pub m_hdr_ready: Signal<In, Bit>,
@@ -53,11 +54,11 @@ pub struct EmFront {
     pub parsed: Signal<Out, Bits<32>>,
     pub kept: Signal<Out, Bits<32>>,
     pub dropped: Signal<Out, Bits<32>>,
-    pub parse: EmParse,
-    pub fifo: AxisFifo512,
+    pub parse: EmParseW<D, K, FW>,
+    pub fifo: AxisFifo<D, K, FW, 9>,
     pub cls: EmClassify,
     pub lk: EmLookup,
-    oskid: AxisSkid512,
+    oskid: AxisSkid<D, K>,
     hskid: ChanSkid<EmHdr>,
     lskid: ChanSkid<EmLook>,
     /// Per-VF and per-tenant counters, counted at the gate.
@@ -82,9 +83,14 @@ pub struct EmFront {
     c0: Constant<Bits<3>>,
 }
 
-impl Default for EmFront {
+/// One side on the 512-bit datapath.
+pub type EmFront = EmFrontW<DATA_W, KEEP_W, 578>;
+/// One side on the 1024-bit datapath.
+pub type EmFront1024 = EmFrontW<1024, 128, 1154>;
+
+impl<const D: usize, const K: usize, const FW: usize> Default for EmFrontW<D, K, FW> {
     fn default() -> Self {
-        EmFront {
+        EmFrontW {
             clock: Default::default(),
             reset: Default::default(),
             from_wire: Default::default(),
@@ -141,7 +147,7 @@ impl Default for EmFront {
     }
 }
 
-impl Logic for EmFront {
+impl<const D: usize, const K: usize, const FW: usize> Logic for EmFrontW<D, K, FW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, in_frame, cur_drop, k_kept, k_drop, n_fly, old_left);
@@ -159,8 +165,8 @@ impl Logic for EmFront {
         self.lk.from_wire.next = self.from_wire.val();
         self.lk.nat.next = self.nat.val();
         self.parse.s_vf.next = self.s_vf.val();
-        Axis512Sink::link(&mut self.s_axis, &mut self.parse.s_axis);
-        Axis512Source::join(&mut self.parse.m_axis, &mut self.fifo.s_axis);
+        AxisSink::<D, K>::link(&mut self.s_axis, &mut self.parse.s_axis);
+        AxisSource::<D, K>::join(&mut self.parse.m_axis, &mut self.fifo.s_axis);
         // headers: parser -> classifier -> lookups
         self.cls.s_hdr.next = self.parse.m_hdr.val();
         self.cls.s_hdr_valid.next = self.parse.m_hdr_valid.val();
@@ -266,7 +272,7 @@ impl Logic for EmFront {
             self.old_left.d.next = self.fly_next.val();
         }
         self.busy.next = self.old_left.q.val().any();
-        Axis512Source::link(&mut self.m_axis, &mut self.oskid.m_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.oskid.m_axis);
         self.m_hdr.next = self.hskid.m_data.val();
         self.m_look.next = self.lskid.m_data.val();
         self.m_hdr_valid.next = self.hskid.m_valid.val();

@@ -21,7 +21,7 @@
 //!   entries spare for the frames between the input and them), never for a frame's content.
 //!   A frame must fit in the payload FIFO (32 KiB).
 use super::{be_get, vfield, EmHdr, EmHdrFields};
-use crate::crc::fields::bytes_of;
+use crate::crc::fields::{bytes_of, KeepCount};
 use crate::record::{FromBits, ToBits};
 use crate::stream::*;
 use nicgen_model::em::{em_extract, EmDrop, ROCE_PORT, VXLAN_PORT};
@@ -285,27 +285,10 @@ fn extract_verilog() -> String {
     v
 }
 
-/// The number of bytes a contiguous `tkeep` marks (a popcount), generated as Verilog.
-#[derive(LogicBlock, Default)]
-pub struct KeepCount {
-    pub keep: Signal<In, Bits<64>>,
-    pub n: Signal<Out, Bits<7>>,
-}
-
-impl Logic for KeepCount {
-    fn update(&mut self) {
-        self.n.next = (self.keep.val().to_u64().count_ones() as u64).into();
-    }
-    fn connect(&mut self) {
-        self.n.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom("integer i;\nalways @(*) begin\n  n = 7'd0;\n  for (i = 0; i < 64; i = i + 1) n = n + {6'd0, keep[i]};\nend\n".into())
-    }
-}
-
+/// The parser at `D` bits (`K` = `D`/8 `tkeep` bits; `FW` = `D` + `K` + 2, the payload FIFO's
+/// entry). At 512 bits the 128-byte window is a frame's first two beats; at 1024 its first beat.
 #[derive(LogicBlock)]
-pub struct EmParse {
+pub struct EmParseW<const D: usize, const K: usize, const FW: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// Configuration: this parser sits on a wire port (VXLAN is read), else on the host side.
@@ -313,8 +296,8 @@ pub struct EmParse {
     /// Host side: the VF a frame comes from, with its first beat.
     pub s_vf: Signal<In, Bits<12>>,
     /// Frames; `tuser` on the last beat: the MAC marked the frame bad.
-    pub s_axis: Axis512Sink,
-    pub m_axis: Axis512Source,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
     pub m_hdr: Signal<Out, EmHdr>,
     pub m_hdr_valid: Signal<Out, Bit>,
     pub m_hdr_ready: Signal<In, Bit>,
@@ -328,8 +311,8 @@ pub struct EmParse {
     pub drop_bad_ip_checksum: Signal<Out, Bits<32>>,
     pub drop_fragment: Signal<Out, Bits<32>>,
     pub drop_bad_vxlan: Signal<Out, Bits<32>>,
-    ke: KeepExpand<KEEP_W, DATA_W>,
-    kc: KeepCount,
+    ke: KeepExpand<K, D>,
+    kc: KeepCount<K, 8>,
     ex: EmExtract,
     // window
     sof: DFF<Bit>,
@@ -338,7 +321,7 @@ pub struct EmParse {
     win_vf: DFF<Bits<12>>,
     wgo: DFF<Bit>,
     acc: Signal<Local, Bit>,
-    masked: Signal<Local, Bits<512>>,
+    masked: Signal<Local, Bits<D>>,
     // header results: the window's valid and VF, delayed as the header stage delays the window
     dv: [DFF<Bit>; EXTRACT_LATENCY],
     dvf: [DFF<Bits<12>>; EXTRACT_LATENCY],
@@ -349,7 +332,7 @@ pub struct EmParse {
     // lengths
     blen: DFF<Bits<16>>,
     l_valid: DFF<Bit>,
-    l_keep: DFF<Bits<64>>,
+    l_keep: DFF<Bits<K>>,
     l_base: DFF<Bits<16>>,
     l_bad: DFF<Bit>,
     len_q: AxisFifo<LEN_BITS, 1, LEN_W, 6>,
@@ -365,28 +348,37 @@ pub struct EmParse {
     k_frames: DFF<Bits<32>>,
     cause_no: [Constant<Bits<4>>; EM_DROP_CAUSES],
     // the gate
-    pay_q: AxisFifo<DATA_W, KEEP_W, 578, 9>,
+    pay_q: AxisFifo<D, K, FW, 9>,
     in_frame: DFF<Bit>,
     drop_cur: DFF<Bit>,
     h_drop: Signal<Local, Bit>,
     start: Signal<Local, Bit>,
     cont: Signal<Local, Bit>,
-    oskid: AxisSkid512,
+    oskid: AxisSkid<D, K>,
     hskid: ChanSkid<EmHdr>,
     room: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
     c48: Constant<Bits<16>>,
     c0_16: Constant<Bits<16>>,
-    c64_16: Constant<Bits<16>>,
+    /// Bytes per beat.
+    c_beat: Constant<Bits<16>>,
+    /// The window is one beat (1024 bits and wider).
+    one_beat: Constant<Bit>,
     c0_4: Constant<Bits<4>>,
     c_bad: Constant<Bits<4>>,
     c_trunc: Constant<Bits<4>>,
-    c0_512: Constant<Bits<512>>,
 }
 
-impl Default for EmParse {
+/// The parser on the 512-bit datapath.
+pub type EmParse = EmParseW<DATA_W, KEEP_W, 578>;
+/// The parser on the 1024-bit datapath (2×200G).
+pub type EmParse1024 = EmParseW<1024, 128, 1154>;
+
+impl<const D: usize, const K: usize, const FW: usize> Default for EmParseW<D, K, FW> {
     fn default() -> Self {
-        EmParse {
+        assert!(D == 512 || D == 1024, "EmParse: 512 or 1024 bits");
+        assert!(D == 8 * K && FW == D + K + 2);
+        EmParseW {
             clock: Default::default(),
             reset: Default::default(),
             from_wire: Default::default(),
@@ -449,16 +441,16 @@ impl Default for EmParse {
             unused: Default::default(),
             c48: Constant::new(48.into()),
             c0_16: Constant::new(0.into()),
-            c64_16: Constant::new(64.into()),
+            c_beat: Constant::new(((D / 8) as u64).into()),
+            one_beat: Constant::new(D >= 1024),
             c0_4: Constant::new(0.into()),
             c_bad: Constant::new((EmDrop::BadFrame as u64).into()),
             c_trunc: Constant::new((EmDrop::Truncated as u64).into()),
-            c0_512: Constant::new(0.into()),
         }
     }
 }
 
-impl Logic for EmParse {
+impl<const D: usize, const K: usize, const FW: usize> Logic for EmParseW<D, K, FW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, sof, second, win, win_vf, wgo, blen, l_valid, l_keep, l_base, l_bad, k_frames, in_frame, drop_cur);
@@ -486,19 +478,20 @@ impl Logic for EmParse {
         self.pay_q.s_axis.tlast.next = self.s_axis.tlast.val();
         self.pay_q.s_axis.tuser.next = false;
         self.pay_q.s_axis.tvalid.next = self.s_axis.tvalid.val() & self.room.val();
-        // ------------------------------------------------ the window: beats 0 and 1, zeros past the end
+        // ------------------------------------------------ the window: the first 128 bytes (beats 0
+        // and 1 at 512 bits, beat 0 at 1024), zeros past the end
         self.ke.keep.next = self.s_axis.tkeep.val();
         self.masked.next = self.s_axis.tdata.val() & self.ke.mask.val();
         self.wgo.d.next = false;
         if self.acc.val() {
             self.sof.d.next = self.s_axis.tlast.val();
-            self.second.d.next = self.sof.q.val() & !self.s_axis.tlast.val();
+            self.second.d.next = self.sof.q.val() & !self.s_axis.tlast.val() & !self.one_beat.val();
             if self.sof.q.val() {
-                self.win.d.next = bit_cast::<1024, 512>(self.masked.val());
+                self.win.d.next = bit_cast::<1024, D>(self.masked.val());
                 self.win_vf.d.next = self.s_vf.val();
-                self.wgo.d.next = self.s_axis.tlast.val();
+                self.wgo.d.next = self.s_axis.tlast.val() | self.one_beat.val();
             } else if self.second.q.val() {
-                self.win.d.next = bit_cast::<1024, 512>(self.win.q.val().get_bits::<512>(0)) | (bit_cast::<1024, 512>(self.masked.val()) << 512);
+                self.win.d.next = bit_cast::<1024, 512>(self.win.q.val().get_bits::<512>(0)) | (bit_cast::<1024, D>(self.masked.val()) << 512);
                 self.wgo.d.next = true;
             }
         }
@@ -528,13 +521,13 @@ impl Logic for EmParse {
         self.l_base.d.next = self.blen.q.val();
         self.l_bad.d.next = self.s_axis.tuser.val();
         if self.acc.val() {
-            self.blen.d.next = self.blen.q.val() + self.c64_16.val();
+            self.blen.d.next = self.blen.q.val() + self.c_beat.val();
             if self.s_axis.tlast.val() {
                 self.blen.d.next = self.c0_16.val();
             }
         }
         self.kc.keep.next = self.l_keep.q.val();
-        self.len_q.s_axis.tdata.next = bit_cast::<LEN_BITS, 16>(self.l_base.q.val() + bit_cast::<16, 7>(self.kc.n.val())) | (bit_cast::<LEN_BITS, 1>(self.l_bad.q.val().into()) << 16);
+        self.len_q.s_axis.tdata.next = bit_cast::<LEN_BITS, 16>(self.l_base.q.val() + bit_cast::<16, 8>(self.kc.count.val())) | (bit_cast::<LEN_BITS, 1>(self.l_bad.q.val().into()) << 16);
         self.len_q.s_axis.tkeep.next = true.into();
         self.len_q.s_axis.tlast.next = true;
         self.len_q.s_axis.tuser.next = false;
@@ -588,7 +581,7 @@ impl Logic for EmParse {
         if self.cont.val() & self.pay_q.m_axis.tlast.val() {
             self.in_frame.d.next = false;
         }
-        Axis512Source::link(&mut self.m_axis, &mut self.oskid.m_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.oskid.m_axis);
         self.m_hdr.next = self.hskid.m_data.val();
         self.m_hdr_valid.next = self.hskid.m_valid.val();
         self.hskid.m_ready.next = self.m_hdr_ready.val();
@@ -606,7 +599,7 @@ impl Logic for EmParse {
             | self.len_q.m_axis.tkeep.val().any() | self.len_q.m_axis.tlast.val() | self.len_q.m_axis.tuser.val()
             | self.hdr_q.m_axis.tkeep.val().any() | self.hdr_q.m_axis.tlast.val() | self.hdr_q.m_axis.tuser.val()
             | self.pay_q.level.val().any() | self.pay_q.m_axis.tuser.val()
-            | self.res_q.s_axis.tready.val() | self.len_q.s_axis.tready.val() | self.c0_512.val().any();
+            | self.res_q.s_axis.tready.val() | self.len_q.s_axis.tready.val();
         if self.reset.val() {
             self.sof.d.next = true;
             self.second.d.next = false;
@@ -638,6 +631,11 @@ pub const EM_PARSE_COUNTERS: [(&str, &str); 9] = [
     ("drop_bad_vxlan", "VXLAN headers without the I flag"),
 ];
 
+nicgen_sim::impl_ports!(EmParse1024, clock = clock, [clock, reset, from_wire, s_vf,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    m_hdr, m_hdr_valid, m_hdr_ready, frames, drop_bad_frame, drop_truncated, drop_not_ipv4, drop_malformed,
+    drop_ip_options, drop_bad_ip_checksum, drop_fragment, drop_bad_vxlan]);
 nicgen_sim::impl_ports!(EmParse, clock = clock, [clock, reset, from_wire, s_vf,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,

@@ -5,7 +5,7 @@ use crate::roce::rx::parse::RoceRxParse;
 use crate::roce::rx::responder::RoceResponder500;
 use crate::roce::rx::requester::RoceRequester500;
 use crate::roce::tx::build::RoceTxBuild;
-use crate::em::parse::{EmParse, EM_PARSE_COUNTERS};
+use crate::em::parse::{EmParse, EmParse1024, EM_PARSE_COUNTERS};
 use crate::em::classify::{EmClassify, EM_CLASSIFY_COUNTERS};
 use crate::em::lookup::{EmLookup, EM_LOOKUP_COUNTERS};
 use crate::em::nat::{EmNat, EmNatPath};
@@ -255,6 +255,7 @@ pub fn all_tops() -> Vec<Top> {
         make("dpi_tap", "DPI on the parallel tap: a ternary file-type classifier (CSV/PNG/text/ELF) generated from hw/dpi/weights.json per beat, per-frame vote, per-QP policy (pass/flag/drop) joined before the RX buffer, 16 cycles", DpiTap9::default(), &[("drops", "good frames dropped by verdict"), ("flags", "frames flagged by verdict"), ("overrun", "beats the delay returned without room (must stay 0)")]),
         sniffer_top(),
         make("em_parse", "EM parser: Ethernet/802.1Q/IPv4/TCP/UDP/VXLAN header channel, drops by cause", EmParse::default(), &EM_PARSE_COUNTERS),
+        make("em_parse_1024", "EM parser on the 1024-bit datapath (2x200G): the same header channel and drops, the 128-byte window in one beat", EmParse1024::default(), &EM_PARSE_COUNTERS),
         make("em_vxlan_encap", "EM VXLAN encapsulation: 50 outer bytes (Ethernet, IPv4 with checksum, UDP 4789 with a hashed source port, VXLAN)", EmVxlanEncap::default(), &[]),
         make("em_vxlan_decap", "EM VXLAN decapsulation: the outer bytes of VXLAN frames removed, other frames unchanged", EmVxlanDecap::default(), &[]),
         make("em_classify", "EM classification and policy: tenant map (VF/VNI/PIP, 4K keys), tenant table, ACL (1K rules, 16 per group), per-VF QoS (GCRA), miss events", EmClassify::default(), &EM_CLASSIFY_COUNTERS),
