@@ -25,9 +25,12 @@ fn strip_expect(frames: &[AxisFrame], ns: &[usize]) -> (Vec<AxisFrame>, u64) {
     (out, runts)
 }
 
-#[test]
-fn strip_every_shift_and_residue() {
-    let mut sim = verilate(&mut AxisStrip::default());
+fn bus_bytes<S: CycleSim>(sim: &S) -> usize {
+    sim.ports()[sim.port("s_axis$tdata")].width / 8
+}
+
+fn strip_every_shift_and_residue_on<S: CycleSim>(sim: &mut S) {
+    let bytes = bus_bytes(sim);
     let mut rng = Rng::new(1);
     let mut frames = vec![];
     let mut ns = vec![];
@@ -38,8 +41,13 @@ fn strip_every_shift_and_residue() {
             ns.push(n);
         }
     }
+    // every output residue at this width, whatever the random lengths gave
+    for r in 0..bytes {
+        frames.push(AxisFrame { data: rng.bytes(5 + bytes + r + 1), user: false });
+        ns.push(5);
+    }
     for (seed, valid, ready) in [(1, 100, 100), (2, 60, 50), (3, 90, 30)] {
-        let (got, runts, _) = run_strip(&mut sim, &frames, &ns, valid, ready, seed);
+        let (got, runts, _) = run_strip(sim, &frames, &ns, valid, ready, seed);
         let (exp, exp_runts) = strip_expect(&frames, &ns);
         assert_eq!(got.len(), exp.len());
         for (i, (g, e)) in got.iter().zip(&exp).enumerate() {
@@ -50,24 +58,40 @@ fn strip_every_shift_and_residue() {
     }
     // every residue of the output's last beat was seen
     let (exp, _) = strip_expect(&frames, &ns);
-    assert_eq!(exp.iter().map(|f| f.data.len() % 64).collect::<std::collections::BTreeSet<_>>().len(), 64);
+    assert_eq!(exp.iter().map(|f| f.data.len() % bytes).collect::<std::collections::BTreeSet<_>>().len(), bytes);
 }
 
 #[test]
-fn strip_lock_step_and_full_rate() {
+fn strip_every_shift_and_residue() {
+    strip_every_shift_and_residue_on(&mut verilate(&mut AxisStrip::default()));
+}
+
+#[test]
+fn strip_every_shift_and_residue_at_1024_bits() {
+    strip_every_shift_and_residue_on(&mut verilate(&mut AxisStrip1024::default()));
+}
+
+fn strip_lock_step_and_full_rate_on<T: Default + nicgen_sim::rusthdl::PortAccess + rust_hdl::prelude::Block>() {
     let mut rng = Rng::new(2);
     let frames: Vec<AxisFrame> = (0..40).map(|_| { let n = rng.range(1, 300) as usize; AxisFrame::new(rng.bytes(n)) }).collect();
     let ns: Vec<usize> = (0..40).map(|_| rng.below(140) as usize).collect();
-    let mut d = Diff::new(verilate(&mut AxisStrip::default()), RustHdlSim::new(AxisStrip::default()));
+    let mut d = Diff::new(verilate(&mut T::default()), RustHdlSim::new(T::default()));
     let (got, _, _) = run_strip(&mut d, &frames, &ns, 70, 60, 5);
     assert_eq!(got, strip_expect(&frames, &ns).0);
     // full rate: 20 frames of 10 beats, stripping 42 bytes: 10 output beats each, no bubble
-    let frames: Vec<AxisFrame> = (0..20).map(|_| AxisFrame::new(rng.bytes(640))).collect();
-    let mut sim = verilate(&mut AxisStrip::default());
+    let mut sim = verilate(&mut T::default());
+    let bytes = bus_bytes(&sim);
+    let frames: Vec<AxisFrame> = (0..20).map(|_| AxisFrame::new(rng.bytes(10 * bytes))).collect();
     let (got, _, cycles) = run_strip(&mut sim, &frames, &[42; 20], 100, 100, 1);
     assert_eq!(got.len(), 20);
     // 200 input beats, plus the pipeline fill and the 30-cycle drain
     assert!(cycles <= 200 + 3 + 30, "II=1: {cycles} cycles");
+}
+
+#[test]
+fn strip_lock_step_and_full_rate() {
+    strip_lock_step_and_full_rate_on::<AxisStrip>();
+    strip_lock_step_and_full_rate_on::<AxisStrip1024>();
 }
 
 struct Hdr {
@@ -136,23 +160,38 @@ fn insert_case(rng: &mut Rng, n: usize) -> (Vec<Hdr>, Vec<AxisFrame>, Vec<AxisFr
     (hdrs, pays, exp)
 }
 
-#[test]
-fn insert_every_length_and_residue() {
-    let mut sim = verilate(&mut AxisInsert::default());
+fn insert_every_length_and_residue_on<S: CycleSim>(sim: &mut S) {
+    let bytes = bus_bytes(sim);
     let mut rng = Rng::new(3);
-    let (hdrs, pays, exp) = insert_case(&mut rng, 129 * 4);
+    let (mut hdrs, mut pays, mut exp) = insert_case(&mut rng, 129 * 4);
+    // every output residue at this width, whatever the random lengths gave
+    for r in 0..bytes {
+        let (h, p) = (rng.bytes(10), rng.bytes(bytes + r + 1));
+        exp.push(AxisFrame::new([h.clone(), p.clone()].concat()));
+        hdrs.push(Hdr { bytes: h, only: false });
+        pays.push(AxisFrame::new(p));
+    }
     for (seed, valid, ready) in [(1, 100, 100), (2, 60, 50), (3, 90, 30)] {
-        let (got, _) = run_insert(&mut sim, &hdrs, &pays, valid, ready, seed);
+        let (got, _) = run_insert(sim, &hdrs, &pays, valid, ready, seed);
         assert_eq!(got.len(), exp.len());
         for (i, (g, e)) in got.iter().zip(&exp).enumerate() {
             assert_eq!(g, e, "frame {i} (header {} bytes, only {})", hdrs[i].bytes.len(), hdrs[i].only);
         }
     }
-    assert_eq!(exp.iter().map(|f| f.data.len() % 64).collect::<std::collections::BTreeSet<_>>().len(), 64);
+    assert_eq!(exp.iter().map(|f| f.data.len() % bytes).collect::<std::collections::BTreeSet<_>>().len(), bytes);
 }
 
 #[test]
-fn insert_lock_step_and_full_rate() {
+fn insert_every_length_and_residue() {
+    insert_every_length_and_residue_on(&mut verilate(&mut AxisInsert::default()));
+}
+
+#[test]
+fn insert_every_length_and_residue_at_1024_bits() {
+    insert_every_length_and_residue_on(&mut verilate(&mut AxisInsert1024::default()));
+}
+
+fn insert_lock_step_and_full_rate_on<T: Default + nicgen_sim::rusthdl::PortAccess + rust_hdl::prelude::Block>() {
     let mut rng = Rng::new(4);
     let (hdrs, pays, exp) = insert_case(&mut rng, 30);
     let pays_small: Vec<AxisFrame> = pays.iter().map(|p| AxisFrame { data: p.data[..p.data.len().min(300)].to_vec(), user: p.user }).collect();
@@ -163,15 +202,22 @@ fn insert_lock_step_and_full_rate() {
         }).collect()
     };
     let _ = exp;
-    let mut d = Diff::new(verilate(&mut AxisInsert::default()), RustHdlSim::new(AxisInsert::default()));
+    let mut d = Diff::new(verilate(&mut T::default()), RustHdlSim::new(T::default()));
     let (got, _) = run_insert(&mut d, &hdrs, &pays_small, 70, 60, 5);
     assert_eq!(got, exp_small);
     // full rate: 54-byte headers on 10-beat payloads: 11 output beats per frame, 1 per cycle
+    let mut sim = verilate(&mut T::default());
+    let bytes = bus_bytes(&sim);
     let hdrs: Vec<Hdr> = (0..20).map(|_| Hdr { bytes: rng.bytes(54), only: false }).collect();
-    let pays: Vec<AxisFrame> = (0..20).map(|_| AxisFrame::new(rng.bytes(640))).collect();
-    let mut sim = verilate(&mut AxisInsert::default());
+    let pays: Vec<AxisFrame> = (0..20).map(|_| AxisFrame::new(rng.bytes(10 * bytes))).collect();
     let (got, cycles) = run_insert(&mut sim, &hdrs, &pays, 100, 100, 1);
     assert_eq!(got.len(), 20);
     // 220 output beats; the header hand-over costs one cycle per frame
     assert!(cycles <= 220 + 20 + 3 + 30, "{cycles} cycles");
+}
+
+#[test]
+fn insert_lock_step_and_full_rate() {
+    insert_lock_step_and_full_rate_on::<AxisInsert>();
+    insert_lock_step_and_full_rate_on::<AxisInsert1024>();
 }

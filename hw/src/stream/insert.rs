@@ -5,12 +5,14 @@
 //! last beat leaves when that beat is a header beat or a spilled carry, so such frames follow
 //! each other without a gap; `hdr_ready` depends only on registers and the skid's `tready`.
 use super::axis::*;
-use super::funnel::{ByteRot, ByteSplit};
-use super::skid::AxisSkid512;
+use super::funnel::{ByteRotW, ByteSplitW};
+use super::skid::AxisSkid;
 use rust_hdl::prelude::*;
 
+/// The inserter at `D` bits: `K` = `D`/8, `CB` = log2(`K`) (the header's bytes past its whole
+/// beats), `SB` = 8 - `CB` (its whole beats: 0..=2 at 512 bits, 0..=1 at 1024).
 #[derive(LogicBlock)]
-pub struct AxisInsert {
+pub struct AxisInsertW<const D: usize, const K: usize, const CB: usize, const SB: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub hdr_data: Signal<In, Bits<1024>>,
@@ -18,49 +20,60 @@ pub struct AxisInsert {
     pub hdr_only: Signal<In, Bit>,
     pub hdr_valid: Signal<In, Bit>,
     pub hdr_ready: Signal<Out, Bit>,
-    pub s_axis: Axis512Sink,
-    pub m_axis: Axis512Source,
-    skid: AxisSkid512,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
+    skid: AxisSkid<D, K>,
     busy: DFF<Bit>,
     hdr: DFF<Bits<1024>>,
-    hfull: DFF<Bits<2>>,
-    c_q: DFF<Bits<6>>,
+    hfull: DFF<Bits<SB>>,
+    c_q: DFF<Bits<CB>>,
     only_q: DFF<Bit>,
-    carry: DFF<Bits<512>>,
-    carry_keep: DFF<Bits<64>>,
+    carry: DFF<Bits<D>>,
+    carry_keep: DFF<Bits<K>>,
     flush: DFF<Bit>,
     flush_user: DFF<Bit>,
     spill: Signal<Local, Bit>,
     /// The frame's last beat leaves this cycle: the next header may be taken now.
     endf: Signal<Local, Bit>,
-    kshr6: Signal<Local, Bits<6>>,
-    kshr: Signal<Local, Bits<7>>,
+    kshr_c: Signal<Local, Bits<CB>>,
+    kshr: Signal<Local, Bits<8>>,
+    h_full: Signal<Local, Bits<SB>>,
+    h_c: Signal<Local, Bits<CB>>,
     /// the payload beat rotated up by `c`, split at byte `c`: `hi` joins the carry in this
     /// beat, `lo` is the next carry (zero when `c` is 0)
-    rot: ByteRot,
-    split: ByteSplit,
-    ones: Constant<Bits<64>>,
-    zero64: Constant<Bits<64>>,
-    one2: Constant<Bits<2>>,
-    c64: Constant<Bits<7>>,
+    rot: ByteRotW<D, CB>,
+    split: ByteSplitW<D, CB>,
+    ones: Constant<Bits<K>>,
+    zero_k: Constant<Bits<K>>,
+    one_s: Constant<Bits<SB>>,
+    /// Bytes per beat (`K`), its log2 (`CB`) and log2 of the bits per beat.
+    c_k: Constant<Bits<8>>,
+    c_cb: Constant<Bits<8>>,
+    c_lgd: Constant<Bits<11>>,
+    c_d: Constant<Bits<11>>,
 }
 
-impl Logic for AxisInsert {
+/// The 512-bit inserter.
+pub type AxisInsert = AxisInsertW<DATA_W, KEEP_W, 6, 2>;
+/// The 1024-bit inserter.
+pub type AxisInsert1024 = AxisInsertW<1024, 128, 7, 1>;
+
+impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for AxisInsertW<D, K, CB, SB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, busy, hdr, hfull, c_q, only_q, carry, carry_keep, flush, flush_user);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
-        Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
-        self.kshr.next = self.c64.val() - bit_cast::<7, 6>(self.c_q.q.val());
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
+        self.kshr.next = self.c_k.val() - bit_cast::<8, CB>(self.c_q.q.val());
         self.rot.x.next = self.s_axis.tdata.val();
         self.rot.c.next = self.c_q.q.val();
         self.split.x.next = self.rot.y.val();
         self.split.c.next = self.c_q.q.val();
-        // the last beat spills into one more beat <=> it has more than 64 - c bytes <=> tkeep bit
-        // 64 - c is set (tkeep is contiguous; never when c = 0)
-        self.kshr6.next = bit_cast::<6, 7>(self.kshr.val());
-        self.spill.next = self.c_q.q.val().any() & self.s_axis.tkeep.val().get_bits::<1>(self.kshr6.val().index()).any();
+        // the last beat spills into one more beat <=> it has more than K - c bytes <=> tkeep bit
+        // K - c is set (tkeep is contiguous; never when c = 0)
+        self.kshr_c.next = bit_cast::<CB, 8>(self.kshr.val());
+        self.spill.next = self.c_q.q.val().any() & self.s_axis.tkeep.val().get_bits::<1>(self.kshr_c.val().index()).any();
         self.s_axis.tready.next = false;
         self.skid.s_axis.tvalid.next = false;
         self.skid.s_axis.tdata.next = self.carry.q.val() | self.split.hi.val();
@@ -84,15 +97,15 @@ impl Logic for AxisInsert {
         } else if self.hfull.q.val().any() {
             // a whole header beat
             self.skid.s_axis.tvalid.next = true;
-            self.skid.s_axis.tdata.next = bit_cast::<512, 1024>(self.hdr.q.val());
+            self.skid.s_axis.tdata.next = bit_cast::<D, 1024>(self.hdr.q.val());
             self.skid.s_axis.tkeep.next = self.ones.val();
-            if self.only_q.q.val() & (self.hfull.q.val() == self.one2.val()) & !self.c_q.q.val().any() {
+            if self.only_q.q.val() & (self.hfull.q.val() == self.one_s.val()) & !self.c_q.q.val().any() {
                 self.skid.s_axis.tlast.next = true;
             }
             if self.skid.s_axis.tready.val() {
-                self.hfull.d.next = self.hfull.q.val() - self.one2.val();
-                self.hdr.d.next = self.hdr.q.val() >> 512;
-                if self.only_q.q.val() & (self.hfull.q.val() == self.one2.val()) & !self.c_q.q.val().any() {
+                self.hfull.d.next = self.hfull.q.val() - self.one_s.val();
+                self.hdr.d.next = self.hdr.q.val() >> self.c_d.val();
+                if self.only_q.q.val() & (self.hfull.q.val() == self.one_s.val()) & !self.c_q.q.val().any() {
                     self.busy.d.next = false;
                     self.endf.next = true;
                 }
@@ -115,7 +128,7 @@ impl Logic for AxisInsert {
                 self.carry.d.next = self.split.lo.val();
                 self.carry_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.val();
                 if !self.c_q.q.val().any() {
-                    self.carry_keep.d.next = self.zero64.val();
+                    self.carry_keep.d.next = self.zero_k.val();
                 }
                 if self.s_axis.tlast.val() {
                     if self.spill.val() {
@@ -135,17 +148,19 @@ impl Logic for AxisInsert {
         // take a header: whole 64-byte chunks first, then the rest becomes the carry; also in the
         // cycle the frame before it ends, so back-to-back frames leave without a gap
         self.hdr_ready.next = !self.busy.q.val() | self.endf.val();
+        self.h_full.next = bit_cast::<SB, 8>(self.hdr_len.val() >> self.c_cb.val());
+        self.h_c.next = bit_cast::<CB, 8>(self.hdr_len.val());
         if !self.busy.q.val() | self.endf.val() {
             if self.hdr_valid.val() {
                 self.busy.d.next = true;
                 self.hdr.d.next = self.hdr_data.val();
-                self.hfull.d.next = self.hdr_len.val().get_bits::<2>(6);
-                self.c_q.d.next = self.hdr_len.val().get_bits::<6>(0);
+                self.hfull.d.next = self.h_full.val();
+                self.c_q.d.next = self.h_c.val();
                 self.only_q.d.next = self.hdr_only.val();
-                self.carry.d.next = bit_cast::<512, 1024>(self.hdr_data.val() >> (bit_cast::<11, 2>(self.hdr_len.val().get_bits::<2>(6)) << 9));
-                self.carry_keep.d.next = !(self.ones.val() << self.hdr_len.val().get_bits::<6>(0));
-                if !self.hdr_len.val().get_bits::<6>(0).any() {
-                    self.carry_keep.d.next = self.zero64.val();
+                self.carry.d.next = bit_cast::<D, 1024>(self.hdr_data.val() >> (bit_cast::<11, SB>(self.h_full.val()) << self.c_lgd.val()));
+                self.carry_keep.d.next = !(self.ones.val() << self.h_c.val());
+                if !self.h_c.val().any() {
+                    self.carry_keep.d.next = self.zero_k.val();
                 }
             }
         }
@@ -156,9 +171,10 @@ impl Logic for AxisInsert {
     }
 }
 
-impl Default for AxisInsert {
+impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default for AxisInsertW<D, K, CB, SB> {
     fn default() -> Self {
-        AxisInsert {
+        assert!(D == 8 * K && K == 1 << CB && SB == 8 - CB);
+        AxisInsertW {
             clock: Default::default(),
             reset: Default::default(),
             hdr_data: Default::default(),
@@ -180,18 +196,27 @@ impl Default for AxisInsert {
             flush_user: Default::default(),
             spill: Default::default(),
             endf: Default::default(),
-            kshr6: Default::default(),
+            kshr_c: Default::default(),
             kshr: Default::default(),
+            h_full: Default::default(),
+            h_c: Default::default(),
             rot: Default::default(),
             split: Default::default(),
-            ones: Constant::new(u64::MAX.into()),
-            zero64: Constant::new(0u64.into()),
-            one2: Constant::new(1u64.into()),
-            c64: Constant::new(64u64.into()),
+            ones: Constant::new(!Bits::<K>::default()),
+            zero_k: Constant::new(Bits::<K>::default()),
+            one_s: Constant::new(1u64.into()),
+            c_k: Constant::new((K as u64).into()),
+            c_cb: Constant::new((CB as u64).into()),
+            c_lgd: Constant::new(((CB + 3) as u64).into()),
+            c_d: Constant::new((D as u64).into()),
         }
     }
 }
 
 nicgen_sim::impl_ports!(AxisInsert, clock = clock, [clock, reset, hdr_data, hdr_len, hdr_only, hdr_valid, hdr_ready,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);
+
+nicgen_sim::impl_ports!(AxisInsert1024, clock = clock, [clock, reset, hdr_data, hdr_len, hdr_only, hdr_valid, hdr_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);

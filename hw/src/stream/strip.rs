@@ -3,25 +3,27 @@
 //! `strip_len` leaves nothing: it is dropped and counted in `runts`. The output leaves from a
 //! skid buffer.
 use super::axis::*;
-use super::funnel::{ByteFunnel, Sel};
-use super::skid::AxisSkid512;
+use super::funnel::{ByteFunnelW, Sel};
+use super::skid::AxisSkid;
 use rust_hdl::prelude::*;
 
+/// The stripper at `D` bits: `K` = `D`/8, `CB` = log2(`K`) (the sub-beat shift's bits), `SB` =
+/// 8 - `CB` (the whole beats `strip_len` can skip).
 #[derive(LogicBlock)]
-pub struct AxisStrip {
+pub struct AxisStripW<const D: usize, const K: usize, const CB: usize, const SB: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub strip_len: Signal<In, Bits<8>>,
-    pub s_axis: Axis512Sink,
-    pub m_axis: Axis512Source,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
     pub runts: Signal<Out, Bits<32>>,
-    skid: AxisSkid512,
+    skid: AxisSkid<D, K>,
     mid: DFF<Bit>,
-    skip_q: DFF<Bits<2>>,
-    r_q: DFF<Bits<6>>,
+    skip_q: DFF<Bits<SB>>,
+    r_q: DFF<Bits<CB>>,
     have: DFF<Bit>,
-    carry: DFF<Bits<512>>,
-    carry_keep: DFF<Bits<64>>,
+    carry: DFF<Bits<D>>,
+    carry_keep: DFF<Bits<K>>,
     carry_user: DFF<Bit>,
     flush: DFF<Bit>,
     flush_user: DFF<Bit>,
@@ -29,29 +31,36 @@ pub struct AxisStrip {
     /// select then costs no LUT level of its own
     lo_carry: DFF<Bit>,
     runt_q: DFF<Bits<32>>,
-    skip: Signal<Local, Bits<2>>,
-    r: Signal<Local, Bits<6>>,
+    skip: Signal<Local, Bits<SB>>,
+    r: Signal<Local, Bits<CB>>,
     keep_at_r: Signal<Local, Bit>,
     /// The output's realignment: `{hi, lo}` shifted right by `fun_r.y` bytes (the frame's `r`,
     /// or the next frame's first `strip_len` between frames); the keep uses the same shift.
-    fun: ByteFunnel,
-    fun_r: Sel<6>,
-    fun_lo: Sel<512>,
-    keep_hi: Signal<Local, Bits<64>>,
-    keep_lo: Signal<Local, Bits<64>>,
-    cat_keep: Signal<Local, Bits<128>>,
-    comb_keep: Signal<Local, Bits<64>>,
+    fun: ByteFunnelW<D, CB>,
+    fun_r: Sel<CB>,
+    fun_lo: Sel<D>,
+    keep_hi: Signal<Local, Bits<K>>,
+    keep_lo: Signal<Local, Bits<K>>,
+    kfun: KeepFunnel<K, CB>,
+    comb_keep: Signal<Local, Bits<K>>,
     out_here: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
-    c64: Constant<Bits<7>>,
-    zero64: Constant<Bits<64>>,
-    one2: Constant<Bits<2>>,
+    /// `CB`: `strip_len >> CB` is the whole beats to skip.
+    c_cb: Constant<Bits<8>>,
+    zero_k: Constant<Bits<K>>,
+    one_s: Constant<Bits<SB>>,
 }
 
-impl Default for AxisStrip {
+/// The 512-bit stripper.
+pub type AxisStrip = AxisStripW<DATA_W, KEEP_W, 6, 2>;
+/// The 1024-bit stripper.
+pub type AxisStrip1024 = AxisStripW<1024, 128, 7, 1>;
+
+impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default for AxisStripW<D, K, CB, SB> {
     fn default() -> Self {
-        AxisStrip {
+        assert!(D == 8 * K && K == 1 << CB && SB == 8 - CB);
+        AxisStripW {
             clock: Default::default(),
             reset: Default::default(),
             strip_len: Default::default(),
@@ -78,30 +87,30 @@ impl Default for AxisStrip {
             fun_lo: Default::default(),
             keep_hi: Default::default(),
             keep_lo: Default::default(),
-            cat_keep: Default::default(),
+            kfun: Default::default(),
             comb_keep: Default::default(),
             out_here: Default::default(),
             accept: Default::default(),
             take: Default::default(),
-            c64: Constant::new(64u64.into()),
-            zero64: Constant::new(0u64.into()),
-            one2: Constant::new(1u64.into()),
+            c_cb: Constant::new((CB as u64).into()),
+            zero_k: Constant::new(Bits::<K>::default()),
+            one_s: Constant::new(1u64.into()),
         }
     }
 }
 
-impl Logic for AxisStrip {
+impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for AxisStripW<D, K, CB, SB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, mid, skip_q, r_q, have, carry, carry_keep, carry_user, flush, flush_user, lo_carry, runt_q);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
-        Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
         self.skip.next = self.skip_q.q.val();
         self.r.next = self.r_q.q.val();
         if !self.mid.q.val() {
-            self.skip.next = self.strip_len.val().get_bits::<2>(6);
-            self.r.next = self.strip_len.val().get_bits::<6>(0);
+            self.skip.next = bit_cast::<SB, 8>(self.strip_len.val() >> self.c_cb.val());
+            self.r.next = bit_cast::<CB, 8>(self.strip_len.val());
         }
         // more than r valid bytes <=> tkeep bit r is set (tkeep is contiguous): a mux, not a count
         self.keep_at_r.next = self.s_axis.tkeep.val().get_bits::<1>(self.r.val().index()).any();
@@ -113,20 +122,22 @@ impl Logic for AxisStrip {
         self.fun_lo.b.next = self.carry.q.val();
         self.fun_lo.sel.next = self.lo_carry.q.val();
         self.fun.lo.next = self.fun_lo.y.val();
-        self.fun_r.a.next = self.strip_len.val().get_bits::<6>(0);
+        self.fun_r.a.next = bit_cast::<CB, 8>(self.strip_len.val());
         self.fun_r.b.next = self.r_q.q.val();
         self.fun_r.sel.next = self.mid.q.val() | self.flush.q.val();
         self.fun.r.next = self.fun_r.y.val();
         self.keep_hi.next = self.s_axis.tkeep.val();
         self.keep_lo.next = self.carry_keep.q.val();
         if self.flush.q.val() {
-            self.keep_hi.next = self.zero64.val();
+            self.keep_hi.next = self.zero_k.val();
         } else if !self.have.q.val() {
-            self.keep_hi.next = self.zero64.val();
+            self.keep_hi.next = self.zero_k.val();
             self.keep_lo.next = self.s_axis.tkeep.val();
         }
-        self.cat_keep.next = bit_cast::<128, 64>(self.keep_lo.val()) | (bit_cast::<128, 64>(self.keep_hi.val()) << self.c64.val());
-        self.comb_keep.next = bit_cast::<64, 128>(self.cat_keep.val() >> self.fun_r.y.val());
+        self.kfun.hi.next = self.keep_hi.val();
+        self.kfun.lo.next = self.keep_lo.val();
+        self.kfun.r.next = self.fun_r.y.val();
+        self.comb_keep.next = self.kfun.y.val();
         // does the input beat make an output beat this cycle?
         self.out_here.next = false;
         if !self.skip.val().any() {
@@ -159,7 +170,7 @@ impl Logic for AxisStrip {
             self.skip_q.d.next = self.skip.val();
             self.r_q.d.next = self.r.val();
             if self.skip.val().any() {
-                self.skip_q.d.next = self.skip.val() - self.one2.val();
+                self.skip_q.d.next = self.skip.val() - self.one_s.val();
                 if self.s_axis.tlast.val() {
                     self.runt_q.d.next = self.runt_q.q.val() + 1;
                 }
@@ -214,6 +225,35 @@ impl Logic for AxisStrip {
     }
 }
 
+/// `y = ({hi, lo} >> r)[K-1:0]`: the output beat's `tkeep` from two beats' (the bits of
+/// [`ByteFunnelW`]'s shift).
+#[derive(LogicBlock, Default)]
+pub struct KeepFunnel<const K: usize, const CB: usize> {
+    pub hi: Signal<In, Bits<K>>,
+    pub lo: Signal<In, Bits<K>>,
+    pub r: Signal<In, Bits<CB>>,
+    pub y: Signal<Out, Bits<K>>,
+}
+
+impl<const K: usize, const CB: usize> Logic for KeepFunnel<K, CB> {
+    fn update(&mut self) {
+        let r = u64::from(self.r.val()) as usize;
+        let (hi, lo): (num_bigint::BigUint, num_bigint::BigUint) = (self.hi.val().into(), self.lo.val().into());
+        let mask = (num_bigint::BigUint::from(1u32) << K) - 1u32;
+        self.y.next = Bits::<K>::from((((hi << K) | lo) >> r) & mask);
+    }
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!("wire [{}:0] c = {{hi, lo}} >> r;\nwire unused_c = ^c[{}:{K}];\nalways @(*) y = c[{}:0];\n", 2 * K - 1, 2 * K - 1, K - 1))
+    }
+}
+
 nicgen_sim::impl_ports!(AxisStrip, clock = clock, [clock, reset, strip_len,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, runts]);
+
+nicgen_sim::impl_ports!(AxisStrip1024, clock = clock, [clock, reset, strip_len,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, runts]);
