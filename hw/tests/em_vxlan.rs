@@ -6,8 +6,8 @@
 //! back the inner frame and its header; lock step against rust-hdl.
 mod common;
 use common::em_frame;
-use nicgen_hw::em::parse::EmParse;
-use nicgen_hw::em::vxlan::{EmVxlanDecap, EmVxlanEncap, VxlanTunFields};
+use nicgen_hw::em::parse::{EmParse, EmParse1024};
+use nicgen_hw::em::vxlan::{EmVxlanDecap, EmVxlanDecap1024, EmVxlanEncap, EmVxlanEncap1024, VxlanTunFields};
 use nicgen_hw::em::EmHdrFields;
 use nicgen_model::em::*;
 use nicgen_model::pcap::{write_pcap, Captured};
@@ -80,20 +80,19 @@ fn run<S: CycleSim>(sim: &mut S, c: &Case, valid: u32, ready: u32, seed: u64) ->
     (b.monitors[0].frames.iter().map(|f| f.data.clone()).collect(), b.cycles)
 }
 
-#[test]
-fn encapsulated_frames_match_the_model_and_tshark() {
-    let mut sim = verilate(&mut EmVxlanEncap::default());
+fn encapsulated_frames_against_the_model_and_tshark<S: CycleSim>(sim: &mut S) {
     let c = case(400, 1);
     for (valid, ready, seed) in [(100, 100, 1), (70, 55, 2), (90, 80, 3)] {
-        let (out, _) = run(&mut sim, &c, valid, ready, seed);
+        let (out, _) = run(sim, &c, valid, ready, seed);
         assert_eq!(out.len(), c.want.len(), "valid {valid}% ready {ready}%");
         for (i, (g, w)) in out.iter().zip(&c.want).enumerate() {
             assert_eq!(g, w, "frame {i} (inner {} bytes), valid {valid}% ready {ready}%", c.inner[i].len());
         }
     }
     // tshark: the outer IPv4 checksum is good, the flags are the I flag, the VNI and ports right
-    let (out, _) = run(&mut sim, &c, 80, 70, 4);
-    let dir = std::env::temp_dir().join(format!("nicgen-em-vxlan-{}", std::process::id()));
+    let (out, _) = run(sim, &c, 80, 70, 4);
+    let bits = sim.ports()[sim.port("s_axis$tdata")].width;
+    let dir = std::env::temp_dir().join(format!("nicgen-em-vxlan-{}-{bits}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("encap.pcap");
     write_pcap(&path, &out.iter().enumerate().map(|(i, d)| Captured { ts_ns: i as u64, data: d.clone() }).collect::<Vec<_>>()).unwrap();
@@ -111,11 +110,21 @@ fn encapsulated_frames_match_the_model_and_tshark() {
 }
 
 #[test]
-fn encapsulate_parse_decapsulate_round_trip() {
-    // encapsulation on the host side, then the EM parser's and decapsulation's hardware on the
-    // wire side; every fourth frame also goes unencapsulated, and passes unchanged
+fn encapsulated_frames_match_the_model_and_tshark() {
+    encapsulated_frames_against_the_model_and_tshark(&mut verilate(&mut EmVxlanEncap::default()));
+}
+
+/// The same at 1024 bits (inner lengths 60..=187: every 128-byte residue of the output).
+#[test]
+fn encapsulated_frames_match_the_model_and_tshark_at_1024_bits() {
+    encapsulated_frames_against_the_model_and_tshark(&mut verilate(&mut EmVxlanEncap1024::default()));
+}
+
+/// Encapsulation on the host side, then the EM parser's and decapsulation's hardware on the
+/// wire side; every fourth frame also goes unencapsulated, and passes unchanged.
+fn round_trip<E: CycleSim, P: CycleSim, D: CycleSim>(enc_sim: &mut E, mut sim: P, dec: &mut D) {
     let c = case(200, 2);
-    let (enc, _) = run(&mut verilate(&mut EmVxlanEncap::default()), &c, 85, 75, 5);
+    let (enc, _) = run(enc_sim, &c, 85, 75, 5);
     let mut input = vec![];
     let mut want: Vec<(Vec<u8>, Option<usize>)> = vec![];
     for (i, e) in enc.iter().enumerate() {
@@ -127,7 +136,6 @@ fn encapsulate_parse_decapsulate_round_trip() {
         }
     }
     // the parser
-    let mut sim = verilate(&mut EmParse::default());
     sim.reset(2);
     let w = sim.port("from_wire");
     sim.set_bit(w, true);
@@ -159,25 +167,25 @@ fn encapsulate_parse_decapsulate_round_trip() {
         }
     }
     // decapsulation, fed the parser's frames and headers
-    let mut sim = verilate(&mut EmVxlanDecap::default());
+    let sim = dec;
     for (valid, ready, seed) in [(100, 100, 10), (70, 60, 11)] {
         sim.reset(2);
-        let mut d = AxisDriver::new(&sim, "s_axis", valid, seed);
+        let mut d = AxisDriver::new(sim, "s_axis", valid, seed);
         for f in &b.monitors[0].frames {
             d.push(AxisFrame::new(f.data.clone()));
         }
-        let mut hd = ChanDriver::new(&sim, "s_hdr", valid, seed + 1);
+        let mut hd = ChanDriver::new(sim, "s_hdr", valid, seed + 1);
         for h in &parsed {
             hd.push(h.to_words());
         }
-        let m = AxisMonitor::new(&sim, "m_axis", ready, seed + 2);
-        let mut hm = ChanMonitor::new(&sim, "m_hdr", ready, seed + 3);
+        let m = AxisMonitor::new(sim, "m_axis", ready, seed + 2);
+        let mut hm = ChanMonitor::new(sim, "m_hdr", ready, seed + 3);
         let mut db = StreamBench::new(vec![d], vec![m]);
         let mut quiet = 0;
         while quiet < 100 {
-            hd.drive(&mut sim);
-            hm.drive(&mut sim);
-            let moved = db.step_with(&mut sim, |s| hd.sample(s) | hm.sample(s) | s.get_bit(hm.ports.valid));
+            hd.drive(sim);
+            hm.drive(sim);
+            let moved = db.step_with(sim, |s| hd.sample(s) | hm.sample(s) | s.get_bit(hm.ports.valid));
             quiet = if moved || !db.drivers[0].idle() || !hd.idle() { 0 } else { quiet + 1 };
             assert!(db.cycles < 2_000_000, "decapsulation stalled");
         }
@@ -192,6 +200,16 @@ fn encapsulate_parse_decapsulate_round_trip() {
 }
 
 #[test]
+fn encapsulate_parse_decapsulate_round_trip() {
+    round_trip(&mut verilate(&mut EmVxlanEncap::default()), verilate(&mut EmParse::default()), &mut verilate(&mut EmVxlanDecap::default()));
+}
+
+#[test]
+fn encapsulate_parse_decapsulate_round_trip_at_1024_bits() {
+    round_trip(&mut verilate(&mut EmVxlanEncap1024::default()), verilate(&mut EmParse1024::default()), &mut verilate(&mut EmVxlanDecap1024::default()));
+}
+
+#[test]
 fn lock_step() {
     let mut sim = Diff::new(verilate(&mut EmVxlanEncap::default()), RustHdlSim::new(EmVxlanEncap::default()));
     let mut c = case(10, 3);
@@ -200,5 +218,8 @@ fn lock_step() {
     c.tuns.truncate(30);
     c.want.truncate(30);
     let (out, _) = run(&mut sim, &c, 70, 60, 9);
+    assert_eq!(out, c.want);
+    let mut sim = Diff::new(verilate(&mut EmVxlanEncap1024::default()), RustHdlSim::new(EmVxlanEncap1024::default()));
+    let (out, _) = run(&mut sim, &c, 70, 60, 10);
     assert_eq!(out, c.want);
 }

@@ -204,12 +204,14 @@ impl Logic for VxlanOuter {
     }
 }
 
+/// The encapsulation at `D` bits (`K` = `D`/8, `CB` = log2 `K`, `SB` = 8 - `CB`: the
+/// inserter's).
 #[derive(LogicBlock)]
-pub struct EmVxlanEncap {
+pub struct EmVxlanEncapW<const D: usize, const K: usize, const CB: usize, const SB: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axis: Axis512Sink,
-    pub m_axis: Axis512Source,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
     pub s_hdr: Signal<In, EmHdr>,
     pub s_hdr_valid: Signal<In, Bit>,
     pub s_hdr_ready: Signal<Out, Bit>,
@@ -218,7 +220,7 @@ pub struct EmVxlanEncap {
     pub s_tun_ready: Signal<Out, Bit>,
     prep: VxlanPrep,
     outer: VxlanOuter,
-    ins: AxisInsert,
+    ins: AxisInsertW<D, K, CB, SB>,
     s1_v: DFF<Bit>,
     s1_tun: DFF<VxlanTun>,
     s1_tot: DFF<Bits<16>>,
@@ -233,9 +235,14 @@ pub struct EmVxlanEncap {
     c50: Constant<Bits<8>>,
 }
 
-impl Default for EmVxlanEncap {
+/// The encapsulation on the 512-bit datapath.
+pub type EmVxlanEncap = EmVxlanEncapW<DATA_W, KEEP_W, 6, 2>;
+/// The encapsulation on the 1024-bit datapath.
+pub type EmVxlanEncap1024 = EmVxlanEncapW<1024, 128, 7, 1>;
+
+impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default for EmVxlanEncapW<D, K, CB, SB> {
     fn default() -> Self {
-        EmVxlanEncap {
+        EmVxlanEncapW {
             clock: Default::default(),
             reset: Default::default(),
             s_axis: Default::default(),
@@ -265,7 +272,7 @@ impl Default for EmVxlanEncap {
     }
 }
 
-impl Logic for EmVxlanEncap {
+impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for EmVxlanEncapW<D, K, CB, SB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, s1_v, s1_tun, s1_tot, s1_ulen, s1_sport, s1_sum, s2_v, s2_h);
@@ -300,8 +307,8 @@ impl Logic for EmVxlanEncap {
         self.ins.hdr_len.next = self.c50.val();
         self.ins.hdr_only.next = false;
         self.ins.hdr_valid.next = self.s2_v.q.val();
-        Axis512Sink::link(&mut self.s_axis, &mut self.ins.s_axis);
-        Axis512Source::link(&mut self.m_axis, &mut self.ins.m_axis);
+        AxisSink::<D, K>::link(&mut self.s_axis, &mut self.ins.s_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.ins.m_axis);
         if self.reset.val() {
             self.s1_v.d.next = false;
             self.s2_v.d.next = false;
@@ -313,6 +320,10 @@ nicgen_sim::impl_ports!(EmVxlanEncap, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     s_hdr, s_hdr_valid, s_hdr_ready, s_tun, s_tun_valid, s_tun_ready]);
+nicgen_sim::impl_ports!(EmVxlanEncap1024, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    s_hdr, s_hdr_valid, s_hdr_ready, s_tun, s_tun_valid, s_tun_ready]);
 
 /// `EmVxlanDecap`: VXLAN decapsulation on ingress. Per frame it takes the frame's parsed header
 /// (`EmHdr` from the wire-side parser, on a channel beside the frame, in frame order). A VXLAN
@@ -320,18 +331,18 @@ nicgen_sim::impl_ports!(EmVxlanEncap, clock = clock, [clock, reset,
 /// tag) removed by `AxisStrip`, its header with `len` the inner frame's. Other frames pass
 /// unchanged. The header leaves on `m_hdr` as the frame's first beat goes in.
 #[derive(LogicBlock)]
-pub struct EmVxlanDecap {
+pub struct EmVxlanDecapW<const D: usize, const K: usize, const CB: usize, const SB: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axis: Axis512Sink,
-    pub m_axis: Axis512Source,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
     pub s_hdr: Signal<In, EmHdr>,
     pub s_hdr_valid: Signal<In, Bit>,
     pub s_hdr_ready: Signal<Out, Bit>,
     pub m_hdr: Signal<Out, EmHdr>,
     pub m_hdr_valid: Signal<Out, Bit>,
     pub m_hdr_ready: Signal<In, Bit>,
-    strip: AxisStrip,
+    strip: AxisStripW<D, K, CB, SB>,
     hskid: ChanSkid<EmHdr>,
     in_frame: DFF<Bit>,
     go: Signal<Local, Bit>,
@@ -343,9 +354,14 @@ pub struct EmVxlanDecap {
     unused: Signal<Local, Bit>,
 }
 
-impl Default for EmVxlanDecap {
+/// The decapsulation on the 512-bit datapath.
+pub type EmVxlanDecap = EmVxlanDecapW<DATA_W, KEEP_W, 6, 2>;
+/// The decapsulation on the 1024-bit datapath.
+pub type EmVxlanDecap1024 = EmVxlanDecapW<1024, 128, 7, 1>;
+
+impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default for EmVxlanDecapW<D, K, CB, SB> {
     fn default() -> Self {
-        EmVxlanDecap {
+        EmVxlanDecapW {
             clock: Default::default(),
             reset: Default::default(),
             s_axis: Default::default(),
@@ -370,7 +386,7 @@ impl Default for EmVxlanDecap {
     }
 }
 
-impl Logic for EmVxlanDecap {
+impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for EmVxlanDecapW<D, K, CB, SB> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, in_frame);
@@ -402,7 +418,7 @@ impl Logic for EmVxlanDecap {
         if self.in_frame.q.val() & self.s_axis.tvalid.val() & self.strip.s_axis.tready.val() & self.s_axis.tlast.val() {
             self.in_frame.d.next = false;
         }
-        Axis512Source::link(&mut self.m_axis, &mut self.strip.m_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.strip.m_axis);
         self.m_hdr.next = self.hskid.m_data.val();
         self.m_hdr_valid.next = self.hskid.m_valid.val();
         self.hskid.m_ready.next = self.m_hdr_ready.val();
@@ -414,6 +430,10 @@ impl Logic for EmVxlanDecap {
 }
 
 nicgen_sim::impl_ports!(EmVxlanDecap, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    s_hdr, s_hdr_valid, s_hdr_ready, m_hdr, m_hdr_valid, m_hdr_ready]);
+nicgen_sim::impl_ports!(EmVxlanDecap1024, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     s_hdr, s_hdr_valid, s_hdr_ready, m_hdr, m_hdr_valid, m_hdr_ready]);
