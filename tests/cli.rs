@@ -111,6 +111,10 @@ fn bench_smoke_writes_table_json_and_plots() {
     let blocks = v["blocks"].as_array().unwrap();
     assert!(blocks.iter().any(|b| b["block"] == "icrc_check" && b["ii"].as_f64().unwrap() == 1.0));
     assert!(blocks.iter().any(|b| b["block"] == "roce_tx_build" && b["ii"].as_f64().unwrap() < 1.05));
+    // the 1024-bit EM parser: a beat per cycle at 4 KiB, a one-beat frame per cycle at 64 B
+    let ii = |name: &str| blocks.iter().find(|b| b["block"] == name).unwrap_or_else(|| panic!("{name}"))["ii"].as_f64().unwrap();
+    assert_eq!((ii("em_parse 1024"), ii("em_parse 1024 64 B")), (1.0, 1.0));
+    assert!(ii("em_vxlan_encap 1024") < 1.05);
     // the sniffer keeps every record of one direction of 4 KiB frames at line rate, and the
     // headers of both directions; whole 64-byte frames outrun the capture stream (counted)
     let sn = v["sniffer"].as_array().unwrap();

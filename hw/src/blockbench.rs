@@ -7,8 +7,8 @@ use crate::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
 use crate::em::classify::{EmActFields, EmClassify};
 use crate::em::lookup::EmLookup;
 use crate::em::nat::{EmNatPath, NatXlateFields};
-use crate::em::parse::EmParse;
-use crate::em::vxlan::{EmVxlanEncap, VxlanTunFields};
+use crate::em::parse::{EmParse, EmParse1024};
+use crate::em::vxlan::{EmVxlanEncap, EmVxlanEncap1024, VxlanTunFields};
 use crate::em::EmHdrFields;
 use crate::roce::rx::parse::RoceRxParse;
 use crate::roce::tx::build::{RoceTxBuild, TxFields};
@@ -84,7 +84,8 @@ fn measure<T: Block>(mut uut: T, input: &[Vec<u8>], chans: &[(&str, Vec<Vec<u32>
     };
     let (start, first, _, _) = run(&mut v, 1);
     let (_, first_b, last_b, out_beats) = run(&mut v, input.len());
-    let in_beats: u64 = input.iter().map(|f| f.len().div_ceil(64) as u64).sum();
+    let bytes = v.ports()[v.port("s_axis$tdata")].width / 8;
+    let in_beats: u64 = input.iter().map(|f| f.len().div_ceil(bytes) as u64).sum();
     (first - start, (last_b - first_b + 1) as f64 / out_beats.max(in_beats) as f64)
 }
 
@@ -188,10 +189,18 @@ pub fn block_figures() -> Vec<BlockFigure> {
     add("dpi_tap 64 B", "DPI tap, back-to-back one-beat frames (60 bytes without the FCS: a verdict per cycle)", job(move || measure(DpiTap9::default(), small, &[], &[])));
     add("em_parse", "EM parser, wire side (store and forward: latency includes the frame's arrival)", job(move || measure(EmParse::default(), with, &[], &["from_wire", "m_hdr_ready"])));
     add("em_parse 64 B", "EM parser, 64-byte frames (60 bytes without the FCS)", job(move || measure(EmParse::default(), small, &[], &["from_wire", "m_hdr_ready"])));
+    add("em_parse 1024", "EM parser at 1024 bits (2x200G), wire side, 4 KiB frames", job(move || measure(EmParse1024::default(), with, &[], &["from_wire", "m_hdr_ready"])));
+    add("em_parse 1024 64 B", "EM parser at 1024 bits, 64-byte frames (one beat each)", job(move || measure(EmParse1024::default(), small, &[], &["from_wire", "m_hdr_ready"])));
     for (label, about, fr) in [("em_vxlan_encap", "EM VXLAN encapsulation (+50 bytes; II counts the output beats)", with), ("em_vxlan_encap 64 B", "EM VXLAN encapsulation, 64-byte frames (each leaves as 2 beats)", small)] {
         add(label, about, job(move || {
             let (hdrs, tuns) = encap_channels(fr);
             measure(EmVxlanEncap::default(), fr, &[("s_hdr", hdrs), ("s_tun", tuns)], &[])
+        }));
+    }
+    for (label, about, fr) in [("em_vxlan_encap 1024", "EM VXLAN encapsulation at 1024 bits, 4 KiB frames (II counts the output beats)", with), ("em_vxlan_encap 1024 64 B", "EM VXLAN encapsulation at 1024 bits, 64-byte frames (each leaves as 1 beat)", small)] {
+        add(label, about, job(move || {
+            let (hdrs, tuns) = encap_channels(fr);
+            measure(EmVxlanEncap1024::default(), fr, &[("s_hdr", hdrs), ("s_tun", tuns)], &[])
         }));
     }
     for (label, about, fr) in [("em_nat_path", "EM NAT of RoCEv2 frames: ICRC cut, addresses and checksums rewritten, new ICRC", with), ("em_nat_path 64 B", "EM NAT, 64-byte UDP frames", small)] {
