@@ -125,11 +125,12 @@ impl<const D: usize, const CB: usize> Logic for ByteFunnelW<D, CB> {
     }
 }
 
-/// `ByteRot`: `y` = `x` rotated up by `c` bytes (byte j of `y` is byte (j − c) mod 64 of `x`).
-/// The realignment at the heart of `AxisInsert`: the bytes a beat moves up stay in this beat
-/// (at and above `c`), the ones it moves past the top wrap to the bottom and become the next
-/// beat's carry. Three stages of 4:1 byte multiplexers (c in ones, fours, sixteens), 512 LUT
-/// each, kept whole in synthesis like [`ByteFunnel`].
+/// `ByteRot`: `y` = `x` rotated up by `c` bytes (byte j of `y` is byte (j − c) mod K of `x`,
+/// K = `D`/8). The realignment at the heart of `AxisInsert`: the bytes a beat moves up stay in
+/// this beat (at and above `c`), the ones it moves past the top wrap to the bottom and become
+/// the next beat's carry. At 512 bits three stages of 4:1 byte multiplexers (c in ones, fours,
+/// sixteens), 512 LUT each; at 1024 a fourth 2:1 stage (by 64); kept whole in synthesis like
+/// [`ByteFunnel`].
 #[derive(LogicBlock, Default)]
 pub struct ByteRotW<const D: usize, const CB: usize> {
     pub x: Signal<In, Bits<D>>,

@@ -4,6 +4,9 @@
 //! say). The output leaves from a skid buffer. The next header is taken in the cycle a frame's
 //! last beat leaves when that beat is a header beat or a spilled carry, so such frames follow
 //! each other without a gap; `hdr_ready` depends only on registers and the skid's `tready`.
+//! A frame whose last beat is a payload beat that does not spill keeps one idle cycle before
+//! the next header: at 1024 bits a 60-byte frame with a 50-byte header is such a frame, so
+//! those leave one per two cycles (`nicgen bench`: `em_vxlan_encap 1024 64 B`).
 use super::axis::*;
 use super::funnel::{ByteRotW, ByteSplitW};
 use super::skid::AxisSkid;
