@@ -5,7 +5,8 @@
 //! output; round trips (VIP -> PIP -> VIP) give back the original frames; lock step.
 mod common;
 use common::em_frame;
-use nicgen_hw::em::nat::{EmNat, NatXlateFields};
+use nicgen_hw::em::nat::{EmNat, EmNat1024, NatXlateFields};
+use nicgen_hw::em::nat_wide::EmNatPath1024;
 use nicgen_hw::em::EmHdrFields;
 use nicgen_model::em::*;
 use nicgen_model::pcap::{write_pcap, Captured};
@@ -94,20 +95,19 @@ fn same(g: &[u8], w: &[u8], h: &EmHdrFields) -> bool {
     zero_or_ones(gc) && zero_or_ones(wc) && g[..o] == w[..o] && g[o + 2..] == w[o + 2..]
 }
 
-#[test]
-fn rewritten_frames_match_the_model_and_tshark() {
-    let mut sim = verilate(&mut EmNat::default());
+fn rewritten_frames_against_the_model_and_tshark<S: CycleSim>(sim: &mut S) {
     let c = case(600, 1);
     for (valid, ready, seed) in [(100, 100, 1), (70, 55, 2), (90, 80, 3)] {
-        let out = run(&mut sim, &c.frames, &c.hdrs, &c.xls, valid, ready, seed);
+        let out = run(sim, &c.frames, &c.hdrs, &c.xls, valid, ready, seed);
         assert_eq!(out.len(), c.want.len());
         for (i, (g, w)) in out.iter().zip(&c.want).enumerate() {
             assert!(same(g, w, &c.hdrs[i]), "frame {i}, valid {valid}% ready {ready}%:\n got  {:02x?}\n want {:02x?}", &g[..g.len().min(64)], &w[..w.len().min(64)]);
         }
     }
     // tshark checks every checksum of the output
-    let out = run(&mut sim, &c.frames, &c.hdrs, &c.xls, 80, 70, 4);
-    let dir = std::env::temp_dir().join(format!("nicgen-em-nat-{}", std::process::id()));
+    let out = run(sim, &c.frames, &c.hdrs, &c.xls, 80, 70, 4);
+    let bits = sim.ports()[sim.port("s_axis$tdata")].width;
+    let dir = std::env::temp_dir().join(format!("nicgen-em-nat-{}-{bits}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("nat.pcap");
     write_pcap(&path, &out.iter().enumerate().map(|(i, d)| Captured { ts_ns: i as u64, data: d.clone() }).collect::<Vec<_>>()).unwrap();
@@ -135,6 +135,18 @@ fn rewritten_frames_match_the_model_and_tshark() {
 }
 
 #[test]
+fn rewritten_frames_match_the_model_and_tshark() {
+    rewritten_frames_against_the_model_and_tshark(&mut verilate(&mut EmNat::default()));
+}
+
+/// At 1024 bits the rewrite sees the first beat's low 512 bits (every rewritten field is in
+/// the first 64 bytes); lengths 60..=187 cover every 128-byte residue.
+#[test]
+fn rewritten_frames_match_the_model_and_tshark_at_1024_bits() {
+    rewritten_frames_against_the_model_and_tshark(&mut verilate(&mut EmNat1024::default()));
+}
+
+#[test]
 fn vip_to_pip_and_back_gives_the_frame_back() {
     let mut sim = verilate(&mut EmNat::default());
     let c = case(300, 2);
@@ -157,6 +169,12 @@ fn lock_step() {
     let out = run(&mut sim, &c.frames[..k], &c.hdrs[..k], &c.xls[..k], 70, 60, 9);
     for (i, (g, w)) in out.iter().zip(&c.want).enumerate() {
         assert!(same(g, w, &c.hdrs[i]), "frame {i}");
+    }
+    assert_eq!(out.len(), k);
+    let mut sim = Diff::new(verilate(&mut EmNat1024::default()), RustHdlSim::new(EmNat1024::default()));
+    let out = run(&mut sim, &c.frames[..k], &c.hdrs[..k], &c.xls[..k], 70, 60, 10);
+    for (i, (g, w)) in out.iter().zip(&c.want).enumerate() {
+        assert!(same(g, w, &c.hdrs[i]), "frame {i}, 1024 bits");
     }
     assert_eq!(out.len(), k);
 }
@@ -195,15 +213,12 @@ fn roce_case(n: usize, seed: u64) -> (Case, usize) {
     (c, tagged)
 }
 
-#[test]
-fn roce_frames_get_a_new_icrc_that_scapy_accepts() {
-    use nicgen_hw::em::nat::EmNatPath;
+fn roce_frames_against_scapy<S: CycleSim>(sim: &mut S) {
     use nicgen_sim::oracle::{scapy_check, ScapyVerdict};
     let (c, tagged) = roce_case(300, 7);
-    let mut sim = verilate(&mut EmNatPath::default());
     let want: Vec<(usize, &Vec<u8>)> = c.want.iter().enumerate().filter(|(_, w)| !w.is_empty()).collect();
     for (valid, ready, seed) in [(100, 100, 1), (70, 55, 2)] {
-        let out = run(&mut sim, &c.frames, &c.hdrs, &c.xls, valid, ready, seed);
+        let out = run(sim, &c.frames, &c.hdrs, &c.xls, valid, ready, seed);
         assert_eq!(out.len(), want.len(), "every frame but the tagged RoCEv2 ones");
         assert_eq!(sim.get_u64(sim.port("drop_roce_vlan")) as usize, tagged);
         for (g, (i, w)) in out.iter().zip(&want) {
@@ -227,6 +242,17 @@ fn roce_frames_get_a_new_icrc_that_scapy_accepts() {
 }
 
 #[test]
+fn roce_frames_get_a_new_icrc_that_scapy_accepts() {
+    roce_frames_against_scapy(&mut verilate(&mut nicgen_hw::em::nat::EmNatPath::default()));
+}
+
+/// At 1024 bits the ICRC is updated in place by the CRC delta of the addresses.
+#[test]
+fn roce_frames_get_a_new_icrc_that_scapy_accepts_at_1024_bits() {
+    roce_frames_against_scapy(&mut verilate(&mut EmNatPath1024::default()));
+}
+
+#[test]
 fn nat_path_lock_step() {
     use nicgen_hw::em::nat::EmNatPath;
     let mut sim = Diff::new(verilate(&mut EmNatPath::default()), RustHdlSim::new(EmNatPath::default()));
@@ -238,4 +264,44 @@ fn nat_path_lock_step() {
     for (g, (i, w)) in out.iter().zip(&want) {
         assert!(same(g, w, &c.hdrs[*i]), "frame {i}");
     }
+    let mut sim = Diff::new(verilate(&mut EmNatPath1024::default()), RustHdlSim::new(EmNatPath1024::default()));
+    let out = run(&mut sim, &c.frames[..k], &c.hdrs[..k], &c.xls[..k], 70, 60, 10);
+    assert_eq!(out.len(), want.len());
+    for (g, (i, w)) in out.iter().zip(&want) {
+        assert!(same(g, w, &c.hdrs[*i]), "frame {i}, 1024 bits");
+    }
+}
+
+/// At 1024 bits the ICRC is updated, not generated: a RoCEv2 frame that arrives with a damaged
+/// ICRC leaves with the same damage (the correct ICRC XOR the flipped bit), so the receiver
+/// still drops it; a path that generated a fresh ICRC would make it look good.
+#[test]
+fn a_bad_icrc_stays_bad_at_1024_bits() {
+    let (mut c, _) = roce_case(120, 13);
+    let mut rng = Rng::new(14);
+    let mut flipped = vec![None; c.frames.len()];
+    for (i, f) in c.frames.iter_mut().enumerate() {
+        let h = &c.hdrs[i];
+        if h.roce && !h.vlan {
+            let at = h.l3 as usize + h.tot as usize - 4 + rng.below(4) as usize;
+            let bit = 1u8 << rng.below(8);
+            f[at] ^= bit;
+            flipped[i] = Some((at, bit));
+        }
+    }
+    let mut sim = verilate(&mut EmNatPath1024::default());
+    let out = run(&mut sim, &c.frames, &c.hdrs, &c.xls, 80, 70, 15);
+    let kept: Vec<usize> = (0..c.frames.len()).filter(|i| !c.want[*i].is_empty()).collect();
+    assert_eq!(out.len(), kept.len());
+    let mut n = 0;
+    for (g, &i) in out.iter().zip(&kept) {
+        let mut w = c.want[i].clone();
+        if let Some((at, bit)) = flipped[i] {
+            w[at] ^= bit;
+            assert!(!nicgen_model::icrc::check_icrc(g).unwrap().ok(), "frame {i}: its ICRC must stay bad");
+            n += 1;
+        }
+        assert!(same(g, &w, &c.hdrs[i]), "frame {i}");
+    }
+    assert!(n > 100, "{n} damaged RoCEv2 frames");
 }

@@ -228,21 +228,21 @@ impl<const X: usize, const N: usize> Thermo<X, N> {
     pub fn new(offset: i64) -> Self {
         Thermo { x: Default::default(), out: Default::default(), _offset: offset }
     }
-    pub fn eval(x: u64, offset: i64) -> u64 {
-        (0..N).filter(|&i| x as i64 > i as i64 + offset).fold(0u64, |a, i| a | 1 << i)
+    pub fn eval(x: u64, offset: i64) -> u128 {
+        (0..N).filter(|&i| x as i64 > i as i64 + offset).fold(0u128, |a, i| a | 1 << i)
     }
 }
 
 impl<const X: usize, const N: usize> Logic for Thermo<X, N> {
     fn update(&mut self) {
         let x: u64 = self.x.val().into();
-        self.out.next = Self::eval(x, self._offset).into();
+        self.out.next = Bits::<N>::from(num_bigint::BigUint::from(Self::eval(x, self._offset)));
     }
     fn connect(&mut self) {
         self.out.connect();
     }
     fn hdl(&self) -> Verilog {
-        assert!(N <= 64);
+        assert!(N <= 128);
         let mut v = String::from("always @(*) begin\n");
         for i in 0..N {
             let c = i as i64 + self._offset;

@@ -8,6 +8,7 @@ pub mod parse;
 pub mod scenario;
 pub mod tele;
 pub mod nat;
+pub mod nat_wide;
 pub mod vxlan;
 
 use rust_hdl::prelude::*;

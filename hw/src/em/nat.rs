@@ -208,12 +208,15 @@ impl Logic for NatWrite {
     }
 }
 
+/// The rewrite at `D` bits (`K` = `D`/8). Every field it rewrites lies in a frame's first 64
+/// bytes, so at 1024 bits the checksum and rewrite stages see the low 512 bits of the first
+/// beat and the high bits ride along.
 #[derive(LogicBlock)]
-pub struct EmNat {
+pub struct EmNatW<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axis: Axis512Sink,
-    pub m_axis: Axis512Source,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
     pub s_hdr: Signal<In, EmHdr>,
     pub s_hdr_valid: Signal<In, Bit>,
     pub s_hdr_ready: Signal<Out, Bit>,
@@ -223,12 +226,12 @@ pub struct EmNat {
     delta: NatDelta,
     csum: NatCsum,
     write: NatWrite,
-    oskid: AxisSkid512,
+    oskid: AxisSkid<D, K>,
     in_frame: DFF<Bit>,
     v1: DFF<Bit>,
     first1: DFF<Bit>,
-    data1: DFF<Bits<512>>,
-    keep1: DFF<Bits<64>>,
+    data1: DFF<Bits<D>>,
+    keep1: DFF<Bits<K>>,
     last1: DFF<Bit>,
     user1: DFF<Bit>,
     hdr1: DFF<EmHdr>,
@@ -236,8 +239,8 @@ pub struct EmNat {
     d1: DFF<Bits<20>>,
     v2: DFF<Bit>,
     first2: DFF<Bit>,
-    data2: DFF<Bits<512>>,
-    keep2: DFF<Bits<64>>,
+    data2: DFF<Bits<D>>,
+    keep2: DFF<Bits<K>>,
     last2: DFF<Bit>,
     user2: DFF<Bit>,
     hdr2: DFF<EmHdr>,
@@ -247,8 +250,8 @@ pub struct EmNat {
     uc2: DFF<Bits<16>>,
     udp2: DFF<Bit>,
     v3: DFF<Bit>,
-    data3: DFF<Bits<512>>,
-    keep3: DFF<Bits<64>>,
+    data3: DFF<Bits<D>>,
+    keep3: DFF<Bits<K>>,
     last3: DFF<Bit>,
     user3: DFF<Bit>,
     adv3: Signal<Local, Bit>,
@@ -257,11 +260,19 @@ pub struct EmNat {
     go: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     start: Signal<Local, Bit>,
+    /// The first beat's bits above 512 (zero at 512 bits).
+    hi_mask: Constant<Bits<D>>,
 }
 
-impl Default for EmNat {
+/// The rewrite on the 512-bit datapath.
+pub type EmNat = EmNatW<DATA_W, KEEP_W>;
+/// The rewrite on the 1024-bit datapath.
+pub type EmNat1024 = EmNatW<1024, 128>;
+
+impl<const D: usize, const K: usize> Default for EmNatW<D, K> {
     fn default() -> Self {
-        EmNat {
+        assert!(D >= 512 && D == 8 * K);
+        EmNatW {
             clock: Default::default(),
             reset: Default::default(),
             s_axis: Default::default(),
@@ -309,11 +320,12 @@ impl Default for EmNat {
             go: Default::default(),
             take: Default::default(),
             start: Default::default(),
+            hi_mask: Constant::new(!Bits::<D>::default() << 512),
         }
     }
 }
 
-impl Logic for EmNat {
+impl<const D: usize, const K: usize> Logic for EmNatW<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, in_frame, v1, first1, data1, keep1, last1, user1, hdr1, xl1, d1, v2, first2, data2, keep2, last2, user2, hdr2, xl2, hc2, tc2, uc2, udp2, v3, data3, keep3, last3, user3);
@@ -347,7 +359,7 @@ impl Logic for EmNat {
             self.d1.d.next = self.delta.d.val();
         }
         // stage 2: the new checksums
-        self.csum.beat.next = self.data1.q.val();
+        self.csum.beat.next = self.data1.q.val().get_bits::<512>(0);
         self.csum.hdr.next = self.hdr1.q.val();
         self.csum.d.next = self.d1.q.val();
         if self.adv2.val() {
@@ -365,7 +377,7 @@ impl Logic for EmNat {
             self.udp2.d.next = self.csum.udp_on.val();
         }
         // stage 3: the first beat rewritten
-        self.write.beat.next = self.data2.q.val();
+        self.write.beat.next = self.data2.q.val().get_bits::<512>(0);
         self.write.hdr.next = self.hdr2.q.val();
         self.write.xl.next = self.xl2.q.val();
         self.write.hc.next = self.hc2.q.val();
@@ -376,7 +388,7 @@ impl Logic for EmNat {
             self.v3.d.next = self.v2.q.val();
             self.data3.d.next = self.data2.q.val();
             if self.first2.q.val() {
-                self.data3.d.next = self.write.out.val();
+                self.data3.d.next = bit_cast::<D, 512>(self.write.out.val()) | (self.data2.q.val() & self.hi_mask.val());
             }
             self.keep3.d.next = self.keep2.q.val();
             self.last3.d.next = self.last2.q.val();
@@ -387,7 +399,7 @@ impl Logic for EmNat {
         self.oskid.s_axis.tlast.next = self.last3.q.val();
         self.oskid.s_axis.tuser.next = self.user3.q.val();
         self.oskid.s_axis.tvalid.next = self.v3.q.val();
-        Axis512Source::link(&mut self.m_axis, &mut self.oskid.m_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.oskid.m_axis);
         if self.reset.val() {
             self.in_frame.d.next = false;
             self.v1.d.next = false;
@@ -398,6 +410,10 @@ impl Logic for EmNat {
 }
 
 nicgen_sim::impl_ports!(EmNat, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    s_hdr, s_hdr_valid, s_hdr_ready, s_xl, s_xl_valid, s_xl_ready]);
+nicgen_sim::impl_ports!(EmNat1024, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     s_hdr, s_hdr_valid, s_hdr_ready, s_xl, s_xl_valid, s_xl_ready]);

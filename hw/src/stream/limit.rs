@@ -3,42 +3,44 @@
 //! the frame are consumed and dropped. A limit of zero drops the whole frame. The output leaves
 //! from a skid buffer; `s_tready` does not depend on `m_tready` combinationally.
 //!
-//! `AxisLimitW<D>` counts 64 bytes a beat (`tkeep` is 64 bits) and lets `tdata` be wider than
-//! 512 bits: bits above 512 ride along untouched, for per-frame values that a later stage needs
-//! from a register (`RoceRxParse` sends the header length this way). `AxisLimit` is the 512-bit
-//! stream.
+//! `AxisLimitW<D, K, C>` counts `K` bytes a beat (`tkeep` is `K` bits, `C` = log2(`K`) + 1 bits
+//! count them) and lets `tdata` be wider than 8·`K` bits: bits above ride along untouched, for
+//! per-frame values that a later stage needs from a register (`RoceRxParse` sends the header
+//! length this way). `AxisLimit` is the 512-bit stream, `AxisLimit1024` the 1024-bit one.
 use super::axis::*;
 use super::skid::AxisSkid;
 use crate::crc::fields::Thermo;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct AxisLimitW<const D: usize> {
+pub struct AxisLimitW<const D: usize, const K: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub limit: Signal<In, Bits<16>>,
-    pub s_axis: AxisSink<D, 64>,
-    pub m_axis: AxisSource<D, 64>,
-    skid: AxisSkid<D, 64>,
-    th_first: Thermo<7, 64>,
-    th_mid: Thermo<7, 64>,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
+    skid: AxisSkid<D, K>,
+    th_first: Thermo<C, K>,
+    th_mid: Thermo<C, K>,
     mid: DFF<Bit>,
     done: DFF<Bit>,
     rem: DFF<Bits<16>>,
-    /// `rem <= 64`, kept beside `rem` so that a later beat's cut is a register (LUT depth)
+    /// `rem <= K`, kept beside `rem` so that a later beat's cut is a register (LUT depth)
     rem_cut: DFF<Bit>,
     r: Signal<Local, Bits<16>>,
     cut: Signal<Local, Bit>,
     discard: Signal<Local, Bit>,
     zero: Signal<Local, Bit>,
-    c64: Constant<Bits<16>>,
-    c128: Constant<Bits<16>>,
+    c_k: Constant<Bits<16>>,
+    c_2k: Constant<Bits<16>>,
 }
 
 /// The 512-bit limiter.
-pub type AxisLimit = AxisLimitW<512>;
+pub type AxisLimit = AxisLimitW<512, 64, 7>;
+/// The 1024-bit limiter.
+pub type AxisLimit1024 = AxisLimitW<1024, 128, 8>;
 
-impl<const D: usize> Default for AxisLimitW<D> {
+impl<const D: usize, const K: usize, const C: usize> Default for AxisLimitW<D, K, C> {
     fn default() -> Self {
         AxisLimitW {
             clock: Default::default(),
@@ -57,19 +59,19 @@ impl<const D: usize> Default for AxisLimitW<D> {
             cut: Default::default(),
             discard: Default::default(),
             zero: Default::default(),
-            c64: Constant::new(64u64.into()),
-            c128: Constant::new(128u64.into()),
+            c_k: Constant::new((K as u64).into()),
+            c_2k: Constant::new((2 * K as u64).into()),
         }
     }
 }
 
-impl<const D: usize> Logic for AxisLimitW<D> {
+impl<const D: usize, const K: usize, const C: usize> Logic for AxisLimitW<D, K, C> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, mid, done, rem, rem_cut);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
-        AxisSource::<D, 64>::link(&mut self.m_axis, &mut self.skid.m_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
         // bytes still allowed, counting this beat (signals on the ready path are assigned once,
         // so Verilator sees no false combinational loop)
         self.r.next = self.limit.val();
@@ -78,12 +80,12 @@ impl<const D: usize> Logic for AxisLimitW<D> {
         }
         self.zero.next = !self.mid.q.val() & !self.limit.val().any();
         self.discard.next = (self.mid.q.val() & self.done.q.val()) | self.zero.val();
-        self.cut.next = self.limit.val() <= self.c64.val();
+        self.cut.next = self.limit.val() <= self.c_k.val();
         if self.mid.q.val() {
             self.cut.next = self.rem_cut.q.val();
         }
-        self.th_first.x.next = self.limit.val().get_bits::<7>(0);
-        self.th_mid.x.next = self.rem.q.val().get_bits::<7>(0);
+        self.th_first.x.next = bit_cast::<C, 16>(self.limit.val());
+        self.th_mid.x.next = bit_cast::<C, 16>(self.rem.q.val());
         self.s_axis.tready.next = self.skid.s_axis.tready.val() | self.discard.val();
         self.skid.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val();
         self.skid.s_axis.tdata.next = self.s_axis.tdata.val();
@@ -99,8 +101,8 @@ impl<const D: usize> Logic for AxisLimitW<D> {
         }
         if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
             self.mid.d.next = !self.s_axis.tlast.val();
-            self.rem.d.next = self.r.val() - self.c64.val();
-            self.rem_cut.d.next = self.r.val() <= self.c128.val();
+            self.rem.d.next = self.r.val() - self.c_k.val();
+            self.rem_cut.d.next = self.r.val() <= self.c_2k.val();
             self.done.d.next = self.cut.val() | self.discard.val();
         }
         if self.reset.val() {

@@ -43,7 +43,7 @@ pub struct RoceRxParse {
     /// bits 515..512 and limit in 531..516 (worked out from the beat on the input side), so that
     /// no cut or shift waits on the length adders
     pipe: AxisSkid<532, 64>,
-    trim: AxisLimitW<516>,
+    trim: AxisLimitW<516, 64, 7>,
     strip: AxisStrip,
     hskid: ChanSkid<RoceHdr>,
     /// The header length of the frame (its code from the first beat), for a frame cut short:

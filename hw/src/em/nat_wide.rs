@@ -1,0 +1,466 @@
+//! `EmNatPath1024`: NAT with RoCEv2 on the 1024-bit datapath. The ICRC is updated in place,
+//! not cut and generated again: CRC-32 is affine, so a frame whose covered bytes change by `e`
+//! (the IPv4 source and destination addresses, 8 bytes that `n` covered bytes follow) has the
+//! raw CRC register changed by `A^n · M8 · e`, and its ICRC field (the inverted register,
+//! little-endian) by the same 32 bits. `IcrcDelta` computes that from the frame's header and
+//! translation alone, in 15 pipeline stages (`M8`, then `A^(2^k)` for each set bit k of `n`);
+//! `IcrcPatch` XORs it into the frame's ICRC bytes at `l3 + tot - 4` (the field may straddle
+//! two beats). A frame that arrives with a bad ICRC leaves with a bad one: the update keeps the
+//! error, where generating anew would hide it.
+//!
+//! ```text
+//! s_axis ─► AxisLimit1024 (RoCE: to l3 + tot, padding cut) ─► EmNat1024 ─► FIFO (32 beats) ─► IcrcPatch ─► m_axis
+//! s_hdr, s_xl ─┬─► skids ─────────────────────────────────────┘                                 │
+//!              └─► IcrcDelta (15 stages) ─► delta FIFO (64) ─────────────────────────────────────┘
+//! ```
+//! As in `EmNatPath`, a VLAN-tagged RoCEv2 frame is dropped whole and counted
+//! (`drop_roce_vlan`), so both widths treat every frame alike. The frame FIFO gives the delta
+//! its 15 cycles: one-beat frames pass at one per cycle once it has filled.
+use super::nat::{EmNat1024, NatXlate};
+use super::EmHdr;
+use crate::crc::gf2::{crc32_raw, shift_matrix, Gf2Matrix};
+use crate::crc::matrix::XorMatrix;
+use crate::record::FromBits;
+use crate::stream::*;
+use rust_hdl::prelude::*;
+
+/// Stages of `n`'s shift: covered bytes after the addresses, below 2^14 (a 9 KiB frame).
+pub const DELTA_BITS: usize = 14;
+const _: () = assert!(DELTA_BITS == 14, "IcrcDelta's output reads stage 14 by a literal index");
+/// `IcrcDelta`'s latency in cycles.
+pub const ICRC_DELTA_LATENCY: usize = DELTA_BITS + 1;
+
+/// `M8`: the raw CRC register's change (from a zero state) for a change `e` of the 8 address
+/// bytes: input bits 0..31 are the source address's XOR (bit j of the 32-bit value, in wire
+/// byte 3 - j/8), 32..63 the destination's.
+pub fn addr_matrix() -> Gf2Matrix {
+    Gf2Matrix::from_fn(64, 32, |j| {
+        let mut b = [0u8; 8];
+        let (word, bit) = (j / 32, j % 32);
+        b[4 * word + 3 - bit / 8] = 1 << (bit % 8);
+        crc32_raw(0, &b) as u64
+    })
+}
+
+/// The ICRC field's change for address changes `sd`, `dd` followed by `n` covered bytes (the
+/// model of `IcrcDelta`).
+pub fn icrc_delta(sd: u32, dd: u32, n: usize) -> u32 {
+    let e = sd as u64 | (dd as u64) << 32;
+    shift_matrix(n).apply(&[addr_matrix().apply(&[e])]) as u32
+}
+
+/// The delta pipeline: `in_valid` with the address changes (`e`: source XOR in bits 31:0,
+/// destination XOR in 63:32), the covered bytes after them (`n`) and a tag that rides along;
+/// [`ICRC_DELTA_LATENCY`] cycles later `out_valid` with the ICRC field's change and the tag.
+/// It never stalls.
+#[derive(LogicBlock)]
+pub struct IcrcDelta {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub in_valid: Signal<In, Bit>,
+    pub e: Signal<In, Bits<64>>,
+    pub n: Signal<In, Bits<DELTA_BITS>>,
+    pub tag: Signal<In, Bits<17>>,
+    pub out_valid: Signal<Out, Bit>,
+    pub delta: Signal<Out, Bits<32>>,
+    pub out_tag: Signal<Out, Bits<17>>,
+    m8: XorMatrix<64, 32>,
+    sh: [XorMatrix<32, 32>; DELTA_BITS],
+    v: [DFF<Bits<32>>; ICRC_DELTA_LATENCY],
+    nn: [DFF<Bits<DELTA_BITS>>; ICRC_DELTA_LATENCY],
+    tg: [DFF<Bits<17>>; ICRC_DELTA_LATENCY],
+    vl: [DFF<Bit>; ICRC_DELTA_LATENCY],
+}
+
+impl Default for IcrcDelta {
+    fn default() -> Self {
+        IcrcDelta {
+            clock: Default::default(),
+            reset: Default::default(),
+            in_valid: Default::default(),
+            e: Default::default(),
+            n: Default::default(),
+            tag: Default::default(),
+            out_valid: Default::default(),
+            delta: Default::default(),
+            out_tag: Default::default(),
+            m8: XorMatrix::new(addr_matrix()),
+            sh: std::array::from_fn(|k| XorMatrix::new(shift_matrix(1 << k))),
+            v: Default::default(),
+            nn: Default::default(),
+            tg: Default::default(),
+            vl: Default::default(),
+        }
+    }
+}
+
+impl Logic for IcrcDelta {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for i in 0..ICRC_DELTA_LATENCY {
+            self.v[i].clock.next = self.clock.val();
+            self.nn[i].clock.next = self.clock.val();
+            self.tg[i].clock.next = self.clock.val();
+            self.vl[i].clock.next = self.clock.val();
+        }
+        self.m8.x.next = self.e.val();
+        self.v[0].d.next = self.m8.y.val();
+        self.nn[0].d.next = self.n.val();
+        self.tg[0].d.next = self.tag.val();
+        self.vl[0].d.next = self.in_valid.val();
+        for k in 0..DELTA_BITS {
+            self.sh[k].x.next = self.v[k].q.val();
+            self.v[k + 1].d.next = self.v[k].q.val();
+            if self.nn[k].q.val().get_bit(k) {
+                self.v[k + 1].d.next = self.sh[k].y.val();
+            }
+            self.nn[k + 1].d.next = self.nn[k].q.val();
+            self.tg[k + 1].d.next = self.tg[k].q.val();
+            self.vl[k + 1].d.next = self.vl[k].q.val();
+        }
+        self.out_valid.next = self.vl[14].q.val();
+        self.delta.next = self.v[14].q.val();
+        self.out_tag.next = self.tg[14].q.val();
+        if self.reset.val() {
+            for i in 0..ICRC_DELTA_LATENCY {
+                self.vl[i].d.next = false;
+            }
+        }
+    }
+}
+
+/// The XOR masks that put the 4 bytes of `d` (least significant first) at byte `q` of a
+/// `K`-byte beat when `en`: `here` for this beat, `after` for the bytes past its end (the low
+/// 3 bytes of the next beat). Generated Verilog: a one-hot decode of `q`, then per byte an OR of
+/// four terms.
+#[derive(LogicBlock, Default)]
+pub struct DeltaPlace<const D: usize, const CB: usize> {
+    pub q: Signal<In, Bits<CB>>,
+    pub en: Signal<In, Bit>,
+    pub d: Signal<In, Bits<32>>,
+    pub here: Signal<Out, Bits<D>>,
+    pub after: Signal<Out, Bits<32>>,
+}
+
+impl<const D: usize, const CB: usize> Logic for DeltaPlace<D, CB> {
+    fn update(&mut self) {
+        let k = D / 8;
+        let (q, d) = (u64::from(self.q.val()) as usize, u64::from(self.d.val()) as u32);
+        let mut here = vec![0u8; k];
+        let mut next = [0u8; 4];
+        if self.en.val() {
+            for (i, b) in d.to_le_bytes().iter().enumerate() {
+                if q + i < k {
+                    here[q + i] = *b;
+                } else {
+                    next[q + i - k] = *b;
+                }
+            }
+        }
+        self.here.next = crate::crc::fields::bits_of::<D>(&here);
+        self.after.next = (u32::from_le_bytes(next) as u64).into();
+    }
+    fn connect(&mut self) {
+        self.here.connect();
+        self.after.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let k = D / 8;
+        assert_eq!(k, 1 << CB);
+        let db = |i: usize| format!("d[{}:{}]", 8 * i + 7, 8 * i);
+        let mut v = format!("wire [{}:0] oh = en ? ({k}'d1 << q) : {k}'d0;\nalways @(*) begin\n", k - 1);
+        for j in 0..k {
+            let t: Vec<String> = (0..4.min(j + 1)).map(|i| format!("({{8{{oh[{}]}}}} & {})", j - i, db(i))).collect();
+            v += &format!("  here[{}:{}] = {};\n", 8 * j + 7, 8 * j, t.join(" | "));
+        }
+        for m in 0..4 {
+            let t: Vec<String> = (m + 1..4).map(|i| format!("({{8{{oh[{}]}}}} & {})", k + m - i, db(i))).collect();
+            let e = if t.is_empty() { "8'd0".to_string() } else { t.join(" | ") };
+            v += &format!("  after[{}:{}] = {e};\n", 8 * m + 7, 8 * m);
+        }
+        v += "end\n";
+        Verilog::Custom(v)
+    }
+}
+
+crate::record!(
+    /// One delta per frame (`patch`, the ICRC's offset `p`, the delta), in frame order.
+    IcrcFix,
+    IcrcFixFields {
+        delta: u32 = 32,
+        p: u16 = 16,
+        patch: bool = 1,
+    }
+);
+const FIX_BITS: usize = IcrcFixFields::BITS;
+const FIX_W: usize = FIX_BITS + 3;
+
+/// `IcrcPatch`: XORs each frame's delta (from `s_fix`, one per frame, taken at its last beat)
+/// into its bytes `p..p+4` when `patch`; other frames pass unchanged. A frame's first beat
+/// waits for its delta.
+#[derive(LogicBlock)]
+pub struct IcrcPatch<const D: usize, const K: usize, const CB: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
+    pub s_fix: Signal<In, IcrcFix>,
+    pub s_fix_valid: Signal<In, Bit>,
+    pub s_fix_ready: Signal<Out, Bit>,
+    place: DeltaPlace<D, CB>,
+    skid: AxisSkid<D, K>,
+    in_frame: DFF<Bit>,
+    base: DFF<Bits<16>>,
+    carry: DFF<Bits<32>>,
+    base_now: Signal<Local, Bits<16>>,
+    q16: Signal<Local, Bits<16>>,
+    take: Signal<Local, Bit>,
+    c_k: Constant<Bits<16>>,
+    c0: Constant<Bits<16>>,
+}
+
+impl<const D: usize, const K: usize, const CB: usize> Default for IcrcPatch<D, K, CB> {
+    fn default() -> Self {
+        assert!(D == 8 * K && K == 1 << CB);
+        IcrcPatch {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            s_fix: Default::default(),
+            s_fix_valid: Default::default(),
+            s_fix_ready: Default::default(),
+            place: Default::default(),
+            skid: Default::default(),
+            in_frame: Default::default(),
+            base: Default::default(),
+            carry: Default::default(),
+            base_now: Default::default(),
+            q16: Default::default(),
+            take: Default::default(),
+            c_k: Constant::new((K as u64).into()),
+            c0: Constant::new(0u64.into()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const CB: usize> Logic for IcrcPatch<D, K, CB> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, in_frame, base, carry);
+        clock!(self, clock, skid);
+        self.skid.reset.next = self.reset.val();
+        self.base_now.next = self.c0.val();
+        if self.in_frame.q.val() {
+            self.base_now.next = self.base.q.val();
+        }
+        // the ICRC's offset in this beat (p below the beat wraps to a large value)
+        self.q16.next = self.s_fix.val().p - self.base_now.val();
+        self.place.q.next = bit_cast::<CB, 16>(self.q16.val());
+        self.place.en.next = self.s_fix.val().patch & (self.q16.val() < self.c_k.val());
+        self.place.d.next = self.s_fix.val().delta;
+        self.s_axis.tready.next = self.skid.s_axis.tready.val() & self.s_fix_valid.val();
+        self.take.next = self.s_axis.tvalid.val() & self.s_axis.tready.val();
+        self.skid.s_axis.tvalid.next = self.s_axis.tvalid.val() & self.s_fix_valid.val();
+        self.skid.s_axis.tdata.next = self.s_axis.tdata.val() ^ self.place.here.val() ^ bit_cast::<D, 32>(self.carry.q.val());
+        self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.skid.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+        self.s_fix_ready.next = self.take.val() & self.s_axis.tlast.val();
+        if self.take.val() {
+            self.in_frame.d.next = !self.s_axis.tlast.val();
+            self.base.d.next = self.base_now.val() + self.c_k.val();
+            self.carry.d.next = self.place.after.val();
+            if self.s_axis.tlast.val() {
+                self.carry.d.next = 0.into();
+            }
+        }
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
+        if self.reset.val() {
+            self.in_frame.d.next = false;
+            self.carry.d.next = 0.into();
+        }
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct EmNatPath1024 {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis: AxisSink<1024, 128>,
+    pub m_axis: AxisSource<1024, 128>,
+    pub s_hdr: Signal<In, EmHdr>,
+    pub s_hdr_valid: Signal<In, Bit>,
+    pub s_hdr_ready: Signal<Out, Bit>,
+    pub s_xl: Signal<In, NatXlate>,
+    pub s_xl_valid: Signal<In, Bit>,
+    pub s_xl_ready: Signal<Out, Bit>,
+    pub drop_roce_vlan: Signal<Out, Bits<32>>,
+    lim: AxisLimit1024,
+    hq: ChanSkid<EmHdr>,
+    xq: ChanSkid<NatXlate>,
+    nat: EmNat1024,
+    dly: AxisFifo<1024, 128, 1154, 5>,
+    del: IcrcDelta,
+    fixq: AxisFifo<FIX_BITS, 1, FIX_W, 6>,
+    fix_out: FromBits<IcrcFix, FIX_BITS>,
+    patch: IcrcPatch<1024, 128, 7>,
+    in_frame: DFF<Bit>,
+    k_vlan: DFF<Bits<32>>,
+    rv: Signal<Local, Bit>,
+    rdy: Signal<Local, Bit>,
+    start: Signal<Local, Bit>,
+    l3w: Signal<Local, Bits<16>>,
+    sd: Signal<Local, Bits<32>>,
+    dd: Signal<Local, Bits<32>>,
+    unused: Signal<Local, Bit>,
+    c4: Constant<Bits<16>>,
+    c24: Constant<Bits<16>>,
+    c0: Constant<Bits<16>>,
+    c0_32: Constant<Bits<32>>,
+    cmax: Constant<Bits<16>>,
+    room_at: Constant<Bits<16>>,
+}
+
+impl Default for EmNatPath1024 {
+    fn default() -> Self {
+        assert_eq!((IcrcFixFields::slot("delta"), IcrcFixFields::slot("p"), IcrcFixFields::slot("patch")), ((0, 32), (32, 16), (48, 1)));
+        EmNatPath1024 {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            s_hdr: Default::default(),
+            s_hdr_valid: Default::default(),
+            s_hdr_ready: Default::default(),
+            s_xl: Default::default(),
+            s_xl_valid: Default::default(),
+            s_xl_ready: Default::default(),
+            drop_roce_vlan: Default::default(),
+            lim: Default::default(),
+            hq: Default::default(),
+            xq: Default::default(),
+            nat: Default::default(),
+            dly: AxisFifo::new(),
+            del: Default::default(),
+            fixq: AxisFifo::new(),
+            fix_out: Default::default(),
+            patch: Default::default(),
+            in_frame: Default::default(),
+            k_vlan: Default::default(),
+            rv: Default::default(),
+            rdy: Default::default(),
+            start: Default::default(),
+            l3w: Default::default(),
+            sd: Default::default(),
+            dd: Default::default(),
+            unused: Default::default(),
+            c4: Constant::new(4.into()),
+            c24: Constant::new(24.into()),
+            c0: Constant::new(0.into()),
+            c0_32: Constant::new(0.into()),
+            cmax: Constant::new(0xffff.into()),
+            // entries the delta FIFO must still take: the frames in the delta pipeline
+            room_at: Constant::new(((1u64 << 6) - ICRC_DELTA_LATENCY as u64 - 2).into()),
+        }
+    }
+}
+
+impl Logic for EmNatPath1024 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, in_frame, k_vlan);
+        clock!(self, clock, lim, hq, xq, nat, dly, del, fixq, patch);
+        self.lim.reset.next = self.reset.val();
+        self.hq.reset.next = self.reset.val();
+        self.xq.reset.next = self.reset.val();
+        self.nat.reset.next = self.reset.val();
+        self.dly.reset.next = self.reset.val();
+        self.del.reset.next = self.reset.val();
+        self.fixq.reset.next = self.reset.val();
+        self.patch.reset.next = self.reset.val();
+        // a tagged RoCEv2 frame: dropped whole (limit 0); a RoCEv2 frame keeps its ICRC and
+        // loses its Ethernet padding (limit l3 + tot)
+        self.rv.next = self.s_hdr.val().roce & self.s_hdr.val().vlan;
+        self.l3w.next = bit_cast::<16, 8>(self.s_hdr.val().l3);
+        self.lim.limit.next = self.cmax.val();
+        if self.s_hdr.val().roce {
+            self.lim.limit.next = self.l3w.val() + self.s_hdr.val().tot;
+        }
+        if self.rv.val() {
+            self.lim.limit.next = self.c0.val();
+        }
+        // the first beat goes with the header and translation, while the delta FIFO has room
+        self.rdy.next = self.s_hdr_valid.val() & self.s_xl_valid.val() & self.lim.s_axis.tready.val() & (self.fixq.level.val() < self.room_at.val())
+            & (self.rv.val() | (self.hq.s_ready.val() & self.xq.s_ready.val()));
+        self.start.next = !self.in_frame.q.val() & self.rdy.val() & self.s_axis.tvalid.val();
+        self.lim.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.lim.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.lim.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.lim.s_axis.tuser.next = self.s_axis.tuser.val();
+        if self.in_frame.q.val() {
+            self.lim.s_axis.tvalid.next = self.s_axis.tvalid.val();
+            self.s_axis.tready.next = self.lim.s_axis.tready.val();
+        } else {
+            self.lim.s_axis.tvalid.next = self.start.val();
+            self.s_axis.tready.next = self.rdy.val();
+        }
+        self.s_hdr_ready.next = self.start.val();
+        self.s_xl_ready.next = self.start.val();
+        self.hq.s_data.next = self.s_hdr.val();
+        self.xq.s_data.next = self.s_xl.val();
+        self.hq.s_valid.next = self.start.val() & !self.rv.val();
+        self.xq.s_valid.next = self.start.val() & !self.rv.val();
+        self.nat.s_hdr.next = self.hq.m_data.val();
+        self.nat.s_hdr_valid.next = self.hq.m_valid.val();
+        self.hq.m_ready.next = self.nat.s_hdr_ready.val();
+        self.nat.s_xl.next = self.xq.m_data.val();
+        self.nat.s_xl_valid.next = self.xq.m_valid.val();
+        self.xq.m_ready.next = self.nat.s_xl_ready.val();
+        // the ICRC's change, for every frame handed on (zero and unused for the others)
+        self.sd.next = self.c0_32.val();
+        self.dd.next = self.c0_32.val();
+        if self.s_xl.val().src_rw {
+            self.sd.next = self.s_hdr.val().src ^ self.s_xl.val().src;
+        }
+        if self.s_xl.val().dst_rw {
+            self.dd.next = self.s_hdr.val().dst ^ self.s_xl.val().dst;
+        }
+        self.del.in_valid.next = self.start.val() & !self.rv.val();
+        self.del.e.next = bit_cast::<64, 32>(self.sd.val()) | (bit_cast::<64, 32>(self.dd.val()) << 32);
+        self.del.n.next = bit_cast::<DELTA_BITS, 16>(self.s_hdr.val().tot - self.c24.val());
+        self.del.tag.next = bit_cast::<17, 16>(self.l3w.val() + self.s_hdr.val().tot - self.c4.val()) | (bit_cast::<17, 1>(self.s_hdr.val().roce.into()) << 16);
+        // {patch, p, delta} (`IcrcFix`'s layout, checked in `default`)
+        self.fixq.s_axis.tdata.next = bit_cast::<FIX_BITS, 32>(self.del.delta.val()) | (bit_cast::<FIX_BITS, 17>(self.del.out_tag.val()) << 32);
+        self.fixq.s_axis.tkeep.next = true.into();
+        self.fixq.s_axis.tlast.next = true;
+        self.fixq.s_axis.tuser.next = false;
+        self.fixq.s_axis.tvalid.next = self.del.out_valid.val();
+        self.fix_out.x.next = self.fixq.m_axis.tdata.val();
+        self.patch.s_fix.next = self.fix_out.y.val();
+        self.patch.s_fix_valid.next = self.fixq.m_axis.tvalid.val();
+        self.fixq.m_axis.tready.next = self.patch.s_fix_ready.val();
+        if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
+            self.in_frame.d.next = !self.s_axis.tlast.val();
+        }
+        if self.start.val() & self.rv.val() {
+            self.k_vlan.d.next = self.k_vlan.q.val() + 1;
+        }
+        self.drop_roce_vlan.next = self.k_vlan.q.val();
+        AxisSource::<1024, 128>::join(&mut self.lim.m_axis, &mut self.nat.s_axis);
+        AxisSource::<1024, 128>::join(&mut self.nat.m_axis, &mut self.dly.s_axis);
+        AxisSource::<1024, 128>::join(&mut self.dly.m_axis, &mut self.patch.s_axis);
+        AxisSource::<1024, 128>::link(&mut self.m_axis, &mut self.patch.m_axis);
+        self.unused.next = self.fixq.m_axis.tkeep.val().any() | self.fixq.m_axis.tlast.val() | self.fixq.m_axis.tuser.val() | self.fixq.s_axis.tready.val()
+            | self.dly.level.val().any();
+        if self.reset.val() {
+            self.in_frame.d.next = false;
+            self.k_vlan.d.next = 0.into();
+        }
+    }
+}
+
+nicgen_sim::impl_ports!(EmNatPath1024, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    s_hdr, s_hdr_valid, s_hdr_ready, s_xl, s_xl_valid, s_xl_ready, drop_roce_vlan]);
