@@ -115,6 +115,7 @@ fn bench_smoke_writes_table_json_and_plots() {
     let ii = |name: &str| blocks.iter().find(|b| b["block"] == name).unwrap_or_else(|| panic!("{name}"))["ii"].as_f64().unwrap();
     assert_eq!((ii("em_parse 1024"), ii("em_parse 1024 64 B")), (1.0, 1.0));
     assert!(ii("em_vxlan_encap 1024") < 1.05);
+    assert_eq!((ii("em_nat_path 1024"), ii("em_nat_path 1024 64 B")), (1.0, 1.0));
     // the sniffer keeps every record of one direction of 4 KiB frames at line rate, and the
     // headers of both directions; whole 64-byte frames outrun the capture stream (counted)
     let sn = v["sniffer"].as_array().unwrap();

@@ -209,6 +209,12 @@ pub fn block_figures() -> Vec<BlockFigure> {
             measure(EmNatPath::default(), fr, &[("s_hdr", hdrs), ("s_xl", xls)], &[])
         }));
     }
+    for (label, about, fr) in [("em_nat_path 1024", "EM NAT of RoCEv2 frames at 1024 bits: addresses and checksums rewritten, the ICRC updated in place", with), ("em_nat_path 1024 64 B", "EM NAT at 1024 bits, 64-byte UDP frames (one beat each)", small)] {
+        add(label, about, job(move || {
+            let (hdrs, xls) = nat_channels(fr);
+            measure(crate::em::nat_wide::EmNatPath1024::default(), fr, &[("s_hdr", hdrs), ("s_xl", xls)], &[])
+        }));
+    }
     add("em_classify", "EM classification and policy: tenant map, ACL (16 rules at once), QoS (headers, one per frame)", job(move || measure_hdr(EmClassify::default(), hw, &[])));
     add("em_lookup", "EM address lookups: remote (64K) and local hash tables, VF and VNI tables (headers)", job(move || measure_hdr(EmLookup::default(), hw, &[("s_act", EmActFields::default().to_words())])));
     let (names, runs): (Vec<_>, Vec<_>) = jobs.into_iter().map(|(b, a, f)| ((b, a), f)).unzip();
