@@ -418,15 +418,157 @@ nicgen_sim::impl_ports!(EmNat1024, clock = clock, [clock, reset,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     s_hdr, s_hdr_valid, s_hdr_ready, s_xl, s_xl_valid, s_xl_ready]);
 
-/// `EmNatPath`: NAT as the EM does it, RoCEv2 included. An untagged RoCEv2 frame loses its
+/// `NatFrontW`: the front of both NAT paths. Each frame's first beat is taken with its header
+/// and translation. An untagged RoCEv2 frame is cut to `l3 + tot - cut` bytes (`cut` = 4 drops
+/// the ICRC for a path that generates a new one, 0 keeps it for one that updates it; Ethernet
+/// padding goes either way); a VLAN-tagged RoCEv2 frame is dropped whole (its header and
+/// translation too) and counted. The others' header and translation wait in skids for the
+/// frame's first beat at the rewrite. `room` holds new frames back (a parent's own queue).
+#[derive(LogicBlock)]
+pub struct NatFrontW<const D: usize, const K: usize, const C: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub room: Signal<In, Bit>,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
+    pub s_hdr: Signal<In, EmHdr>,
+    pub s_hdr_valid: Signal<In, Bit>,
+    pub s_hdr_ready: Signal<Out, Bit>,
+    pub s_xl: Signal<In, NatXlate>,
+    pub s_xl_valid: Signal<In, Bit>,
+    pub s_xl_ready: Signal<Out, Bit>,
+    pub m_hdr: Signal<Out, EmHdr>,
+    pub m_hdr_valid: Signal<Out, Bit>,
+    pub m_hdr_ready: Signal<In, Bit>,
+    pub m_xl: Signal<Out, NatXlate>,
+    pub m_xl_valid: Signal<Out, Bit>,
+    pub m_xl_ready: Signal<In, Bit>,
+    /// A frame that is handed on starts this cycle (`s_hdr` and `s_xl` are its).
+    pub kept: Signal<Out, Bit>,
+    pub drop_roce_vlan: Signal<Out, Bits<32>>,
+    lim: AxisLimitW<D, K, C>,
+    hq: ChanSkid<EmHdr>,
+    xq: ChanSkid<NatXlate>,
+    in_frame: DFF<Bit>,
+    k_vlan: DFF<Bits<32>>,
+    rv: Signal<Local, Bit>,
+    rdy: Signal<Local, Bit>,
+    start: Signal<Local, Bit>,
+    l3w: Signal<Local, Bits<16>>,
+    cut: Constant<Bits<16>>,
+    c0: Constant<Bits<16>>,
+    cmax: Constant<Bits<16>>,
+}
+
+impl<const D: usize, const K: usize, const C: usize> NatFrontW<D, K, C> {
+    /// `cut`: the bytes of a RoCEv2 frame's end it drops (4: the ICRC; 0: none).
+    pub fn new(cut: u64) -> Self {
+        NatFrontW {
+            clock: Default::default(),
+            reset: Default::default(),
+            room: Default::default(),
+            s_axis: Default::default(),
+            m_axis: Default::default(),
+            s_hdr: Default::default(),
+            s_hdr_valid: Default::default(),
+            s_hdr_ready: Default::default(),
+            s_xl: Default::default(),
+            s_xl_valid: Default::default(),
+            s_xl_ready: Default::default(),
+            m_hdr: Default::default(),
+            m_hdr_valid: Default::default(),
+            m_hdr_ready: Default::default(),
+            m_xl: Default::default(),
+            m_xl_valid: Default::default(),
+            m_xl_ready: Default::default(),
+            kept: Default::default(),
+            drop_roce_vlan: Default::default(),
+            lim: Default::default(),
+            hq: Default::default(),
+            xq: Default::default(),
+            in_frame: Default::default(),
+            k_vlan: Default::default(),
+            rv: Default::default(),
+            rdy: Default::default(),
+            start: Default::default(),
+            l3w: Default::default(),
+            cut: Constant::new(cut.into()),
+            c0: Constant::new(0.into()),
+            cmax: Constant::new(0xffff.into()),
+        }
+    }
+}
+
+impl<const D: usize, const K: usize, const C: usize> Logic for NatFrontW<D, K, C> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, in_frame, k_vlan);
+        clock!(self, clock, lim, hq, xq);
+        self.lim.reset.next = self.reset.val();
+        self.hq.reset.next = self.reset.val();
+        self.xq.reset.next = self.reset.val();
+        // a tagged RoCEv2 frame: dropped whole (limit 0), its header not handed on
+        self.rv.next = self.s_hdr.val().roce & self.s_hdr.val().vlan;
+        self.l3w.next = bit_cast::<16, 8>(self.s_hdr.val().l3);
+        self.lim.limit.next = self.cmax.val();
+        if self.s_hdr.val().roce {
+            self.lim.limit.next = self.l3w.val() + self.s_hdr.val().tot - self.cut.val();
+        }
+        if self.rv.val() {
+            self.lim.limit.next = self.c0.val();
+        }
+        // the first beat goes with the header and translation
+        self.rdy.next = self.s_hdr_valid.val() & self.s_xl_valid.val() & self.lim.s_axis.tready.val() & self.room.val() & (self.rv.val() | (self.hq.s_ready.val() & self.xq.s_ready.val()));
+        self.start.next = !self.in_frame.q.val() & self.rdy.val() & self.s_axis.tvalid.val();
+        self.lim.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.lim.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.lim.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.lim.s_axis.tuser.next = self.s_axis.tuser.val();
+        if self.in_frame.q.val() {
+            self.lim.s_axis.tvalid.next = self.s_axis.tvalid.val();
+            self.s_axis.tready.next = self.lim.s_axis.tready.val();
+        } else {
+            self.lim.s_axis.tvalid.next = self.start.val();
+            self.s_axis.tready.next = self.rdy.val();
+        }
+        self.s_hdr_ready.next = self.start.val();
+        self.s_xl_ready.next = self.start.val();
+        self.kept.next = self.start.val() & !self.rv.val();
+        // the header and translation wait in skids for the frame's first beat at the rewrite
+        self.hq.s_data.next = self.s_hdr.val();
+        self.xq.s_data.next = self.s_xl.val();
+        self.hq.s_valid.next = self.start.val() & !self.rv.val();
+        self.xq.s_valid.next = self.start.val() & !self.rv.val();
+        self.m_hdr.next = self.hq.m_data.val();
+        self.m_hdr_valid.next = self.hq.m_valid.val();
+        self.hq.m_ready.next = self.m_hdr_ready.val();
+        self.m_xl.next = self.xq.m_data.val();
+        self.m_xl_valid.next = self.xq.m_valid.val();
+        self.xq.m_ready.next = self.m_xl_ready.val();
+        if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
+            self.in_frame.d.next = !self.s_axis.tlast.val();
+        }
+        if self.start.val() & self.rv.val() {
+            self.k_vlan.d.next = self.k_vlan.q.val() + 1;
+        }
+        self.drop_roce_vlan.next = self.k_vlan.q.val();
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.lim.m_axis);
+        if self.reset.val() {
+            self.in_frame.d.next = false;
+            self.k_vlan.d.next = 0.into();
+        }
+    }
+}
+
+/// `EmNatPath`: NAT as the EM does it at 512 bits, RoCEv2 included. An untagged RoCEv2 frame loses its
 /// ICRC (`AxisLimit` to `l3 + tot - 4` bytes, which also drops Ethernet padding), is rewritten
 /// by `EmNat`, and gets a new ICRC from `IcrcGen` (which passes every other frame unchanged).
 /// A VLAN-tagged RoCEv2 frame is dropped whole (`IcrcGen` takes untagged frames only) and
 /// counted in `drop_roce_vlan`. The header and translation are taken with the frame's first beat.
 ///
 /// ```text
-/// s_axis ─► AxisLimit (RoCE: cut the ICRC) ─► EmNat ─► IcrcGen ─► m_axis
-/// s_hdr, s_xl ─────────────────────────────────┘
+/// s_axis ─► NatFront (AxisLimit; RoCE: cut the ICRC) ─► EmNat ─► IcrcGen ─► m_axis
+/// s_hdr, s_xl ─────────────────────────────────────────┘
 /// ```
 #[derive(LogicBlock)]
 pub struct EmNatPath {
@@ -441,20 +583,10 @@ pub struct EmNatPath {
     pub s_xl_valid: Signal<In, Bit>,
     pub s_xl_ready: Signal<Out, Bit>,
     pub drop_roce_vlan: Signal<Out, Bits<32>>,
-    lim: AxisLimit,
-    hq: ChanSkid<EmHdr>,
-    xq: ChanSkid<NatXlate>,
+    front: NatFrontW<DATA_W, KEEP_W, 7>,
     nat: EmNat,
     gen: crate::crc::icrc::IcrcGen,
-    in_frame: DFF<Bit>,
-    k_vlan: DFF<Bits<32>>,
-    rv: Signal<Local, Bit>,
-    rdy: Signal<Local, Bit>,
-    start: Signal<Local, Bit>,
-    l3w: Signal<Local, Bits<16>>,
-    c4: Constant<Bits<16>>,
-    c0: Constant<Bits<16>>,
-    cmax: Constant<Bits<16>>,
+    unused: Signal<Local, Bit>,
 }
 
 impl Default for EmNatPath {
@@ -471,20 +603,10 @@ impl Default for EmNatPath {
             s_xl_valid: Default::default(),
             s_xl_ready: Default::default(),
             drop_roce_vlan: Default::default(),
-            lim: Default::default(),
-            hq: Default::default(),
-            xq: Default::default(),
+            front: NatFrontW::new(4),
             nat: Default::default(),
             gen: Default::default(),
-            in_frame: Default::default(),
-            k_vlan: Default::default(),
-            rv: Default::default(),
-            rdy: Default::default(),
-            start: Default::default(),
-            l3w: Default::default(),
-            c4: Constant::new(4.into()),
-            c0: Constant::new(0.into()),
-            cmax: Constant::new(0xffff.into()),
+            unused: Default::default(),
         }
     }
 }
@@ -492,64 +614,29 @@ impl Default for EmNatPath {
 impl Logic for EmNatPath {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, k_vlan);
-        clock!(self, clock, lim, hq, xq, nat, gen);
-        self.lim.reset.next = self.reset.val();
-        self.hq.reset.next = self.reset.val();
-        self.xq.reset.next = self.reset.val();
+        clock!(self, clock, front, nat, gen);
+        self.front.reset.next = self.reset.val();
         self.nat.reset.next = self.reset.val();
         self.gen.reset.next = self.reset.val();
-        // a tagged RoCEv2 frame: dropped whole (limit 0), its header not handed on
-        self.rv.next = self.s_hdr.val().roce & self.s_hdr.val().vlan;
-        self.l3w.next = bit_cast::<16, 8>(self.s_hdr.val().l3);
-        self.lim.limit.next = self.cmax.val();
-        if self.s_hdr.val().roce {
-            self.lim.limit.next = self.l3w.val() + self.s_hdr.val().tot - self.c4.val();
-        }
-        if self.rv.val() {
-            self.lim.limit.next = self.c0.val();
-        }
-        // the first beat goes with the header and translation
-        self.rdy.next = self.s_hdr_valid.val() & self.s_xl_valid.val() & self.lim.s_axis.tready.val() & (self.rv.val() | (self.hq.s_ready.val() & self.xq.s_ready.val()));
-        self.start.next = !self.in_frame.q.val() & self.rdy.val() & self.s_axis.tvalid.val();
-        self.lim.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.lim.s_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.lim.s_axis.tlast.next = self.s_axis.tlast.val();
-        self.lim.s_axis.tuser.next = self.s_axis.tuser.val();
-        if self.in_frame.q.val() {
-            self.lim.s_axis.tvalid.next = self.s_axis.tvalid.val();
-            self.s_axis.tready.next = self.lim.s_axis.tready.val();
-        } else {
-            self.lim.s_axis.tvalid.next = self.start.val();
-            self.s_axis.tready.next = self.rdy.val();
-        }
-        self.s_hdr_ready.next = self.start.val();
-        self.s_xl_ready.next = self.start.val();
-        // the header and translation wait in skids for the frame's first beat at EmNat
-        self.hq.s_data.next = self.s_hdr.val();
-        self.xq.s_data.next = self.s_xl.val();
-        self.hq.s_valid.next = self.start.val() & !self.rv.val();
-        self.xq.s_valid.next = self.start.val() & !self.rv.val();
-        self.nat.s_hdr.next = self.hq.m_data.val();
-        self.nat.s_hdr_valid.next = self.hq.m_valid.val();
-        self.hq.m_ready.next = self.nat.s_hdr_ready.val();
-        self.nat.s_xl.next = self.xq.m_data.val();
-        self.nat.s_xl_valid.next = self.xq.m_valid.val();
-        self.xq.m_ready.next = self.nat.s_xl_ready.val();
-        if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
-            self.in_frame.d.next = !self.s_axis.tlast.val();
-        }
-        if self.start.val() & self.rv.val() {
-            self.k_vlan.d.next = self.k_vlan.q.val() + 1;
-        }
-        self.drop_roce_vlan.next = self.k_vlan.q.val();
-        Axis512Source::join(&mut self.lim.m_axis, &mut self.nat.s_axis);
+        self.front.room.next = true;
+        Axis512Sink::link(&mut self.s_axis, &mut self.front.s_axis);
+        self.front.s_hdr.next = self.s_hdr.val();
+        self.front.s_hdr_valid.next = self.s_hdr_valid.val();
+        self.s_hdr_ready.next = self.front.s_hdr_ready.val();
+        self.front.s_xl.next = self.s_xl.val();
+        self.front.s_xl_valid.next = self.s_xl_valid.val();
+        self.s_xl_ready.next = self.front.s_xl_ready.val();
+        self.nat.s_hdr.next = self.front.m_hdr.val();
+        self.nat.s_hdr_valid.next = self.front.m_hdr_valid.val();
+        self.front.m_hdr_ready.next = self.nat.s_hdr_ready.val();
+        self.nat.s_xl.next = self.front.m_xl.val();
+        self.nat.s_xl_valid.next = self.front.m_xl_valid.val();
+        self.front.m_xl_ready.next = self.nat.s_xl_ready.val();
+        self.drop_roce_vlan.next = self.front.drop_roce_vlan.val();
+        self.unused.next = self.front.kept.val();
+        Axis512Source::join(&mut self.front.m_axis, &mut self.nat.s_axis);
         Axis512Source::join(&mut self.nat.m_axis, &mut self.gen.s_axis);
         Axis512Source::link(&mut self.m_axis, &mut self.gen.m_axis);
-        if self.reset.val() {
-            self.in_frame.d.next = false;
-            self.k_vlan.d.next = 0.into();
-        }
     }
 }
 

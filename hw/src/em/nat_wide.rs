@@ -16,7 +16,7 @@
 //! As in `EmNatPath`, a VLAN-tagged RoCEv2 frame is dropped whole and counted
 //! (`drop_roce_vlan`), so both widths treat every frame alike. The frame FIFO gives the delta
 //! its 15 cycles: one-beat frames pass at one per cycle once it has filled.
-use super::nat::{EmNat1024, NatXlate};
+use super::nat::{EmNat1024, NatFrontW, NatXlate};
 use super::EmHdr;
 use crate::crc::gf2::{crc32_raw, shift_matrix, Gf2Matrix};
 use crate::crc::matrix::XorMatrix;
@@ -296,29 +296,20 @@ pub struct EmNatPath1024 {
     pub s_xl_valid: Signal<In, Bit>,
     pub s_xl_ready: Signal<Out, Bit>,
     pub drop_roce_vlan: Signal<Out, Bits<32>>,
-    lim: AxisLimit1024,
-    hq: ChanSkid<EmHdr>,
-    xq: ChanSkid<NatXlate>,
+    front: NatFrontW<1024, 128, 8>,
     nat: EmNat1024,
     dly: AxisFifo<1024, 128, 1154, 5>,
     del: IcrcDelta,
     fixq: AxisFifo<FIX_BITS, 1, FIX_W, 6>,
     fix_out: FromBits<IcrcFix, FIX_BITS>,
     patch: IcrcPatch<1024, 128, 7>,
-    in_frame: DFF<Bit>,
-    k_vlan: DFF<Bits<32>>,
-    rv: Signal<Local, Bit>,
-    rdy: Signal<Local, Bit>,
-    start: Signal<Local, Bit>,
-    l3w: Signal<Local, Bits<16>>,
     sd: Signal<Local, Bits<32>>,
     dd: Signal<Local, Bits<32>>,
+    l3w: Signal<Local, Bits<16>>,
     unused: Signal<Local, Bit>,
     c4: Constant<Bits<16>>,
     c24: Constant<Bits<16>>,
-    c0: Constant<Bits<16>>,
     c0_32: Constant<Bits<32>>,
-    cmax: Constant<Bits<16>>,
     room_at: Constant<Bits<16>>,
 }
 
@@ -337,29 +328,21 @@ impl Default for EmNatPath1024 {
             s_xl_valid: Default::default(),
             s_xl_ready: Default::default(),
             drop_roce_vlan: Default::default(),
-            lim: Default::default(),
-            hq: Default::default(),
-            xq: Default::default(),
+            // RoCEv2 frames keep their ICRC (cut 0): it is updated, not generated
+            front: NatFrontW::new(0),
             nat: Default::default(),
             dly: AxisFifo::new(),
             del: Default::default(),
             fixq: AxisFifo::new(),
             fix_out: Default::default(),
             patch: Default::default(),
-            in_frame: Default::default(),
-            k_vlan: Default::default(),
-            rv: Default::default(),
-            rdy: Default::default(),
-            start: Default::default(),
-            l3w: Default::default(),
             sd: Default::default(),
             dd: Default::default(),
+            l3w: Default::default(),
             unused: Default::default(),
             c4: Constant::new(4.into()),
             c24: Constant::new(24.into()),
-            c0: Constant::new(0.into()),
             c0_32: Constant::new(0.into()),
-            cmax: Constant::new(0xffff.into()),
             // entries the delta FIFO must still take: the frames in the delta pipeline
             room_at: Constant::new(((1u64 << 6) - ICRC_DELTA_LATENCY as u64 - 2).into()),
         }
@@ -369,54 +352,29 @@ impl Default for EmNatPath1024 {
 impl Logic for EmNatPath1024 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, k_vlan);
-        clock!(self, clock, lim, hq, xq, nat, dly, del, fixq, patch);
-        self.lim.reset.next = self.reset.val();
-        self.hq.reset.next = self.reset.val();
-        self.xq.reset.next = self.reset.val();
+        clock!(self, clock, front, nat, dly, del, fixq, patch);
+        self.front.reset.next = self.reset.val();
         self.nat.reset.next = self.reset.val();
         self.dly.reset.next = self.reset.val();
         self.del.reset.next = self.reset.val();
         self.fixq.reset.next = self.reset.val();
         self.patch.reset.next = self.reset.val();
-        // a tagged RoCEv2 frame: dropped whole (limit 0); a RoCEv2 frame keeps its ICRC and
-        // loses its Ethernet padding (limit l3 + tot)
-        self.rv.next = self.s_hdr.val().roce & self.s_hdr.val().vlan;
-        self.l3w.next = bit_cast::<16, 8>(self.s_hdr.val().l3);
-        self.lim.limit.next = self.cmax.val();
-        if self.s_hdr.val().roce {
-            self.lim.limit.next = self.l3w.val() + self.s_hdr.val().tot;
-        }
-        if self.rv.val() {
-            self.lim.limit.next = self.c0.val();
-        }
-        // the first beat goes with the header and translation, while the delta FIFO has room
-        self.rdy.next = self.s_hdr_valid.val() & self.s_xl_valid.val() & self.lim.s_axis.tready.val() & (self.fixq.level.val() < self.room_at.val())
-            & (self.rv.val() | (self.hq.s_ready.val() & self.xq.s_ready.val()));
-        self.start.next = !self.in_frame.q.val() & self.rdy.val() & self.s_axis.tvalid.val();
-        self.lim.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.lim.s_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.lim.s_axis.tlast.next = self.s_axis.tlast.val();
-        self.lim.s_axis.tuser.next = self.s_axis.tuser.val();
-        if self.in_frame.q.val() {
-            self.lim.s_axis.tvalid.next = self.s_axis.tvalid.val();
-            self.s_axis.tready.next = self.lim.s_axis.tready.val();
-        } else {
-            self.lim.s_axis.tvalid.next = self.start.val();
-            self.s_axis.tready.next = self.rdy.val();
-        }
-        self.s_hdr_ready.next = self.start.val();
-        self.s_xl_ready.next = self.start.val();
-        self.hq.s_data.next = self.s_hdr.val();
-        self.xq.s_data.next = self.s_xl.val();
-        self.hq.s_valid.next = self.start.val() & !self.rv.val();
-        self.xq.s_valid.next = self.start.val() & !self.rv.val();
-        self.nat.s_hdr.next = self.hq.m_data.val();
-        self.nat.s_hdr_valid.next = self.hq.m_valid.val();
-        self.hq.m_ready.next = self.nat.s_hdr_ready.val();
-        self.nat.s_xl.next = self.xq.m_data.val();
-        self.nat.s_xl_valid.next = self.xq.m_valid.val();
-        self.xq.m_ready.next = self.nat.s_xl_ready.val();
+        // new frames wait while the delta FIFO could not take every delta in flight
+        self.front.room.next = self.fixq.level.val() < self.room_at.val();
+        AxisSink::<1024, 128>::link(&mut self.s_axis, &mut self.front.s_axis);
+        self.front.s_hdr.next = self.s_hdr.val();
+        self.front.s_hdr_valid.next = self.s_hdr_valid.val();
+        self.s_hdr_ready.next = self.front.s_hdr_ready.val();
+        self.front.s_xl.next = self.s_xl.val();
+        self.front.s_xl_valid.next = self.s_xl_valid.val();
+        self.s_xl_ready.next = self.front.s_xl_ready.val();
+        self.nat.s_hdr.next = self.front.m_hdr.val();
+        self.nat.s_hdr_valid.next = self.front.m_hdr_valid.val();
+        self.front.m_hdr_ready.next = self.nat.s_hdr_ready.val();
+        self.nat.s_xl.next = self.front.m_xl.val();
+        self.nat.s_xl_valid.next = self.front.m_xl_valid.val();
+        self.front.m_xl_ready.next = self.nat.s_xl_ready.val();
+        self.drop_roce_vlan.next = self.front.drop_roce_vlan.val();
         // the ICRC's change, for every frame handed on (zero and unused for the others)
         self.sd.next = self.c0_32.val();
         self.dd.next = self.c0_32.val();
@@ -426,7 +384,8 @@ impl Logic for EmNatPath1024 {
         if self.s_xl.val().dst_rw {
             self.dd.next = self.s_hdr.val().dst ^ self.s_xl.val().dst;
         }
-        self.del.in_valid.next = self.start.val() & !self.rv.val();
+        self.l3w.next = bit_cast::<16, 8>(self.s_hdr.val().l3);
+        self.del.in_valid.next = self.front.kept.val();
         self.del.e.next = bit_cast::<64, 32>(self.sd.val()) | (bit_cast::<64, 32>(self.dd.val()) << 32);
         self.del.n.next = bit_cast::<DELTA_BITS, 16>(self.s_hdr.val().tot - self.c24.val());
         self.del.tag.next = bit_cast::<17, 16>(self.l3w.val() + self.s_hdr.val().tot - self.c4.val()) | (bit_cast::<17, 1>(self.s_hdr.val().roce.into()) << 16);
@@ -440,23 +399,12 @@ impl Logic for EmNatPath1024 {
         self.patch.s_fix.next = self.fix_out.y.val();
         self.patch.s_fix_valid.next = self.fixq.m_axis.tvalid.val();
         self.fixq.m_axis.tready.next = self.patch.s_fix_ready.val();
-        if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
-            self.in_frame.d.next = !self.s_axis.tlast.val();
-        }
-        if self.start.val() & self.rv.val() {
-            self.k_vlan.d.next = self.k_vlan.q.val() + 1;
-        }
-        self.drop_roce_vlan.next = self.k_vlan.q.val();
-        AxisSource::<1024, 128>::join(&mut self.lim.m_axis, &mut self.nat.s_axis);
+        AxisSource::<1024, 128>::join(&mut self.front.m_axis, &mut self.nat.s_axis);
         AxisSource::<1024, 128>::join(&mut self.nat.m_axis, &mut self.dly.s_axis);
         AxisSource::<1024, 128>::join(&mut self.dly.m_axis, &mut self.patch.s_axis);
         AxisSource::<1024, 128>::link(&mut self.m_axis, &mut self.patch.m_axis);
         self.unused.next = self.fixq.m_axis.tkeep.val().any() | self.fixq.m_axis.tlast.val() | self.fixq.m_axis.tuser.val() | self.fixq.s_axis.tready.val()
             | self.dly.level.val().any();
-        if self.reset.val() {
-            self.in_frame.d.next = false;
-            self.k_vlan.d.next = 0.into();
-        }
     }
 }
 
