@@ -7,9 +7,13 @@ use nicgen_hw::em::scenario::*;
 use nicgen_model::em::EmMode;
 
 fn check(mode: EmMode, valid: u32, ready: u32, seed: u64) -> EmReport {
-    let o = EmOpts { mode, frames: 1200, seed, valid, ready, max_payload: 900, pcap: None, clean_len: None };
+    check_at(mode, valid, ready, seed, 512)
+}
+
+fn check_at(mode: EmMode, valid: u32, ready: u32, seed: u64, width: usize) -> EmReport {
+    let o = EmOpts { mode, frames: 1200, seed, valid, ready, max_payload: 900, pcap: None, clean_len: None, width };
     let r = run_em(&o).unwrap();
-    assert!(r.mismatches.is_empty(), "{mode:?}: {:#?}", &r.mismatches[..r.mismatches.len().min(10)]);
+    assert!(r.mismatches.is_empty(), "{mode:?}, {width} bits: {:#?}", &r.mismatches[..r.mismatches.len().min(10)]);
     let c = |n: &str| r.counters.iter().find(|(k, _)| k == n).unwrap().1 as usize;
     let d = |n: &str| r.drops.iter().filter(|(k, _)| k.ends_with(n)).map(|(_, v)| v).sum::<usize>();
     let side = |side: &str| r.drops.iter().filter(|(k, _)| k.starts_with(side)).map(|(_, v)| v).sum::<usize>();
@@ -45,4 +49,11 @@ fn overlay_mode_against_the_model() {
 fn nat_mode_against_the_model() {
     check(EmMode::Nat, 100, 100, 3);
     check(EmMode::Nat, 80, 50, 4);
+}
+
+/// The EM at 1024 bits (`EmDatapath1024`, 2×200G): the same traffic and checks, both modes.
+#[test]
+fn both_modes_against_the_model_at_1024_bits() {
+    check_at(EmMode::Overlay, 80, 60, 5, 1024);
+    check_at(EmMode::Nat, 80, 60, 6, 1024);
 }

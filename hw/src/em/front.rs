@@ -364,20 +364,25 @@ impl Logic for LookConv {
 /// batch of writes becomes visible to all frames at once and no frame sees part of it. `busy`
 /// stays high while frames that read the old bank are still before their gates; the writer
 /// then repeats the batch into the new shadow (the M2M endpoint does this).
+///
+/// `EmDatapathW<D, K, FW, CB, SB, C>` is the EM at `D` bits (`K` = `D`/8, `FW` = `D` + `K` + 2,
+/// `CB` = log2 `K`, `SB` = 8 - `CB`, `C` = `CB` + 1): `EmDatapath` at 512, `EmDatapath1024`
+/// at 1024 (2×200G). Its NAT path updates each RoCEv2 frame's ICRC in place
+/// (`nat_wide::EmNatPathIncW`).
 #[derive(LogicBlock)]
-pub struct EmDatapath {
+pub struct EmDatapathW<const D: usize, const K: usize, const FW: usize, const CB: usize, const SB: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub nat: Signal<In, Bit>,
     pub cfg: Signal<In, EmCfg>,
     pub link_up: Signal<In, Bits<2>>,
-    pub s_axis_host_tx: Axis512Sink,
+    pub s_axis_host_tx: AxisSink<D, K>,
     pub s_host_vf: Signal<In, Bits<12>>,
-    pub m_axis_p0_tx: Axis512Source,
-    pub m_axis_p1_tx: Axis512Source,
-    pub s_axis_p0_rx: Axis512Sink,
-    pub s_axis_p1_rx: Axis512Sink,
-    pub m_axis_host_rx: Axis512Source,
+    pub m_axis_p0_tx: AxisSource<D, K>,
+    pub m_axis_p1_tx: AxisSource<D, K>,
+    pub s_axis_p0_rx: AxisSink<D, K>,
+    pub s_axis_p1_rx: AxisSink<D, K>,
+    pub m_axis_host_rx: AxisSource<D, K>,
     pub m_host_vf: Signal<Out, Bits<12>>,
     pub s_tw: Signal<In, EmTblWr>,
     pub s_tw_valid: Signal<In, Bit>,
@@ -403,20 +408,20 @@ pub struct EmDatapath {
     pub failover: Signal<Out, Bits<32>>,
     pub drop_link_down: Signal<Out, Bits<32>>,
     pub drop_roce_vlan: Signal<Out, Bits<32>>,
-    pub eg: EmFront,
-    pub ig: EmFront,
+    pub eg: EmFrontW<D, K, FW>,
+    pub ig: EmFrontW<D, K, FW>,
     econv: LookConv,
     iconv: LookConv,
-    encap: super::vxlan::EmVxlanEncap,
-    enat: super::nat::EmNatPath,
-    fwd: super::forward::EmForward,
+    encap: super::vxlan::EmVxlanEncapW<D, K, CB, SB>,
+    enat: super::nat_wide::EmNatPathIncW<D, K, FW, CB, C>,
+    fwd: super::forward::EmForwardW<D, K>,
     port_q: AxisFifo<1, 1, 4, 6>,
     fwd_in: DFF<Bit>,
     live: DFF<Bit>,
     rdest: Signal<Local, Bits<3>>,
-    arb: AxisArb4,
-    decap: super::vxlan::EmVxlanDecap,
-    inat: super::nat::EmNatPath,
+    arb: AxisArb4W<D, K>,
+    decap: super::vxlan::EmVxlanDecapW<D, K, CB, SB>,
+    inat: super::nat_wide::EmNatPathIncW<D, K, FW, CB, C>,
     vf_q: AxisFifo<12, 1, 15, 6>,
     host_in: DFF<Bit>,
     e_drop: Signal<Local, Bit>,
@@ -426,13 +431,18 @@ pub struct EmDatapath {
     unused: Signal<Local, Bit>,
     dest: Signal<Local, Bits<3>>,
     c0_12: Constant<Bits<12>>,
-    c0_512: Constant<Bits<512>>,
-    c0_64: Constant<Bits<64>>,
+    c0_d: Constant<Bits<D>>,
+    c0_k: Constant<Bits<K>>,
 }
 
-impl Default for EmDatapath {
+/// The EM on the 512-bit datapath.
+pub type EmDatapath = EmDatapathW<DATA_W, KEEP_W, 578, 6, 2, 7>;
+/// The EM on the 1024-bit datapath (2×200G).
+pub type EmDatapath1024 = EmDatapathW<1024, 128, 1154, 7, 1, 8>;
+
+impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const SB: usize, const C: usize> Default for EmDatapathW<D, K, FW, CB, SB, C> {
     fn default() -> Self {
-        EmDatapath {
+        EmDatapathW {
             clock: Default::default(),
             reset: Default::default(),
             nat: Default::default(),
@@ -492,13 +502,13 @@ impl Default for EmDatapath {
             unused: Default::default(),
             dest: Default::default(),
             c0_12: Constant::new(0.into()),
-            c0_512: Constant::new(0.into()),
-            c0_64: Constant::new(0.into()),
+            c0_d: Constant::new(Bits::<D>::default()),
+            c0_k: Constant::new(Bits::<K>::default()),
         }
     }
 }
 
-impl Logic for EmDatapath {
+impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const SB: usize, const C: usize> Logic for EmDatapathW<D, K, FW, CB, SB, C> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, fwd_in, host_in, live);
@@ -549,7 +559,7 @@ impl Logic for EmDatapath {
         self.eg.m_ev_ready.next = self.m_ev_ready.val();
         self.ig.m_ev_ready.next = self.m_ev_ready.val() & !self.eg.m_ev_valid.val();
         // ------------------------------------------------ host to wire
-        Axis512Sink::link(&mut self.s_axis_host_tx, &mut self.eg.s_axis);
+        AxisSink::<D, K>::link(&mut self.s_axis_host_tx, &mut self.eg.s_axis);
         self.econv.cfg.next = self.cfg.val();
         self.econv.look.next = self.eg.m_look.val();
         // a tagged RoCEv2 frame in NAT mode is dropped by the NAT path: it takes no port entry
@@ -608,22 +618,22 @@ impl Logic for EmDatapath {
             self.fwd_in.d.next = !self.fwd.s_axis.tlast.val();
         }
         self.fwd.link_up.next = self.link_up.val();
-        Axis512Source::link(&mut self.m_axis_p0_tx, &mut self.fwd.m_axis_p0);
-        Axis512Source::link(&mut self.m_axis_p1_tx, &mut self.fwd.m_axis_p1);
+        AxisSource::<D, K>::link(&mut self.m_axis_p0_tx, &mut self.fwd.m_axis_p0);
+        AxisSource::<D, K>::link(&mut self.m_axis_p1_tx, &mut self.fwd.m_axis_p1);
         // ------------------------------------------------ wire to host
-        Axis512Sink::link(&mut self.s_axis_p0_rx, &mut self.arb.s0_axis);
-        Axis512Sink::link(&mut self.s_axis_p1_rx, &mut self.arb.s1_axis);
-        self.arb.s2_axis.tdata.next = self.c0_512.val();
-        self.arb.s2_axis.tkeep.next = self.c0_64.val();
+        AxisSink::<D, K>::link(&mut self.s_axis_p0_rx, &mut self.arb.s0_axis);
+        AxisSink::<D, K>::link(&mut self.s_axis_p1_rx, &mut self.arb.s1_axis);
+        self.arb.s2_axis.tdata.next = self.c0_d.val();
+        self.arb.s2_axis.tkeep.next = self.c0_k.val();
         self.arb.s2_axis.tlast.next = false;
         self.arb.s2_axis.tuser.next = false;
         self.arb.s2_axis.tvalid.next = false;
-        self.arb.s3_axis.tdata.next = self.c0_512.val();
-        self.arb.s3_axis.tkeep.next = self.c0_64.val();
+        self.arb.s3_axis.tdata.next = self.c0_d.val();
+        self.arb.s3_axis.tkeep.next = self.c0_k.val();
         self.arb.s3_axis.tlast.next = false;
         self.arb.s3_axis.tuser.next = false;
         self.arb.s3_axis.tvalid.next = false;
-        Axis512Source::join(&mut self.arb.m_axis, &mut self.ig.s_axis);
+        AxisSource::<D, K>::join(&mut self.arb.m_axis, &mut self.ig.s_axis);
         self.iconv.cfg.next = self.cfg.val();
         self.iconv.look.next = self.ig.m_look.val();
         self.i_drop.next = self.nat.val() & self.ig.m_hdr.val().roce & self.ig.m_hdr.val().vlan;
@@ -719,6 +729,16 @@ pub const EM_DATAPATH_COUNTERS: [(&str, &str); 11] = [
 ];
 
 nicgen_sim::impl_ports!(EmDatapath, clock = clock, [clock, reset, nat, cfg, link_up,
+    s_axis_host_tx.tdata, s_axis_host_tx.tkeep, s_axis_host_tx.tlast, s_axis_host_tx.tuser, s_axis_host_tx.tvalid, s_axis_host_tx.tready,
+    s_host_vf,
+    m_axis_p0_tx.tdata, m_axis_p0_tx.tkeep, m_axis_p0_tx.tlast, m_axis_p0_tx.tuser, m_axis_p0_tx.tvalid, m_axis_p0_tx.tready,
+    m_axis_p1_tx.tdata, m_axis_p1_tx.tkeep, m_axis_p1_tx.tlast, m_axis_p1_tx.tuser, m_axis_p1_tx.tvalid, m_axis_p1_tx.tready,
+    s_axis_p0_rx.tdata, s_axis_p0_rx.tkeep, s_axis_p0_rx.tlast, s_axis_p0_rx.tuser, s_axis_p0_rx.tvalid, s_axis_p0_rx.tready,
+    s_axis_p1_rx.tdata, s_axis_p1_rx.tkeep, s_axis_p1_rx.tlast, s_axis_p1_rx.tuser, s_axis_p1_rx.tvalid, s_axis_p1_rx.tready,
+    m_axis_host_rx.tdata, m_axis_host_rx.tkeep, m_axis_host_rx.tlast, m_axis_host_rx.tuser, m_axis_host_rx.tvalid, m_axis_host_rx.tready,
+    m_host_vf, s_tw, s_tw_valid, s_tw_ready, swap, busy, s_rb, s_rb_valid, m_rb, m_rb_valid, m_ev, m_ev_valid, m_ev_ready,
+    eg_parsed, eg_kept, eg_dropped, ig_parsed, ig_kept, ig_dropped, frames_p0, frames_p1, failover, drop_link_down, drop_roce_vlan]);
+nicgen_sim::impl_ports!(EmDatapath1024, clock = clock, [clock, reset, nat, cfg, link_up,
     s_axis_host_tx.tdata, s_axis_host_tx.tkeep, s_axis_host_tx.tlast, s_axis_host_tx.tuser, s_axis_host_tx.tvalid, s_axis_host_tx.tready,
     s_host_vf,
     m_axis_p0_tx.tdata, m_axis_p0_tx.tkeep, m_axis_p0_tx.tlast, m_axis_p0_tx.tuser, m_axis_p0_tx.tvalid, m_axis_p0_tx.tready,

@@ -1,4 +1,5 @@
-//! `EmNatPath1024`: NAT with RoCEv2 on the 1024-bit datapath. The ICRC is updated in place,
+//! `EmNatPathIncW`: NAT with RoCEv2, the EM datapath's at either width (`EmNatPathInc` at 512
+//! bits, `EmNatPath1024` at 1024). The ICRC is updated in place,
 //! not cut and generated again: CRC-32 is affine, so a frame whose covered bytes change by `e`
 //! (the IPv4 source and destination addresses, 8 bytes that `n` covered bytes follow) has the
 //! raw CRC register changed by `A^n · M8 · e`, and its ICRC field (the inverted register,
@@ -16,7 +17,7 @@
 //! As in `EmNatPath`, a VLAN-tagged RoCEv2 frame is dropped whole and counted
 //! (`drop_roce_vlan`), so both widths treat every frame alike. The frame FIFO gives the delta
 //! its 15 cycles: one-beat frames pass at one per cycle once it has filled.
-use super::nat::{EmNat1024, NatFrontW, NatXlate};
+use super::nat::{EmNatW, NatFrontW, NatXlate};
 use super::EmHdr;
 use crate::crc::gf2::{crc32_raw, shift_matrix, Gf2Matrix};
 use crate::crc::matrix::XorMatrix;
@@ -283,12 +284,14 @@ impl<const D: usize, const K: usize, const CB: usize> Logic for IcrcPatch<D, K, 
     }
 }
 
+/// The NAT path with the ICRC updated in place, at `D` bits (`K` = `D`/8, `FW` = `D` + `K` + 2,
+/// `CB` = log2 `K`, `C` = `CB` + 1).
 #[derive(LogicBlock)]
-pub struct EmNatPath1024 {
+pub struct EmNatPathIncW<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axis: AxisSink<1024, 128>,
-    pub m_axis: AxisSource<1024, 128>,
+    pub s_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
     pub s_hdr: Signal<In, EmHdr>,
     pub s_hdr_valid: Signal<In, Bit>,
     pub s_hdr_ready: Signal<Out, Bit>,
@@ -296,13 +299,13 @@ pub struct EmNatPath1024 {
     pub s_xl_valid: Signal<In, Bit>,
     pub s_xl_ready: Signal<Out, Bit>,
     pub drop_roce_vlan: Signal<Out, Bits<32>>,
-    front: NatFrontW<1024, 128, 8>,
-    nat: EmNat1024,
-    dly: AxisFifo<1024, 128, 1154, 5>,
+    front: NatFrontW<D, K, C>,
+    nat: EmNatW<D, K>,
+    dly: AxisFifo<D, K, FW, 5>,
     del: IcrcDelta,
     fixq: AxisFifo<FIX_BITS, 1, FIX_W, 6>,
     fix_out: FromBits<IcrcFix, FIX_BITS>,
-    patch: IcrcPatch<1024, 128, 7>,
+    patch: IcrcPatch<D, K, CB>,
     sd: Signal<Local, Bits<32>>,
     dd: Signal<Local, Bits<32>>,
     l3w: Signal<Local, Bits<16>>,
@@ -313,10 +316,16 @@ pub struct EmNatPath1024 {
     room_at: Constant<Bits<16>>,
 }
 
-impl Default for EmNatPath1024 {
+/// The in-place NAT path at 512 bits (the EM datapath's).
+pub type EmNatPathInc = EmNatPathIncW<DATA_W, KEEP_W, 578, 6, 7>;
+/// The in-place NAT path at 1024 bits.
+pub type EmNatPath1024 = EmNatPathIncW<1024, 128, 1154, 7, 8>;
+
+impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: usize> Default for EmNatPathIncW<D, K, FW, CB, C> {
     fn default() -> Self {
+        assert!(D == 8 * K && K == 1 << CB && C == CB + 1 && FW == D + K + 2);
         assert_eq!((IcrcFixFields::slot("delta"), IcrcFixFields::slot("p"), IcrcFixFields::slot("patch")), ((0, 32), (32, 16), (48, 1)));
-        EmNatPath1024 {
+        EmNatPathIncW {
             clock: Default::default(),
             reset: Default::default(),
             s_axis: Default::default(),
@@ -349,7 +358,7 @@ impl Default for EmNatPath1024 {
     }
 }
 
-impl Logic for EmNatPath1024 {
+impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: usize> Logic for EmNatPathIncW<D, K, FW, CB, C> {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, front, nat, dly, del, fixq, patch);
@@ -361,7 +370,7 @@ impl Logic for EmNatPath1024 {
         self.patch.reset.next = self.reset.val();
         // new frames wait while the delta FIFO could not take every delta in flight
         self.front.room.next = self.fixq.level.val() < self.room_at.val();
-        AxisSink::<1024, 128>::link(&mut self.s_axis, &mut self.front.s_axis);
+        AxisSink::<D, K>::link(&mut self.s_axis, &mut self.front.s_axis);
         self.front.s_hdr.next = self.s_hdr.val();
         self.front.s_hdr_valid.next = self.s_hdr_valid.val();
         self.s_hdr_ready.next = self.front.s_hdr_ready.val();
@@ -399,16 +408,20 @@ impl Logic for EmNatPath1024 {
         self.patch.s_fix.next = self.fix_out.y.val();
         self.patch.s_fix_valid.next = self.fixq.m_axis.tvalid.val();
         self.fixq.m_axis.tready.next = self.patch.s_fix_ready.val();
-        AxisSource::<1024, 128>::join(&mut self.front.m_axis, &mut self.nat.s_axis);
-        AxisSource::<1024, 128>::join(&mut self.nat.m_axis, &mut self.dly.s_axis);
-        AxisSource::<1024, 128>::join(&mut self.dly.m_axis, &mut self.patch.s_axis);
-        AxisSource::<1024, 128>::link(&mut self.m_axis, &mut self.patch.m_axis);
+        AxisSource::<D, K>::join(&mut self.front.m_axis, &mut self.nat.s_axis);
+        AxisSource::<D, K>::join(&mut self.nat.m_axis, &mut self.dly.s_axis);
+        AxisSource::<D, K>::join(&mut self.dly.m_axis, &mut self.patch.s_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.patch.m_axis);
         self.unused.next = self.fixq.m_axis.tkeep.val().any() | self.fixq.m_axis.tlast.val() | self.fixq.m_axis.tuser.val() | self.fixq.s_axis.tready.val()
             | self.dly.level.val().any();
     }
 }
 
 nicgen_sim::impl_ports!(EmNatPath1024, clock = clock, [clock, reset,
+    s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
+    m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
+    s_hdr, s_hdr_valid, s_hdr_ready, s_xl, s_xl_valid, s_xl_ready, drop_roce_vlan]);
+nicgen_sim::impl_ports!(EmNatPathInc, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     s_hdr, s_hdr_valid, s_hdr_ready, s_xl, s_xl_valid, s_xl_ready, drop_roce_vlan]);

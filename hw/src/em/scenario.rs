@@ -9,7 +9,7 @@
 //! entry. VF 10 has no tenant. Tenant 3 allows UDP only; tenant 4 denies TCP to port 22 and
 //! allows the rest; tenants 1 and 2 allow everything. Overlay VNIs are 1000 + t.
 use super::classify::{table_writes, EmTblWrFields};
-use super::front::{EmCfgFields, EmDatapath};
+use super::front::{EmCfgFields, EmDatapath, EmDatapath1024};
 use super::lookup::lookup_writes;
 use anyhow::Result;
 use nicgen_model::em::*;
@@ -35,11 +35,13 @@ pub struct EmOpts {
     /// Clean traffic for rate measurements: only UDP frames that pass, all `len` bytes long
     /// (Ethernet without FCS; a wire overlay frame's inner frame is 50 bytes shorter).
     pub clean_len: Option<usize>,
+    /// The datapath's width: 512 (`EmDatapath`) or 1024 bits (`EmDatapath1024`).
+    pub width: usize,
 }
 
 impl Default for EmOpts {
     fn default() -> Self {
-        EmOpts { mode: EmMode::Overlay, frames: 2000, seed: 1, valid: 100, ready: 100, max_payload: 1400, pcap: None, clean_len: None }
+        EmOpts { mode: EmMode::Overlay, frames: 2000, seed: 1, valid: 100, ready: 100, max_payload: 1400, pcap: None, clean_len: None, width: 512 }
     }
 }
 
@@ -319,7 +321,11 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     r.drops = drops.into_iter().collect();
 
     // the hardware
-    let mut sim = verilate(&mut EmDatapath::default());
+    let mut sim = match o.width {
+        512 => verilate(&mut EmDatapath::default()),
+        1024 => verilate(&mut EmDatapath1024::default()),
+        w => anyhow::bail!("the EM datapath is 512 or 1024 bits wide, not {w}"),
+    };
     sim.reset(2);
     let port = |s: &VerilatorSim, n: &str| s.port(n);
     sim.set_bit(port(&sim, "nat"), o.mode == EmMode::Nat);

@@ -4,20 +4,20 @@
 //! each other with no idle cycle. The output leaves from a skid buffer; `grant` shows the input
 //! of the frame in flight.
 use super::axis::*;
-use super::skid::AxisSkid512;
+use super::skid::AxisSkid;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
-pub struct AxisArb4 {
+pub struct AxisArb4W<const D: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s0_axis: Axis512Sink,
-    pub s1_axis: Axis512Sink,
-    pub s2_axis: Axis512Sink,
-    pub s3_axis: Axis512Sink,
-    pub m_axis: Axis512Source,
+    pub s0_axis: AxisSink<D, K>,
+    pub s1_axis: AxisSink<D, K>,
+    pub s2_axis: AxisSink<D, K>,
+    pub s3_axis: AxisSink<D, K>,
+    pub m_axis: AxisSource<D, K>,
     pub grant: Signal<Out, Bits<2>>,
-    skid: AxisSkid512,
+    skid: AxisSkid<D, K>,
     busy: DFF<Bit>,
     sel: DFF<Bits<2>>,
     prev: DFF<Bits<2>>,
@@ -31,9 +31,14 @@ pub struct AxisArb4 {
     take: Signal<Local, Bit>,
 }
 
-impl AxisArb4 {
+/// The 512-bit arbiter.
+pub type AxisArb4 = AxisArb4W<DATA_W, KEEP_W>;
+/// The 1024-bit arbiter.
+pub type AxisArb4_1024 = AxisArb4W<1024, 128>;
+
+impl<const D: usize, const K: usize> AxisArb4W<D, K> {
     pub fn new(priority: bool) -> Self {
-        AxisArb4 {
+        AxisArb4W {
             clock: Default::default(),
             reset: Default::default(),
             s0_axis: Default::default(),
@@ -58,19 +63,19 @@ impl AxisArb4 {
     }
 }
 
-impl Default for AxisArb4 {
+impl<const D: usize, const K: usize> Default for AxisArb4W<D, K> {
     fn default() -> Self {
         Self::new(false)
     }
 }
 
-impl Logic for AxisArb4 {
+impl<const D: usize, const K: usize> Logic for AxisArb4W<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, busy, sel, prev);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
-        Axis512Source::link(&mut self.m_axis, &mut self.skid.m_axis);
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
         self.req.next = bit_cast::<4, 1>(self.s0_axis.tvalid.val().into())
             | (bit_cast::<4, 1>(self.s1_axis.tvalid.val().into()) << 1)
             | (bit_cast::<4, 1>(self.s2_axis.tvalid.val().into()) << 2)

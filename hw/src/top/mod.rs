@@ -10,7 +10,7 @@ use crate::em::classify::{EmClassify, EM_CLASSIFY_COUNTERS};
 use crate::em::lookup::{EmLookup, EM_LOOKUP_COUNTERS};
 use crate::em::nat::{EmNat, EmNatPath};
 use crate::em::forward::{EmForward, EM_FORWARD_COUNTERS};
-use crate::em::front::{EmDatapath, EM_DATAPATH_COUNTERS};
+use crate::em::front::{EmDatapath, EmDatapath1024, EM_DATAPATH_COUNTERS};
 use crate::em::vxlan::{EmVxlanDecap, EmVxlanEncap};
 use crate::roce::tx::engine::RoceTx500;
 use crate::roce::engine::{reg, RoceEngine500, RoceEngineAes, ENGINE_COUNTERS};
@@ -265,6 +265,7 @@ pub fn all_tops() -> Vec<Top> {
         make("em_nat_path_1024", "EM NAT with RoCEv2 at 1024 bits: addresses and checksums rewritten, the ICRC updated in place (CRC delta of the addresses), tagged RoCEv2 frames dropped", crate::em::nat_wide::EmNatPath1024::default(), &[("drop_roce_vlan", "VLAN-tagged RoCEv2 frames dropped (as at 512 bits)")]),
         make("em_forward", "EM egress to two wire ports with dual-port failover at frame boundaries", EmForward::default(), &EM_FORWARD_COUNTERS),
         make("em_datapath", "the DistDPU execution module: host side and wire side (parse, classify, policy, lookups, VXLAN or NAT), dual-port forwarding with failover", EmDatapath::default(), &EM_DATAPATH_COUNTERS),
+        make("em_datapath_1024", "the execution module on the 1024-bit datapath (2x200G): the same blocks at 1024 bits, NAT with the ICRC updated in place", EmDatapath1024::default(), &EM_DATAPATH_COUNTERS),
         make("m2m_endpoint", "M2M management endpoint: epoch-checked typed messages, relay to downstream EMs, atomic table batches (shadow bank, swap), telemetry, host window of device registers only", M2mEndpoint::default(), &[]),
         make("em_node", "one EM: the datapath with its M2M endpoint as the only writer of its tables (atomic batches over two banks), profile and telemetry", EmNode::default(), &[]),
         make("m2m_eth", "M2M in Ethernet frames on a wire port: M2M frames split off before the EM (FCS-checked, cut to their message, 512->64 bits), replies framed and merged with the EM's frames", M2mEth::default(), &[("frames", "M2M frames handed to the endpoint"), ("drop_bad_fcs", "M2M frames with a bad FCS"), ("drop_overflow", "M2M frames dropped for lack of room"), ("drop_other_mac", "M2M frames for another MAC"), ("replies", "reply frames sent"), ("replies_unsent", "reply frames dropped: no OM heard from yet")]),
