@@ -68,9 +68,11 @@ pub struct IcrcDelta {
     m8: XorMatrix<64, 32>,
     sh: [XorMatrix<32, 32>; DELTA_BITS],
     v: [DFF<Bits<32>>; ICRC_DELTA_LATENCY],
-    nn: [DFF<Bits<DELTA_BITS>>; ICRC_DELTA_LATENCY],
+    nn: [DFF<Bits<DELTA_BITS>>; DELTA_BITS],
     tg: [DFF<Bits<17>>; ICRC_DELTA_LATENCY],
     vl: [DFF<Bit>; ICRC_DELTA_LATENCY],
+    /// The last stage reads only its own bit of `n`.
+    unused: Signal<Local, Bit>,
 }
 
 impl Default for IcrcDelta {
@@ -91,6 +93,7 @@ impl Default for IcrcDelta {
             nn: Default::default(),
             tg: Default::default(),
             vl: Default::default(),
+            unused: Default::default(),
         }
     }
 }
@@ -98,9 +101,11 @@ impl Default for IcrcDelta {
 impl Logic for IcrcDelta {
     #[hdl_gen]
     fn update(&mut self) {
+        for i in 0..DELTA_BITS {
+            self.nn[i].clock.next = self.clock.val();
+        }
         for i in 0..ICRC_DELTA_LATENCY {
             self.v[i].clock.next = self.clock.val();
-            self.nn[i].clock.next = self.clock.val();
             self.tg[i].clock.next = self.clock.val();
             self.vl[i].clock.next = self.clock.val();
         }
@@ -115,10 +120,13 @@ impl Logic for IcrcDelta {
             if self.nn[k].q.val().get_bit(k) {
                 self.v[k + 1].d.next = self.sh[k].y.val();
             }
-            self.nn[k + 1].d.next = self.nn[k].q.val();
             self.tg[k + 1].d.next = self.tg[k].q.val();
             self.vl[k + 1].d.next = self.vl[k].q.val();
         }
+        for k in 0..(DELTA_BITS - 1usize) {
+            self.nn[k + 1].d.next = self.nn[k].q.val();
+        }
+        self.unused.next = self.nn[13].q.val().any();
         self.out_valid.next = self.vl[14].q.val();
         self.delta.next = self.v[14].q.val();
         self.out_tag.next = self.tg[14].q.val();
@@ -209,6 +217,10 @@ pub struct IcrcPatch<const D: usize, const K: usize, const CB: usize> {
     pub s_fix_valid: Signal<In, Bit>,
     pub s_fix_ready: Signal<Out, Bit>,
     place: DeltaPlace<D, CB>,
+    /// The next carry: `place.after` on a beat taken, else the carry held (a block of its own,
+    /// so that this block's logic reads `place`'s outputs only in plain assignments and
+    /// Verilator sees no loop through it).
+    csel: Sel<32>,
     skid: AxisSkid<D, K>,
     in_frame: DFF<Bit>,
     base: DFF<Bits<16>>,
@@ -232,6 +244,7 @@ impl<const D: usize, const K: usize, const CB: usize> Default for IcrcPatch<D, K
             s_fix_valid: Default::default(),
             s_fix_ready: Default::default(),
             place: Default::default(),
+            csel: Default::default(),
             skid: Default::default(),
             in_frame: Default::default(),
             base: Default::default(),
@@ -268,13 +281,14 @@ impl<const D: usize, const K: usize, const CB: usize> Logic for IcrcPatch<D, K, 
         self.skid.s_axis.tlast.next = self.s_axis.tlast.val();
         self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
         self.s_fix_ready.next = self.take.val() & self.s_axis.tlast.val();
+        // (`after` is zero on a frame's last beat: the ICRC ends inside the frame)
+        self.csel.a.next = self.carry.q.val();
+        self.csel.b.next = self.place.after.val();
+        self.csel.sel.next = self.take.val();
+        self.carry.d.next = self.csel.y.val();
         if self.take.val() {
             self.in_frame.d.next = !self.s_axis.tlast.val();
             self.base.d.next = self.base_now.val() + self.c_k.val();
-            self.carry.d.next = self.place.after.val();
-            if self.s_axis.tlast.val() {
-                self.carry.d.next = 0.into();
-            }
         }
         AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
         if self.reset.val() {
