@@ -5,7 +5,7 @@
 //! ports, VXLAN VNI) against the hardware's headers; 10^5 random and mutated frames; one-beat
 //! frames at one per cycle; lock step against rust-hdl.
 mod common;
-use common::em_frame as frame;
+use common::{em_frame as frame4, em_frame6};
 use etherparse::Ipv4Header;
 use nicgen_hw::em::parse::{EmParse, EmParse1024};
 use nicgen_hw::em::EmHdrFields;
@@ -16,6 +16,11 @@ use nicgen_sim::chan::ChanMonitor;
 use nicgen_sim::oracle::tshark_fields_opts;
 use nicgen_sim::*;
 use std::collections::HashMap;
+
+/// An IPv4 frame, or one in five IPv6 (ICMP becomes ICMPv6).
+fn frame(rng: &mut Rng, vlan: Option<u16>, proto: u8, dport: u16, payload: &[u8]) -> Vec<u8> {
+    if rng.chance(20) { em_frame6(rng, vlan, if proto == 1 { 58 } else { proto }, dport, payload) } else { frame4(rng, vlan, proto, dport, payload) }
+}
 
 fn l3_of(f: &[u8], e: usize) -> usize {
     if f.len() > e + 13 && f[e + 12] == 0x81 && f[e + 13] == 0 { e + 18 } else { e + 14 }
@@ -52,6 +57,7 @@ fn random_frame(rng: &mut Rng, wire: bool) -> (Vec<u8>, bool) {
         _ => rng.range(1, 65535) as u16,
     };
     let mut f = if wire && rng.chance(40) {
+        // (VXLAN over IPv4; the inner frame IPv4 or IPv6)
         let ip = [6u8, 17, 1][rng.below(3) as usize];
         let idp = if rng.chance(30) { ROCE_PORT } else { rng.range(1, 65535) as u16 };
         let iv = vlan(rng);
@@ -60,7 +66,7 @@ fn random_frame(rng: &mut Rng, wire: bool) -> (Vec<u8>, bool) {
         let mut vx = vec![0x08, 0, 0, 0, (vni >> 16) as u8, (vni >> 8) as u8, vni as u8, 0];
         vx.extend(inner);
         let ov = vlan(rng);
-        frame(rng, ov, 17, VXLAN_PORT, &vx)
+        frame4(rng, ov, 17, VXLAN_PORT, &vx)
     } else {
         let ov = vlan(rng);
         frame(rng, ov, proto, dport, &payload)
@@ -87,8 +93,9 @@ fn random_frame(rng: &mut Rng, wire: bool) -> (Vec<u8>, bool) {
         }
         4 => f[at + 10] ^= 0x40,
         5 => {
-            f[at - 2] = 0x86;
-            f[at - 1] = 0xdd;
+            // another ethertype: IPv6 over an IPv4 header (or IPv4 over IPv6), ARP, a local one
+            let et = [[0x86, 0xdd], [0x08, 0x00], [0x08, 0x06], [0x88, 0xb5]][rng.below(4) as usize];
+            f[at - 2..at].copy_from_slice(&et);
         }
         6 => bad = true,
         7 => f[l3 + 28] &= !0x08,
@@ -109,6 +116,15 @@ fn random_frame(rng: &mut Rng, wire: bool) -> (Vec<u8>, bool) {
             f[at + 25] = rng.below(8) as u8;
         }
         11 => f[at + 32] &= 0x3f,
+        // IPv6: an extension header or a fragment header next, a version other than 6, a payload
+        // length past the frame's end (in an IPv4 header these are other damage)
+        12 => f[at + 6] = [0u8, 43, 44, 51, 60, 135, 139, 140, 253, 254, 50, 59][rng.below(12) as usize],
+        13 => f[at] = (f[at] & 0x0f) | (rng.below(16) as u8) << 4,
+        14 => {
+            let t = u16::from_be_bytes([f[at + 4], f[at + 5]]).saturating_add(rng.range(1, 100) as u16);
+            f[at + 4..at + 6].copy_from_slice(&t.to_be_bytes());
+        }
+        15 => f[at + 4..at + 6].copy_from_slice(&(rng.range(0, 24) as u16).to_be_bytes()),
         _ => {}
     }
     (f, bad)
@@ -147,7 +163,7 @@ fn run<S: CycleSim>(sim: &mut S, frames: &[(Vec<u8>, bool)], vfs: &[u16], wire: 
         assert!(b.cycles < 20_000_000, "EM parser stalled");
     }
     let mut counters = HashMap::new();
-    for n in ["frames", "drop_bad_frame", "drop_truncated", "drop_not_ipv4", "drop_malformed", "drop_ip_options", "drop_bad_ip_checksum", "drop_fragment", "drop_bad_vxlan"] {
+    for n in ["frames", "drop_bad_frame", "drop_truncated", "drop_not_ip", "drop_malformed", "drop_ip_options", "drop_bad_ip_checksum", "drop_fragment", "drop_bad_vxlan"] {
         let p = sim.port(n);
         counters.insert(n.to_string(), sim.get_u64(p));
     }
@@ -205,7 +221,7 @@ fn case(n: usize, wire: bool, seed: u64) -> (Vec<(Vec<u8>, bool)>, Vec<u16>) {
     // every tkeep residue of the last beat, on frames that are handed on
     for len in 60..=187 {
         let payload = rng.bytes(len - 42);
-        frames.push((frame(&mut rng, None, 17, 5000, &payload), false));
+        frames.push((frame4(&mut rng, None, 17, 5000, &payload), false));
     }
     let vfs = (0..frames.len()).map(|_| rng.below(4096) as u16).collect();
     (frames, vfs)
@@ -251,15 +267,33 @@ fn tshark_agrees_with_the_headers() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("accepted.pcap");
     write_pcap(&path, &r.out.iter().enumerate().map(|(i, d)| Captured { ts_ns: i as u64, data: d.clone() }).collect::<Vec<_>>()).unwrap();
-    let rows = tshark_fields_opts(&path, &["-o", "ip.check_checksum:TRUE"], &["ip.checksum.status", "ip.src", "ip.dst", "ip.proto", "vxlan.flags", "vxlan.vni", "udp.srcport", "udp.dstport", "tcp.dstport", "vlan.id"]).unwrap();
+    let rows = tshark_fields_opts(
+        &path,
+        &["-o", "ip.check_checksum:TRUE"],
+        &["ip.checksum.status", "ip.src", "ip.dst", "ip.proto", "vxlan.flags", "vxlan.vni", "udp.srcport", "udp.dstport", "tcp.dstport", "vlan.id", "ipv6.src", "ipv6.dst", "ipv6.nxt", "ipv6.hlim"],
+    )
+    .unwrap();
     assert_eq!(rows.len(), r.hdrs.len());
     let ip = |a: u32| std::net::Ipv4Addr::from(a).to_string();
-    let mut vx = 0;
+    let fold = |a: &str| v6_fold(u128::from(a.parse::<std::net::Ipv6Addr>().unwrap_or_else(|e| panic!("{a:?}: {e}"))));
+    let (mut vx, mut v6, mut iv6) = (0, 0, 0);
     for (i, (row, h)) in rows.iter().zip(&r.hdrs).enumerate() {
-        // `occurrence=f`: the outer header's fields
-        assert_eq!(row[0], "1", "frame {i}: tshark's IPv4 checksum status (1 = good)");
-        assert_eq!((row[1].as_str(), row[2].as_str()), (ip(h.src).as_str(), ip(h.dst).as_str()), "frame {i}");
-        assert_eq!(row[3], h.proto.to_string(), "frame {i}");
+        // `occurrence=f`: the first header's fields (an IPv6 field: the outer IPv6 header, or
+        // under VXLAN the inner one)
+        if h.v6 {
+            v6 += 1;
+            assert_eq!(row[0], "", "frame {i}: no IPv4 header");
+            assert_eq!((fold(&row[10]), fold(&row[11])), (h.src, h.dst), "frame {i}: the IPv6 addresses' folds");
+            assert_eq!((row[12].as_str(), row[13].as_str()), (h.proto.to_string().as_str(), h.ttl.to_string().as_str()), "frame {i}");
+        } else {
+            assert_eq!(row[0], "1", "frame {i}: tshark's IPv4 checksum status (1 = good)");
+            assert_eq!((row[1].as_str(), row[2].as_str()), (ip(h.src).as_str(), ip(h.dst).as_str()), "frame {i}");
+            assert_eq!(row[3], h.proto.to_string(), "frame {i}");
+        }
+        if h.vxlan && h.i_v6 {
+            iv6 += 1;
+            assert_eq!((fold(&row[10]), fold(&row[11]), row[12].as_str()), (h.i_src, h.i_dst, h.i_proto.to_string().as_str()), "frame {i}: the inner IPv6 header");
+        }
         if h.proto == 17 {
             assert_eq!((row[6].as_str(), row[7].as_str()), (h.sport.to_string().as_str(), h.dport.to_string().as_str()), "frame {i}");
         }
@@ -276,7 +310,7 @@ fn tshark_agrees_with_the_headers() {
             assert_eq!((row[4].as_str(), row[5].as_str()), ("0x0800", h.vni.to_string().as_str()), "frame {i}: VXLAN flags and VNI");
         }
     }
-    assert!(vx > 50, "{vx} VXLAN frames");
+    assert!(vx > 50 && v6 > 20 && iv6 > 5, "{vx} VXLAN frames, {v6} IPv6, {iv6} IPv6 under VXLAN");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -306,7 +340,7 @@ fn a_hundred_thousand_random_and_mutated_frames() {
 /// `n` frames of `len` bytes, back to back at full rate: the cycles beyond one per frame.
 fn one_beat_latency<S: CycleSim>(sim: &mut S, len: usize) -> u64 {
     let mut rng = Rng::new(5);
-    let frames: Vec<(Vec<u8>, bool)> = (0..400).map(|_| { let p = rng.bytes(len - 42); (frame(&mut rng, None, 17, 80, &p), false) }).collect();
+    let frames: Vec<(Vec<u8>, bool)> = (0..400).map(|_| { let p = rng.bytes(len - 42); (frame4(&mut rng, None, 17, 80, &p), false) }).collect();
     assert!(frames.iter().all(|f| f.0.len() == len));
     let vfs = vec![3; frames.len()];
     let r = run(sim, &frames, &vfs, false, 100, 100, 1);

@@ -2,19 +2,26 @@
 //! it drops one.
 //!
 //! The parser reads the first 128 bytes of a frame (bytes past the frame's end read as zero):
-//! Ethernet with an optional 802.1Q tag, IPv4 without options, then TCP, UDP or another
-//! protocol. On the wire side a UDP datagram to port 4789 is VXLAN (RFC 7348), and the inner
-//! frame is read by the same rules.
+//! Ethernet with an optional 802.1Q tag, IPv4 without options or IPv6 without extension
+//! headers, then TCP, UDP or another protocol. On the wire side a UDP datagram over IPv4 to port
+//! 4789 is VXLAN (RFC 7348), and the inner frame (IPv4 or IPv6) is read by the same rules.
+//!
+//! IPv6 and the tables: every table keys IPv4-sized (32-bit) addresses. An IPv6 address enters
+//! the header, the ACL and the address lookups as its 32-bit fold ([`v6_fold`], the XOR of its
+//! four 32-bit words); the layer's `v6` flag says so. See [`Tuple`], [`class_key`] and
+//! [`LookTables::lookup`] for what that allows.
 //!
 //! Drop causes, in the order they are decided:
 //! 1. `BadFrame`: the MAC marked the frame bad (`tuser` on its last beat).
 //! 2. `Truncated`: the frame ends before a header the parser read, or before an IPv4 datagram's
 //!    total length. Only headers up to the first other cause count.
 //! 3. The first cause met while reading the headers outer to inner, in this order per layer:
-//!    `NotIpv4` (ethertype other than IPv4; IPv6 is not parsed yet), `Malformed` (IP version not
-//!    4, IHL below 5, total length below the headers it carries; TCP data offset below 5; UDP
-//!    length below 8 or past the datagram), `IpOptions` (IHL above 5), `BadIpChecksum`,
-//!    `Fragment` (MF set or a fragment offset), and for VXLAN `BadVxlan` (the I flag clear).
+//!    `NotIp` (ethertype neither IPv4 nor IPv6), `Malformed` (IP version not 4 (6), IHL below
+//!    5, total length below the headers it carries; IPv6 payload length above 65,495; TCP data
+//!    offset below 5; UDP length below 8 or past the datagram), `IpOptions` (IHL above 5; an
+//!    IPv6 extension header: next header 0, 43, 50 is not one (ESP is a payload), 51, 60, 135,
+//!    139, 140, 253 or 254), `BadIpChecksum` (IPv4), `Fragment` (MF set or a fragment offset;
+//!    IPv6 next header 44), and for VXLAN `BadVxlan` (the I flag clear).
 
 /// The UDP destination ports the parser knows.
 pub const VXLAN_PORT: u16 = 4789;
@@ -28,7 +35,7 @@ pub const EM_WINDOW: usize = 128;
 pub enum EmDrop {
     BadFrame = 1,
     Truncated = 2,
-    NotIpv4 = 3,
+    NotIp = 3,
     Malformed = 4,
     IpOptions = 5,
     BadIpChecksum = 6,
@@ -40,7 +47,7 @@ impl EmDrop {
     pub const ALL: [EmDrop; 8] = [
         EmDrop::BadFrame,
         EmDrop::Truncated,
-        EmDrop::NotIpv4,
+        EmDrop::NotIp,
         EmDrop::Malformed,
         EmDrop::IpOptions,
         EmDrop::BadIpChecksum,
@@ -55,7 +62,7 @@ impl EmDrop {
         match self {
             EmDrop::BadFrame => "bad_frame",
             EmDrop::Truncated => "truncated",
-            EmDrop::NotIpv4 => "not_ipv4",
+            EmDrop::NotIp => "not_ip",
             EmDrop::Malformed => "malformed",
             EmDrop::IpOptions => "ip_options",
             EmDrop::BadIpChecksum => "bad_ip_checksum",
@@ -65,19 +72,23 @@ impl EmDrop {
     }
 }
 
-/// One Ethernet/IPv4/L4 layer as the parser reads it. Offsets are from the frame's first byte.
+/// One Ethernet/IP/L4 layer as the parser reads it. Offsets are from the frame's first byte.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EmL3 {
     /// The 802.1Q VLAN id, if tagged.
     pub vlan: Option<u16>,
-    /// Offset of the IPv4 header.
+    /// IPv6 (else IPv4).
+    pub v6: bool,
+    /// Offset of the IP header.
     pub l3: usize,
+    /// The addresses (IPv6: their [`v6_fold`]s).
     pub src: u32,
     pub dst: u32,
+    /// The protocol (IPv6: the next header), TOS (traffic class) and TTL (hop limit).
     pub proto: u8,
     pub tos: u8,
     pub ttl: u8,
-    /// The IPv4 total length.
+    /// The datagram's length: the IPv4 total length, or 40 + the IPv6 payload length.
     pub tot: u16,
     /// TCP/UDP ports (0 for other protocols).
     pub sport: u16,
@@ -125,6 +136,19 @@ pub fn ones_fold(mut s: u32) -> u16 {
     s as u16
 }
 
+/// An IPv6 address's 32-bit fold: the XOR of its four 32-bit words (the tables' key for it).
+pub fn v6_fold(a: u128) -> u32 {
+    (a >> 96) as u32 ^ (a >> 64) as u32 ^ (a >> 32) as u32 ^ a as u32
+}
+
+/// IPv6 next headers the parser does not read past (extension headers other than the fragment
+/// header, which is `Fragment`).
+pub const V6_EXT: [u8; 9] = [0, 43, 51, 60, 135, 139, 140, 253, 254];
+/// The IPv6 fragment header.
+pub const V6_FRAG: u8 = 44;
+/// The largest IPv6 payload length whose datagram length (40 + it) fits 16 bits.
+pub const V6_MAX_PLEN: u16 = 65495;
+
 /// One layer from offset `e` (its Ethernet header): the layer, and the end of the last header
 /// read; or the cause, and that end.
 fn layer(b: &[u8], e: usize) -> (Result<EmL3, EmDrop>, usize) {
@@ -132,43 +156,68 @@ fn layer(b: &[u8], e: usize) -> (Result<EmL3, EmDrop>, usize) {
     let l3 = if tagged { e + 18 } else { e + 14 };
     let et = b16(b, l3 - 2);
     let mut x = EmL3 { vlan: tagged.then(|| b16(b, e + 14) & 0xfff), l3, ..Default::default() };
-    if et != 0x0800 {
-        return (Err(EmDrop::NotIpv4), l3);
-    }
-    let need = l3 + 20;
     let vi = b8(b, l3);
-    let tot = b16(b, l3 + 2);
-    if vi >> 4 != 4 || vi & 15 < 5 || tot < 20 {
-        return (Err(EmDrop::Malformed), need);
-    }
-    if vi & 15 > 5 {
-        return (Err(EmDrop::IpOptions), need);
-    }
-    let hdr: [u8; 20] = std::array::from_fn(|i| b8(b, l3 + i));
-    if !ipv4_checksum_ok(&hdr) {
-        return (Err(EmDrop::BadIpChecksum), need);
-    }
-    if b16(b, l3 + 6) & 0x3fff != 0 {
-        return (Err(EmDrop::Fragment), need);
-    }
-    x.src = b32(b, l3 + 12);
-    x.dst = b32(b, l3 + 16);
-    x.proto = b8(b, l3 + 9);
-    x.tos = b8(b, l3 + 1);
-    x.ttl = b8(b, l3 + 8);
+    let (hl, tot) = match et {
+        0x0800 => {
+            let need = l3 + 20;
+            let tot = b16(b, l3 + 2);
+            if vi >> 4 != 4 || vi & 15 < 5 || tot < 20 {
+                return (Err(EmDrop::Malformed), need);
+            }
+            if vi & 15 > 5 {
+                return (Err(EmDrop::IpOptions), need);
+            }
+            let hdr: [u8; 20] = std::array::from_fn(|i| b8(b, l3 + i));
+            if !ipv4_checksum_ok(&hdr) {
+                return (Err(EmDrop::BadIpChecksum), need);
+            }
+            if b16(b, l3 + 6) & 0x3fff != 0 {
+                return (Err(EmDrop::Fragment), need);
+            }
+            x.src = b32(b, l3 + 12);
+            x.dst = b32(b, l3 + 16);
+            x.proto = b8(b, l3 + 9);
+            x.tos = b8(b, l3 + 1);
+            x.ttl = b8(b, l3 + 8);
+            (20, tot)
+        }
+        0x86dd => {
+            let need = l3 + 40;
+            let plen = b16(b, l3 + 4);
+            let nh = b8(b, l3 + 6);
+            if vi >> 4 != 6 || plen > V6_MAX_PLEN {
+                return (Err(EmDrop::Malformed), need);
+            }
+            if V6_EXT.contains(&nh) {
+                return (Err(EmDrop::IpOptions), need);
+            }
+            if nh == V6_FRAG {
+                return (Err(EmDrop::Fragment), need);
+            }
+            let a = |o: usize| (b32(b, o) as u128) << 96 | (b32(b, o + 4) as u128) << 64 | (b32(b, o + 8) as u128) << 32 | b32(b, o + 12) as u128;
+            x.v6 = true;
+            x.src = v6_fold(a(l3 + 8));
+            x.dst = v6_fold(a(l3 + 24));
+            x.proto = nh;
+            x.tos = (b16(b, l3) >> 4) as u8;
+            x.ttl = b8(b, l3 + 7);
+            (40, plen + 40)
+        }
+        _ => return (Err(EmDrop::NotIp), l3),
+    };
     x.tot = tot;
-    let l4 = l3 + 20;
+    let l4 = l3 + hl;
     match x.proto {
         6 => {
-            if tot < 40 || b8(b, l4 + 12) >> 4 < 5 {
+            if (tot as usize) < hl + 20 || b8(b, l4 + 12) >> 4 < 5 {
                 return (Err(EmDrop::Malformed), l4 + 20);
             }
             (x.sport, x.dport) = (b16(b, l4), b16(b, l4 + 2));
             (Ok(x), l4 + 20)
         }
         17 => {
-            let ulen = b16(b, l4 + 4);
-            if tot < 28 || ulen < 8 || ulen > tot - 20 {
+            let ulen = b16(b, l4 + 4) as usize;
+            if (tot as usize) < hl + 8 || ulen < 8 || ulen > tot as usize - hl {
                 return (Err(EmDrop::Malformed), l4 + 8);
             }
             (x.sport, x.dport) = (b16(b, l4), b16(b, l4 + 2));
@@ -201,7 +250,7 @@ pub fn em_extract(window: &[u8], wire: bool) -> EmExtract {
     let mut p = EmParsed { outer, ..Default::default() };
     let mut need = need.max(outer.l3 + outer.tot as usize);
     let mut last = outer;
-    if wire && outer.proto == 17 && outer.dport == VXLAN_PORT {
+    if wire && !outer.v6 && outer.proto == 17 && outer.dport == VXLAN_PORT {
         let vx = outer.l3 + 28;
         need = need.max(vx + 8);
         if outer.tot < 36 {
@@ -223,7 +272,7 @@ pub fn em_extract(window: &[u8], wire: bool) -> EmExtract {
     }
     if last.proto == 17 && last.dport == ROCE_PORT {
         p.roce = true;
-        let bth = last.l3 + 28;
+        let bth = last.l3 + if last.v6 { 48 } else { 28 };
         need = need.max(bth + 12);
         p.dqpn = b32(b, bth + 4) & 0xff_ffff;
     }
@@ -410,22 +459,66 @@ mod tests {
         let mut g = f.clone();
         g[14] = 0x46;
         assert_eq!(em_parse(&g, false, false), Err(EmDrop::IpOptions));
+        let mut g = f.clone();
+        g[12] = 0x88;
+        g[13] = 0xb5;
+        assert_eq!(em_parse(&g, false, false), Err(EmDrop::NotIp));
+        // an IPv4 header under the IPv6 ethertype: version 4
         let mut g = f;
         g[12] = 0x86;
         g[13] = 0xdd;
-        assert_eq!(em_parse(&g, false, false), Err(EmDrop::NotIpv4));
+        assert_eq!(em_parse(&g, false, false), Err(EmDrop::Malformed));
+    }
+
+    #[test]
+    fn ipv6_frames_parse_as_etherparse_reads_them() {
+        let (src, dst) = ([0x20, 1, 0xd, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a, 0, 0, 1], [0xfd, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 2]);
+        for tcp in [false, true] {
+            let mut v = vec![];
+            let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]).ipv6(src, dst, 33);
+            if tcp {
+                b.tcp(4000, 443, 7, 1000).write(&mut v, &[5; 50]).unwrap();
+            } else {
+                b.udp(4000, ROCE_PORT).write(&mut v, &[5; 50]).unwrap();
+            }
+            let p = em_parse(&v, false, false).unwrap();
+            let e = etherparse::SlicedPacket::from_ethernet(&v).unwrap();
+            let Some(etherparse::NetSlice::Ipv6(ip)) = e.net else { panic!("IPv6") };
+            let h = ip.header();
+            let o = p.outer;
+            assert!(o.v6);
+            assert_eq!((o.l3, o.ttl, o.proto, o.tot as usize), (14, h.hop_limit(), h.next_header().0, 40 + h.payload_length() as usize));
+            assert_eq!((o.src, o.dst), (v6_fold(u128::from_be_bytes(h.source())), v6_fold(u128::from_be_bytes(h.destination()))));
+            assert_eq!((o.sport, o.dport), (4000, if tcp { 443 } else { ROCE_PORT }));
+            assert_eq!(p.roce, !tcp);
+            assert_eq!(em_parse(&v[..v.len() - 1], false, false), Err(EmDrop::Truncated));
+            // the next header: an extension header, a fragment
+            for (nh, d) in [(0u8, EmDrop::IpOptions), (60, EmDrop::IpOptions), (44, EmDrop::Fragment)] {
+                let mut g = v.clone();
+                g[20] = nh;
+                assert_eq!(em_parse(&g, false, false), Err(d));
+            }
+            let mut g = v.clone();
+            g[14] = 0x45;
+            assert_eq!(em_parse(&g, false, false), Err(EmDrop::Malformed));
+        }
+        assert_eq!(v6_fold(0x0000_0001_0000_0002_0000_0004_0000_0008), 15);
     }
 }
 
 // ------------------------------------------------------------------ classification and policy
 
 /// What a frame's tenant is looked up by: its VF (host side), its VNI (a VXLAN frame from the
-/// wire) or its destination address, a PIP (any other frame from the wire, NAT mode).
+/// wire) or its destination address, a PIP (any other IPv4 frame from the wire, NAT mode).
+/// `V6`: an IPv6 frame from the wire outside VXLAN. PIPs are IPv4 addresses, so it has no key:
+/// it never hits (its tenant is `no_tenant`), and it raises no miss event (there is nothing
+/// the OM could install).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KeyKind {
     Vf = 0,
     Vni = 1,
     Pip = 2,
+    V6 = 3,
 }
 
 impl From<u8> for KeyKind {
@@ -433,7 +526,8 @@ impl From<u8> for KeyKind {
         match k & 3 {
             0 => KeyKind::Vf,
             1 => KeyKind::Vni,
-            _ => KeyKind::Pip,
+            2 => KeyKind::Pip,
+            _ => KeyKind::V6,
         }
     }
 }
@@ -455,11 +549,13 @@ pub fn class_key(p: &EmParsed, vf: u16, wire: bool) -> (KeyKind, u32) {
     match (wire, p.vni) {
         (false, _) => (KeyKind::Vf, vf as u32),
         (true, Some(vni)) => (KeyKind::Vni, vni),
+        (true, None) if p.outer.v6 => (KeyKind::V6, p.outer.dst),
         (true, None) => (KeyKind::Pip, p.outer.dst),
     }
 }
 
-/// The 5-tuple the ACL matches: the inner frame's for VXLAN, else the frame's own.
+/// The 5-tuple the ACL matches: the inner frame's for VXLAN, else the frame's own. For IPv6
+/// (`v6`) the addresses are their [`v6_fold`]s.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tuple {
     pub src: u32,
@@ -467,18 +563,20 @@ pub struct Tuple {
     pub proto: u8,
     pub sport: u16,
     pub dport: u16,
+    pub v6: bool,
 }
 
 impl Tuple {
     pub fn of(p: &EmParsed) -> Tuple {
         let l = p.inner.unwrap_or(p.outer);
-        Tuple { src: l.src, dst: l.dst, proto: l.proto, sport: l.sport, dport: l.dport }
+        Tuple { src: l.src, dst: l.dst, proto: l.proto, sport: l.sport, dport: l.dport, v6: l.v6 }
     }
 }
 
 /// One ACL rule. It matches when the source and destination are inside its prefixes (`addr`
 /// and `mask` bits equal), the protocol is equal (or `proto_any`), and both ports lie in their
-/// inclusive ranges.
+/// inclusive ranges. The prefixes are IPv4 prefixes: an IPv6 frame matches only a rule whose
+/// two masks are zero (any address; protocol and ports still count).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AclRule {
     pub valid: bool,
@@ -507,6 +605,7 @@ impl AclRule {
         self.valid
             && (t.src ^ self.src) & self.src_mask == 0
             && (t.dst ^ self.dst) & self.dst_mask == 0
+            && (!t.v6 || self.src_mask | self.dst_mask == 0)
             && (self.proto_any || t.proto == self.proto)
             && (self.sp_lo..=self.sp_hi).contains(&t.sport)
             && (self.dp_lo..=self.dp_hi).contains(&t.dport)
@@ -580,6 +679,8 @@ pub enum ClsDrop {
     NoLocal = 5,
     /// NAT egress: the source is not its VF's VIP.
     Spoof = 6,
+    /// NAT mode: an IPv6 frame (VIPs and PIPs are IPv4 addresses; no IPv6 NAT).
+    Ipv6 = 7,
 }
 
 impl ClsDrop {
@@ -591,6 +692,7 @@ impl ClsDrop {
             ClsDrop::NoRoute => "no_route",
             ClsDrop::NoLocal => "no_local",
             ClsDrop::Spoof => "spoof",
+            ClsDrop::Ipv6 => "ipv6",
         }
     }
 }
@@ -652,6 +754,9 @@ impl ClsTables {
 
     /// The tenant of a key.
     pub fn lookup(&self, kind: KeyKind, value: u32) -> Option<u16> {
+        if kind == KeyKind::V6 {
+            return None;
+        }
         let row = map_row(kind, value, self.map_bits);
         let e = self.map[row as usize].iter().find(|e| e.valid && e.kind == kind as u8 && e.value == value)?;
         self.tenants[e.tenant as usize].0.then_some(e.tenant)
@@ -662,7 +767,7 @@ impl ClsTables {
     pub fn classify(&mut self, p: &EmParsed, vf: u16, wire: bool, now: u64) -> ClsVerdict {
         let (kind, value) = class_key(p, vf, wire);
         let row = map_row(kind, value, self.map_bits);
-        let hit = self.map[row as usize].iter().find(|e| e.valid && e.kind == kind as u8 && e.value == value).map(|e| e.tenant);
+        let hit = self.map[row as usize].iter().find(|e| kind != KeyKind::V6 && e.valid && e.kind == kind as u8 && e.value == value).map(|e| e.tenant);
         let mut v = ClsVerdict { tenant: hit.unwrap_or(0), ..Default::default() };
         let Some(tenant) = hit.filter(|t| self.tenants[*t as usize].0) else {
             v.drop = Some(ClsDrop::NoTenant);
@@ -825,9 +930,16 @@ impl LookTables {
     ///   be the VF's VIP, to the VF's PIP;
     /// - wire side: the tuple's destination -> the local VF (overlay: the inner VIP; NAT: the
     ///   PIP, rewritten to the VF's VIP); NAT also the source PIP -> its VIP.
+    ///
+    /// IPv6 (the tuple's layer): in overlay mode its addresses' folds are the keys, so the OM
+    /// installs an IPv6 VIP by its [`v6_fold`] (two addresses of one tenant must not fold
+    /// alike, nor fold to one of its IPv4 addresses). NAT mode drops it (`ipv6`), first.
     pub fn lookup(&self, p: &EmParsed, vf: u16, tenant: u16, wire: bool, mode: EmMode) -> Result<Look, ClsDrop> {
         let t = Tuple::of(p);
         let mut l = Look::default();
+        if mode == EmMode::Nat && t.v6 {
+            return Err(ClsDrop::Ipv6);
+        }
         if !wire {
             let e = self.remote_entry(0, tenant, t.dst).ok_or(ClsDrop::NoRoute)?;
             let pip = e.value;

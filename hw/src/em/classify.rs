@@ -252,7 +252,7 @@ struct Regs {
     s4: Stage,
     ok4: bool,
     ten4: u16,
-    tup4: (u32, u32, u8, u16, u16),
+    tup4: Tup,
     r_rd: [AclRuleBitsFields; ACL_SLOTS],
     s5: Stage,
     ok5: bool,
@@ -279,7 +279,7 @@ struct Regs {
     lim7: u128,
     t7: u64,
     tat_rd: u128,
-    tup7: (u32, u32, u8, u16, u16),
+    tup7: Tup,
     bpv: bool,
     bp_vf: u16,
     bp_tat: u128,
@@ -299,26 +299,32 @@ fn bk(b: bool, bits: usize) -> usize {
     (b as usize) << bits
 }
 
+/// The map key (`nicgen_model::em::class_key`): kind 3 is an IPv6 frame from the wire outside
+/// VXLAN, which never hits and raises no event.
 fn key_of(h: &EmHdrFields, wire: bool) -> (u8, u32) {
     match (wire, h.vxlan) {
         (false, _) => (0, h.vf as u32),
         (true, true) => (1, h.vni),
-        (true, false) => (2, h.dst),
+        (true, false) => (if h.v6 { 3 } else { 2 }, h.dst),
     }
 }
 
-/// The (src, dst, proto, sport, dport) the ACL and the lookups use: the inner frame's under VXLAN.
-pub(crate) fn tuple_of(h: &EmHdrFields) -> (u32, u32, u8, u16, u16) {
+/// The 5-tuple the ACL and the lookups use (the inner frame's under VXLAN), and whether it is
+/// IPv6 (its addresses then are folds).
+pub(crate) type Tup = (u32, u32, u8, u16, u16, bool);
+
+/// The (src, dst, proto, sport, dport, v6) the ACL and the lookups use.
+pub(crate) fn tuple_of(h: &EmHdrFields) -> Tup {
     if h.vxlan {
-        (h.i_src, h.i_dst, h.i_proto, h.i_sport, h.i_dport)
+        (h.i_src, h.i_dst, h.i_proto, h.i_sport, h.i_dport, h.i_v6)
     } else {
-        (h.src, h.dst, h.proto, h.sport, h.dport)
+        (h.src, h.dst, h.proto, h.sport, h.dport, h.v6)
     }
 }
 
-fn rule_matches(r: &AclRuleBitsFields, t: &(u32, u32, u8, u16, u16)) -> bool {
+fn rule_matches(r: &AclRuleBitsFields, t: &Tup) -> bool {
     let rule = AclRule { valid: r.valid, allow: r.allow, term: r.term, proto_any: r.proto_any, proto: r.proto, src: r.src, src_mask: r.src_mask, dst: r.dst, dst_mask: r.dst_mask, sp_lo: r.sp_lo, sp_hi: r.sp_hi, dp_lo: r.dp_lo, dp_hi: r.dp_hi };
-    rule.matches(&nicgen_model::em::Tuple { src: t.0, dst: t.1, proto: t.2, sport: t.3, dport: t.4 })
+    rule.matches(&nicgen_model::em::Tuple { src: t.0, dst: t.1, proto: t.2, sport: t.3, dport: t.4, v6: t.5 })
 }
 
 impl CoreState {
@@ -442,7 +448,7 @@ impl CoreState {
             r.t_rd = mem.ten[bk(s.s2.b, z.ten_bits) | s.ten2 as usize & mask(z.ten_bits) as usize];
             // stage 1 -> 2: compare the ways
             let e: Vec<MapEntryBitsFields> = s.m_rd.iter().map(|w| MapEntryBitsFields::from_words(&crate::record::words_put(48, [(0, 48, *w)].into_iter()))).collect();
-            let hitw = |w: usize| e[w].valid && e[w].kind == s.kind1 && e[w].value == s.val1;
+            let hitw = |w: usize| s.kind1 != 3 && e[w].valid && e[w].kind == s.kind1 && e[w].value == s.val1;
             let first = (0..MAP_WAYS).find(|w| hitw(*w));
             r.s2 = s.s1.clone();
             r.hit2 = first.is_some();
@@ -534,7 +540,7 @@ fn core_verilog(z: ClsSizes) -> String {
         reg(&mut v, &format!("b{s}"), 1);
         reg(&mut v, &format!("h{s}"), hb);
     }
-    for (n, w) in [("kind1", 2), ("val1", 32), ("hit2", 1), ("ten2", 12), ("hit3", 1), ("ten3", 12), ("t_rd", TENANT_BITS), ("ok4", 1), ("ten4", 12), ("tup4", 104), ("ok5", 1), ("ten5", 12), ("m5", 16), ("t5", 16), ("a5", 16)] {
+    for (n, w) in [("kind1", 2), ("val1", 32), ("hit2", 1), ("ten2", 12), ("hit3", 1), ("ten3", 12), ("t_rd", TENANT_BITS), ("ok4", 1), ("ten4", 12), ("tup4", 105), ("ok5", 1), ("ten5", 12), ("m5", 16), ("t5", 16), ("a5", 16)] {
         reg(&mut v, n, w);
     }
     for w in 0..MAP_WAYS {
@@ -543,7 +549,7 @@ fn core_verilog(z: ClsSizes) -> String {
     for s in 0..ACL_SLOTS {
         reg(&mut v, &format!("r_rd{s}"), rb);
     }
-    for (n, w) in [("ok6", 1), ("ten6", 12), ("allow6", 1), ("hit6", 1), ("rule6", 4), ("q_rd", qb), ("ok7", 1), ("ten7", 12), ("allow7", 1), ("hit7", 1), ("rule7", 4), ("en7", 1), ("mark7", 1), ("inc7", 48), ("lim7", TAT_BITS), ("t7", 64), ("tat_rd", TAT_BITS), ("tup7", 104), ("bpv", 1), ("bp_vf", 12), ("bp_tat", TAT_BITS), ("now", 64)] {
+    for (n, w) in [("ok6", 1), ("ten6", 12), ("allow6", 1), ("hit6", 1), ("rule6", 4), ("q_rd", qb), ("ok7", 1), ("ten7", 12), ("allow7", 1), ("hit7", 1), ("rule7", 4), ("en7", 1), ("mark7", 1), ("inc7", 48), ("lim7", TAT_BITS), ("t7", 64), ("tat_rd", TAT_BITS), ("tup7", 105), ("bpv", 1), ("bp_vf", 12), ("bp_tat", TAT_BITS), ("now", 64)] {
         reg(&mut v, n, w);
     }
     v += "initial begin\n";
@@ -558,13 +564,13 @@ fn core_verilog(z: ClsSizes) -> String {
     let used = (mb + 2).max(tb).max(gb + 4).max(VF_BITS);
     v += &format!("wire unused_tw = ^tw_data[223:{rb}] ^ ^{}{};\n", twd("dest"), if used < 16 { format!(" ^ ^tw_idx[15:{used}]") } else { String::new() });
     // ---- in: the key, its row, the map read
-    v += &format!("wire [1:0] kind0 = !from_wire ? 2'd0 : ({} ? 2'd1 : 2'd2);\n", h("vxlan"));
+    v += &format!("wire [1:0] kind0 = !from_wire ? 2'd0 : ({} ? 2'd1 : {} ? 2'd3 : 2'd2);\n", h("vxlan"), h("v6"));
     v += &format!("wire [31:0] val0 = !from_wire ? {{20'd0, {}}} : ({} ? {{8'd0, {}}} : {});\n", h("vf"), h("vxlan"), h("vni"), h("dst"));
     v += &format!("wire [33:0] k = {{kind0, val0}};\nwire [{}:0] row;\n", mb - 1);
     v += &super::fold_xor_verilog("row", "k", 34, mb);
     // ---- stage 1: compare the ways
     for w in 0..MAP_WAYS {
-        v += &format!("wire hw{w} = {} & ({} == kind1) & ({} == val1);\n", me(&format!("m_rd{w}"), "valid"), me(&format!("m_rd{w}"), "kind"), me(&format!("m_rd{w}"), "value"));
+        v += &format!("wire hw{w} = (kind1 != 2'd3) & {} & ({} == kind1) & ({} == val1);\n", me(&format!("m_rd{w}"), "valid"), me(&format!("m_rd{w}"), "kind"), me(&format!("m_rd{w}"), "value"));
         v += &format!("wire [11:0] tw{w}_ten = {};\n", me(&format!("m_rd{w}"), "tenant"));
         v += &format!("wire unused_m{w} = {};\n", me(&format!("m_rd{w}"), "pinned"));
     }
@@ -574,18 +580,19 @@ fn core_verilog(z: ClsSizes) -> String {
     v += &format!("wire [{}:0] group3 = t_rd[{}:0];\nwire unused_t = ^t_rd[14:{}];\n", gb - 1, gb - 1, gb);
     let tup = |p: &str| {
         format!(
-            "{v} ? {{{}, {}, {}, {}, {}}} : {{{}, {}, {}, {}, {}}}",
-            hs(p, "i_src"), hs(p, "i_dst"), hs(p, "i_proto"), hs(p, "i_sport"), hs(p, "i_dport"),
-            hs(p, "src"), hs(p, "dst"), hs(p, "proto"), hs(p, "sport"), hs(p, "dport"),
+            "{v} ? {{{}, {}, {}, {}, {}, {}}} : {{{}, {}, {}, {}, {}, {}}}",
+            hs(p, "i_v6"), hs(p, "i_src"), hs(p, "i_dst"), hs(p, "i_proto"), hs(p, "i_sport"), hs(p, "i_dport"),
+            hs(p, "v6"), hs(p, "src"), hs(p, "dst"), hs(p, "proto"), hs(p, "sport"), hs(p, "dport"),
             v = hs(p, "vxlan")
         )
     };
-    v += &format!("wire [103:0] tup3 = {};\nwire [103:0] tup6 = {};\n", tup("h3"), tup("h6"));
-    // ---- stage 4: match the 16 rules. tup: src 103:72, dst 71:40, proto 39:32, sport 31:16, dport 15:0
+    v += &format!("wire [104:0] tup3 = {};\nwire [104:0] tup6 = {};\n", tup("h3"), tup("h6"));
+    // ---- stage 4: match the 16 rules. tup: v6 104, src 103:72, dst 71:40, proto 39:32, sport
+    // 31:16, dport 15:0 (IPv6 matches only rules without address prefixes)
     for s in 0..ACL_SLOTS {
         let f = |n: &str| vfield(&format!("r_rd{s}"), r(n));
         v += &format!(
-            "wire rm{s} = {valid} & (((tup4[103:72] ^ {src}) & {sm}) == 32'd0) & (((tup4[71:40] ^ {dst}) & {dm}) == 32'd0) & ({pa} | (tup4[39:32] == {pr})) & (tup4[31:16] >= {spl}) & (tup4[31:16] <= {sph}) & (tup4[15:0] >= {dpl}) & (tup4[15:0] <= {dph});\n",
+            "wire rm{s} = {valid} & (!tup4[104] | (({sm} | {dm}) == 32'd0)) & (((tup4[103:72] ^ {src}) & {sm}) == 32'd0) & (((tup4[71:40] ^ {dst}) & {dm}) == 32'd0) & ({pa} | (tup4[39:32] == {pr})) & (tup4[31:16] >= {spl}) & (tup4[31:16] <= {sph}) & (tup4[15:0] >= {dpl}) & (tup4[15:0] <= {dph});\n",
             valid = f("valid"), src = f("src"), sm = f("src_mask"), dst = f("dst"), dm = f("dst_mask"), pa = f("proto_any"), pr = f("proto"),
             spl = f("sp_lo"), sph = f("sp_hi"), dpl = f("dp_lo"), dph = f("dp_hi")
         );
@@ -606,8 +613,8 @@ fn core_verilog(z: ClsSizes) -> String {
     v += "wire [2:0] cause7 = !ok7 ? 3'd1 : !allow7 ? 3'd2 : (policed & !conform & !mark7) ? 3'd3 : 3'd0;\n";
     v += "wire marked7 = policed & !conform & mark7;\n";
     v += &format!("wire [{}:0] act7 = {{b7, t7[31:0], ok7 ? rule7 : 4'd0, hit7 & ok7, marked7, cause7, ten7}};\n", EmActFields::BITS - 1);
-    v += &format!("wire [{}:0] ev7 = {{ten7, tup7[15:0], tup7[31:16], tup7[39:32], tup7[71:40], tup7[103:72], !from_wire ? {{20'd0, {vf}}} : ({vx} ? {{8'd0, {vni}}} : {dst}), !from_wire ? 3'd0 : ({vx} ? 3'd1 : 3'd2)}};\n",
-        EmEventFields::BITS - 1, vf = hs("h7", "vf"), vx = hs("h7", "vxlan"), vni = hs("h7", "vni"), dst = hs("h7", "dst"));
+    v += &format!("wire [{}:0] ev7 = {{ten7, tup7[15:0], tup7[31:16], tup7[39:32], tup7[71:40], tup7[103:72], !from_wire ? {{20'd0, {vf}}} : ({vx} ? {{8'd0, {vni}}} : {dst}), !from_wire ? 3'd0 : ({vx} ? 3'd1 : {v6} ? 3'd3 : 3'd2)}};\nwire unused_tup7 = tup7[104];\n",
+        EmEventFields::BITS - 1, vf = hs("h7", "vf"), vx = hs("h7", "vxlan"), vni = hs("h7", "vni"), dst = hs("h7", "dst"), v6 = hs("h7", "v6"));
     // ---- the pipeline
     v += "always @(posedge clock) begin\n  now <= now + 64'd1;\n  if (adv) begin\n";
     v += &format!("    if (v7 & policed & conform) begin\n      tatm[{vf}] <= new_tat;\n      bp_vf <= {vf};\n      bp_tat <= new_tat;\n      bpv <= 1'b1;\n    end\n", vf = hs("h7", "vf"));
@@ -919,7 +926,9 @@ impl Logic for EmClassify {
                 self.k_mark.d.next = self.k_mark.q.val() + 1;
             }
         }
-        self.ev.push.next = self.out.val() & (self.core.o_act.val().cause == self.c_tenant.val());
+        // (an IPv6 frame from the wire outside VXLAN has no key the OM could install: no event)
+        self.ev.push.next = self.out.val() & (self.core.o_act.val().cause == self.c_tenant.val())
+            & !(self.from_wire.val() & self.core.o_hdr.val().v6 & !self.core.o_hdr.val().vxlan);
         self.ev.s_ev.next = self.core.o_ev.val();
         self.ev.m_ev_ready.next = self.m_ev_ready.val();
         self.m_ev.next = self.ev.m_ev.val();

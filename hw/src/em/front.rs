@@ -284,10 +284,10 @@ impl<const D: usize, const K: usize, const FW: usize> Logic for EmFrontW<D, K, F
         // the blocks' own counters stay inside (the M2M telemetry read will reach them)
         // dest bit 1 (the side) was used by the parent
         self.unused.next = self.lskid.m_valid.val() | self.dest.val().get_bit(1) | self.rdest.val().get_bit(1) | (self.lk.m_act.val() != self.lk.m_act.val()) | self.fifo.level.val().any() | self.cls.s_tw_ready.val() | self.lk.s_tw_ready.val()
-            | self.parse.drop_bad_frame.val().any() | self.parse.drop_truncated.val().any() | self.parse.drop_not_ipv4.val().any() | self.parse.drop_malformed.val().any()
+            | self.parse.drop_bad_frame.val().any() | self.parse.drop_truncated.val().any() | self.parse.drop_not_ip.val().any() | self.parse.drop_malformed.val().any()
             | self.parse.drop_ip_options.val().any() | self.parse.drop_bad_ip_checksum.val().any() | self.parse.drop_fragment.val().any() | self.parse.drop_bad_vxlan.val().any()
             | self.cls.frames.val().any() | self.cls.drop_no_tenant.val().any() | self.cls.drop_acl.val().any() | self.cls.drop_qos.val().any() | self.cls.marked.val().any() | self.cls.ev_lost.val().any()
-            | self.lk.drop_no_route.val().any() | self.lk.drop_no_local.val().any() | self.lk.drop_spoof.val().any() | self.lk.ev_lost.val().any();
+            | self.lk.drop_no_route.val().any() | self.lk.drop_no_local.val().any() | self.lk.drop_spoof.val().any() | self.lk.drop_ipv6.val().any() | self.lk.ev_lost.val().any();
         if self.reset.val() {
             self.in_frame.d.next = false;
             self.k_kept.d.next = 0.into();

@@ -14,7 +14,9 @@
 //!   becomes the PIP; anything else is `spoof`).
 //! - **Tenant VNI** (4K): the VNI of the tenant's overlay.
 //!
-//! A miss is dropped (`no_route`, `no_local`) and reported on `m_ev`. Frames the classifier
+//! A miss is dropped (`no_route`, `no_local`) and reported on `m_ev`. An IPv6 frame's addresses
+//! are their 32-bit folds (the keys of its entries); NAT mode drops IPv6 frames first (`ipv6`:
+//! VIPs and PIPs are IPv4 addresses). Frames the classifier
 //! already dropped pass with their cause. Three stages (read, compare, decide), one frame per
 //! cycle; latency 4 cycles (`LOOKUP_LATENCY`).
 use super::classify::{tuple_of as tuple, EmAct, EmActFields, EmEvent, EmEventFields, EmTblWr, EmTblWrFields, EvSlot};
@@ -196,7 +198,9 @@ impl Regs {
             let mut l = EmLookFields::default();
             let mut miss = None;
             if a.cause == 0 {
-                if !wire {
+                if nat && t.5 {
+                    a.cause = 7;
+                } else if !wire {
                     if !s.rhit2 {
                         a.cause = 4;
                         miss = Some((3, t.1));
@@ -365,6 +369,7 @@ fn core_verilog(z: LookSizes) -> String {
     v += &tup("hdr");
     v += &tup("h1");
     v += &tup("h2");
+    v += &format!("wire h2_v6 = {vx} ? {} : {};\n", hs("h2", "i_v6"), hs("h2", "v6"), vx = hs("h2", "vxlan"));
     // ---- in: keys and reads
     v += &format!("wire [11:0] ten0 = {};\nwire bank0 = {};\n", act("act", "tenant"), act("act", "bank"));
     v += "wire [31:0] raddr0 = from_wire ? hdr_src : hdr_dst;\n";
@@ -396,7 +401,7 @@ fn core_verilog(z: LookSizes) -> String {
     v += &format!("wire pass2 = {c} == 3'd0;\n");
     v += "reg [2:0] cause2;\nreg [11:0] lk_vf;\nreg lk_srw;\nreg lk_drw;\nreg [31:0] lk_src;\nreg [31:0] lk_dst;\nreg [23:0] lk_vni;\nreg [31:0] lk_dip;\nreg lk_port;\nreg miss2;\nreg [2:0] ekind2;\nreg [31:0] evalue2;\n";
     v += &format!("always @(*) begin\n  cause2 = {c};\n  lk_vf = 12'd0;\n  lk_srw = 1'b0;\n  lk_drw = 1'b0;\n  lk_src = 32'd0;\n  lk_dst = 32'd0;\n  lk_vni = 24'd0;\n  lk_dip = 32'd0;\n  lk_port = 1'b0;\n  miss2 = 1'b0;\n  ekind2 = 3'd3;\n  evalue2 = h2_dst;\n");
-    v += "  if (pass2) begin\n    if (!from_wire) begin\n";
+    v += "  if (pass2) begin\n    if (nat & h2_v6) cause2 = 3'd7;\n    else if (!from_wire) begin\n";
     v += "      if (!rhit2) begin cause2 = 3'd4; miss2 = 1'b1; end\n";
     v += "      else if (!nat) begin lk_dip = rval2; lk_vni = vni2; lk_port = rport2; end\n";
     v += "      else if (h2_src != vf2[31:0]) cause2 = 3'd6;\n";
@@ -571,6 +576,7 @@ pub struct EmLookup {
     pub drop_no_route: Signal<Out, Bits<32>>,
     pub drop_no_local: Signal<Out, Bits<32>>,
     pub drop_spoof: Signal<Out, Bits<32>>,
+    pub drop_ipv6: Signal<Out, Bits<32>>,
     pub ev_lost: Signal<Out, Bits<32>>,
     core: LookCore,
     hskid: ChanSkid<EmHdr>,
@@ -580,11 +586,13 @@ pub struct EmLookup {
     k_route: DFF<Bits<32>>,
     k_local: DFF<Bits<32>>,
     k_spoof: DFF<Bits<32>>,
+    k_ipv6: DFF<Bits<32>>,
     out: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
     c_route: Constant<Bits<3>>,
     c_local: Constant<Bits<3>>,
     c_spoof: Constant<Bits<3>>,
+    c_ipv6: Constant<Bits<3>>,
 }
 
 impl EmLookup {
@@ -618,6 +626,7 @@ impl EmLookup {
             drop_no_route: Default::default(),
             drop_no_local: Default::default(),
             drop_spoof: Default::default(),
+            drop_ipv6: Default::default(),
             ev_lost: Default::default(),
             core: LookCore::new(z),
             hskid: Default::default(),
@@ -627,11 +636,13 @@ impl EmLookup {
             k_route: Default::default(),
             k_local: Default::default(),
             k_spoof: Default::default(),
+            k_ipv6: Default::default(),
             out: Default::default(),
             unused: Default::default(),
             c_route: Constant::new(4.into()),
             c_local: Constant::new(5.into()),
             c_spoof: Constant::new(6.into()),
+            c_ipv6: Constant::new(7.into()),
         }
     }
 }
@@ -645,7 +656,7 @@ impl Default for EmLookup {
 impl Logic for EmLookup {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, k_route, k_local, k_spoof);
+        dff_setup!(self, clock, k_route, k_local, k_spoof, k_ipv6);
         clock!(self, clock, core, hskid, askid, lskid, ev);
         self.ev.reset.next = self.reset.val();
         self.core.reset.next = self.reset.val();
@@ -692,6 +703,9 @@ impl Logic for EmLookup {
             if self.core.o_act.val().cause == self.c_spoof.val() {
                 self.k_spoof.d.next = self.k_spoof.q.val() + 1;
             }
+            if self.core.o_act.val().cause == self.c_ipv6.val() {
+                self.k_ipv6.d.next = self.k_ipv6.q.val() + 1;
+            }
         }
         self.ev.push.next = self.out.val() & self.core.o_miss.val();
         self.ev.s_ev.next = self.core.o_ev.val();
@@ -701,24 +715,27 @@ impl Logic for EmLookup {
         self.drop_no_route.next = self.k_route.q.val();
         self.drop_no_local.next = self.k_local.q.val();
         self.drop_spoof.next = self.k_spoof.q.val();
+        self.drop_ipv6.next = self.k_ipv6.q.val();
         self.ev_lost.next = self.ev.lost.val();
         self.unused.next = self.askid.m_valid.val() | self.askid.s_ready.val() | self.lskid.m_valid.val() | self.lskid.s_ready.val();
         if self.reset.val() {
             self.k_route.d.next = 0.into();
             self.k_local.d.next = 0.into();
             self.k_spoof.d.next = 0.into();
+            self.k_ipv6.d.next = 0.into();
         }
     }
 }
 
 /// The lookup's counters.
-pub const EM_LOOKUP_COUNTERS: [(&str, &str); 4] = [
+pub const EM_LOOKUP_COUNTERS: [(&str, &str); 5] = [
     ("drop_no_route", "frames whose remote address has no entry"),
     ("drop_no_local", "frames from the wire whose destination has no local VF"),
     ("drop_spoof", "NAT egress frames whose source is not their VF's VIP"),
+    ("drop_ipv6", "NAT mode: IPv6 frames (VIPs and PIPs are IPv4 addresses)"),
     ("ev_lost", "miss events lost because the event output was full"),
 ];
 
 nicgen_sim::impl_ports!(EmLookup, clock = clock, [clock, reset, from_wire, nat, s_hdr, s_hdr_valid, s_hdr_ready, s_act, wbank, bank, s_rb, s_rb_valid, m_rb, m_rb_valid,
     s_tw, s_tw_valid, s_tw_ready, m_hdr, m_hdr_valid, m_hdr_ready, m_act, m_look, m_ev, m_ev_valid, m_ev_ready,
-    drop_no_route, drop_no_local, drop_spoof, ev_lost]);
+    drop_no_route, drop_no_local, drop_spoof, drop_ipv6, ev_lost]);

@@ -24,7 +24,9 @@ crate::record!(
         vf: u16 = 12,
         vlan: bool = 1,
         vid: u16 = 12,
-        /// Offset of the IPv4 header.
+        /// IPv6 (else IPv4); its addresses are their 32-bit folds (`nicgen_model::em::v6_fold`).
+        v6: bool = 1,
+        /// Offset of the IP header.
         l3: u8 = 8,
         src: u32 = 32,
         dst: u32 = 32,
@@ -38,6 +40,7 @@ crate::record!(
         vni: u32 = 24,
         i_vlan: bool = 1,
         i_vid: u16 = 12,
+        i_v6: bool = 1,
         i_l3: u8 = 8,
         i_src: u32 = 32,
         i_dst: u32 = 32,
@@ -65,6 +68,7 @@ impl EmHdrFields {
             vf,
             vlan: o.vlan.is_some(),
             vid: o.vlan.unwrap_or(0),
+            v6: o.v6,
             l3: o.l3 as u8,
             src: o.src,
             dst: o.dst,
@@ -78,6 +82,7 @@ impl EmHdrFields {
             vni: p.vni.unwrap_or(0),
             i_vlan: i.vlan.is_some(),
             i_vid: i.vlan.unwrap_or(0),
+            i_v6: i.v6,
             i_l3: i.l3 as u8,
             i_src: i.src,
             i_dst: i.dst,

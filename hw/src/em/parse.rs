@@ -24,7 +24,7 @@ use super::{be_get, vfield, EmHdr, EmHdrFields};
 use crate::crc::fields::{bytes_of, KeepCount};
 use crate::record::{FromBits, ToBits};
 use crate::stream::*;
-use nicgen_model::em::{em_extract, EmDrop, ROCE_PORT, VXLAN_PORT};
+use nicgen_model::em::{em_extract, EmDrop, ROCE_PORT, V6_EXT, V6_FRAG, V6_MAX_PLEN, VXLAN_PORT};
 use rust_hdl::prelude::*;
 
 pub const EM_HDR_BITS: usize = EmHdrFields::BITS;
@@ -35,7 +35,7 @@ const RES_W: usize = RES_BITS + 3;
 /// A length record: frame bytes (16), MAC error (1).
 const LEN_BITS: usize = 17;
 const LEN_W: usize = LEN_BITS + 3;
-const _: () = assert!(EM_HDR_BITS == 396 && EXTRACT_LATENCY == 5);
+const _: () = assert!(EM_HDR_BITS == 398 && EXTRACT_LATENCY == 5);
 
 /// Number of drop causes (`EmDrop` codes 1..=8).
 pub const EM_DROP_CAUSES: usize = 8;
@@ -110,6 +110,7 @@ fn layer_s1(p: &str, e: usize) -> String {
     v += &format!("wire tag_{p} = {} == 16'h8100;\n", be(e + 12, 2));
     v += &reg(&format!("{p}_tag_1"), 1, &format!("tag_{p}"));
     v += &reg(&format!("{p}_etok_1"), 1, &format!("tag_{p} ? ({} == 16'h0800) : ({} == 16'h0800)", be(e + 16, 2), be(e + 12, 2)));
+    v += &reg(&format!("{p}_et6_1"), 1, &format!("tag_{p} ? ({} == 16'h86dd) : ({} == 16'h86dd)", be(e + 16, 2), be(e + 12, 2)));
     v += &reg(&format!("{p}_tci_1"), 16, &be(e + 14, 2));
     v += &reg(&format!("{p}_l3_1"), 8, &format!("tag_{p} ? 8'd{} : 8'd{}", e + 18, e + 14));
     for (f, k, n) in [("vi", 0, 1), ("tos", 1, 1), ("tot", 2, 2), ("fl", 6, 2), ("ttl", 8, 1), ("proto", 9, 1), ("src", 12, 4), ("dst", 16, 4), ("sp", 20, 2), ("dp", 22, 2), ("ulen", 24, 2), ("doff", 32, 1), ("dqpn", 33, 3)] {
@@ -118,6 +119,16 @@ fn layer_s1(p: &str, e: usize) -> String {
     for i in 0..10 {
         v += &reg(&format!("{p}_w{i}_1"), 16, &sel(2 * i, 2));
     }
+    // IPv6: version and traffic class, payload length, next header, hop limit, the addresses'
+    // folds, and the L4 fields 40 bytes in
+    for (f, k, n) in [("vt6", 0, 2), ("plen6", 4, 2), ("nh6", 6, 1), ("hl6", 7, 1), ("sp6", 40, 2), ("dp6", 42, 2), ("ulen6", 44, 2), ("doff6", 52, 1), ("dqpn6", 53, 3)] {
+        v += &reg(&format!("{p}_{f}_1"), 8 * n, &sel(k, n));
+    }
+    let fold = |o: usize| (0..4).map(|j| be(o + 4 * j, 4)).collect::<Vec<_>>().join(" ^ ");
+    for (f, k) in [("s6", 8), ("d6", 24)] {
+        v += &reg(&format!("{p}_{f}_1"), 32, &format!("tag_{p} ? ({}) : ({})", fold(e + 18 + k), fold(e + 14 + k)));
+    }
+    v += &reg(&format!("{p}_tot6_1"), 16, &format!("{} + 16'd40", sel(4, 2)));
     v
 }
 
@@ -128,23 +139,33 @@ fn layer_s2(p: &str) -> String {
     let words: Vec<String> = (0..10).map(|i| format!("{{4'd0, {}}}", x(&format!("w{i}")))).collect();
     v += &format!("wire [19:0] {p}_cs = {};\n", words.join(" + "));
     v += &reg(&format!("{p}_f1_2"), 17, &format!("{{1'b0, {p}_cs[15:0]}} + {{13'd0, {p}_cs[19:16]}}"));
-    v += &reg(&format!("{p}_etok_2"), 1, &x("etok"));
-    v += &reg(&format!("{p}_bad_2"), 1, &format!("({}[7:4] != 4'd4) | ({}[3:0] < 4'd5) | ({} < 16'd20)", x("vi"), x("vi"), x("tot")));
-    v += &reg(&format!("{p}_opt_2"), 1, &format!("{}[3:0] > 4'd5", x("vi")));
-    v += &reg(&format!("{p}_frag_2"), 1, &format!("{}[13:0] != 14'd0", x("fl")));
-    v += &reg(&format!("{p}_tcp_2"), 1, &format!("{} == 8'd6", x("proto")));
-    v += &reg(&format!("{p}_udp_2"), 1, &format!("{} == 8'd17", x("proto")));
-    v += &reg(&format!("{p}_tcpbad_2"), 1, &format!("({} < 16'd40) | ({}[7:4] < 4'd5)", x("tot"), x("doff")));
+    let v6 = x("et6");
+    // each field or check: IPv6's when the ethertype is IPv6, else IPv4's
+    let pick = |a6: String, a4: String| format!("{v6} ? ({a6}) : ({a4})");
+    v += &reg(&format!("{p}_etok_2"), 1, &format!("{} | {v6}", x("etok")));
+    v += &reg(&format!("{p}_v6_2"), 1, &v6);
+    let ext: Vec<String> = V6_EXT.iter().map(|n| format!("({} == 8'd{n})", x("nh6"))).collect();
+    v += &reg(&format!("{p}_bad_2"), 1, &pick(format!("({}[15:12] != 4'd6) | ({} > 16'd{V6_MAX_PLEN})", x("vt6"), x("plen6")), format!("({}[7:4] != 4'd4) | ({}[3:0] < 4'd5) | ({} < 16'd20)", x("vi"), x("vi"), x("tot"))));
+    v += &reg(&format!("{p}_opt_2"), 1, &pick(ext.join(" | "), format!("{}[3:0] > 4'd5", x("vi"))));
+    v += &reg(&format!("{p}_frag_2"), 1, &pick(format!("{} == 8'd{V6_FRAG}", x("nh6")), format!("{}[13:0] != 14'd0", x("fl"))));
+    v += &reg(&format!("{p}_tcp_2"), 1, &pick(format!("{} == 8'd6", x("nh6")), format!("{} == 8'd6", x("proto"))));
+    v += &reg(&format!("{p}_udp_2"), 1, &pick(format!("{} == 8'd17", x("nh6")), format!("{} == 8'd17", x("proto"))));
+    v += &reg(&format!("{p}_tcpbad_2"), 1, &pick(format!("({} < 16'd20) | ({}[7:4] < 4'd5)", x("plen6"), x("doff6")), format!("({} < 16'd40) | ({}[7:4] < 4'd5)", x("tot"), x("doff"))));
     v += &format!("wire [15:0] {p}_totm20 = {} - 16'd20;\n", x("tot"));
-    v += &reg(&format!("{p}_udpbad_2"), 1, &format!("({} < 16'd28) | ({} < 16'd8) | ({} > {p}_totm20)", x("tot"), x("ulen"), x("ulen")));
-    v += &reg(&format!("{p}_vxp_2"), 1, &format!("{} == 16'd{VXLAN_PORT}", x("dp")));
-    v += &reg(&format!("{p}_rocep_2"), 1, &format!("{} == 16'd{ROCE_PORT}", x("dp")));
+    v += &reg(&format!("{p}_udpbad_2"), 1, &pick(format!("({} < 16'd8) | ({} < 16'd8) | ({} > {})", x("plen6"), x("ulen6"), x("ulen6"), x("plen6")), format!("({} < 16'd28) | ({} < 16'd8) | ({} > {p}_totm20)", x("tot"), x("ulen"), x("ulen"))));
+    // VXLAN only over IPv4
+    v += &reg(&format!("{p}_vxp_2"), 1, &format!("!{v6} & ({} == 16'd{VXLAN_PORT})", x("dp")));
+    v += &reg(&format!("{p}_rocep_2"), 1, &pick(format!("{} == 16'd{ROCE_PORT}", x("dp6")), format!("{} == 16'd{ROCE_PORT}", x("dp"))));
     v += &reg(&format!("{p}_tot36_2"), 1, &format!("{} < 16'd36", x("tot")));
-    v += &reg(&format!("{p}_ipend_2"), 17, &format!("{{9'd0, {}}} + {{1'b0, {}}}", x("l3"), x("tot")));
-    for (f, n) in [("tag", 1), ("tci", 16), ("l3", 8), ("tos", 8), ("tot", 16), ("ttl", 8), ("proto", 8), ("src", 32), ("dst", 32), ("sp", 16), ("dp", 16), ("dqpn", 24)] {
+    v += &reg(&format!("{p}_ipend_2"), 17, &format!("{{9'd0, {}}} + {{1'b0, {}}}", x("l3"), pick(x("tot6"), x("tot"))));
+    for (f, n) in [("tag", 1), ("tci", 16), ("l3", 8)] {
         v += &reg(&format!("{p}_{f}_2"), n, &x(f));
     }
-    v += &format!("wire unused_{p}_1 = ^{}[15:14] ^ ^{}[3:0];\n", x("fl"), x("doff"));
+    v += &reg(&format!("{p}_tos_2"), 8, &pick(format!("{}[11:4]", x("vt6")), x("tos")));
+    for (f, f6, n) in [("tot", "tot6", 16), ("ttl", "hl6", 8), ("proto", "nh6", 8), ("src", "s6", 32), ("dst", "d6", 32), ("sp", "sp6", 16), ("dp", "dp6", 16), ("dqpn", "dqpn6", 24)] {
+        v += &reg(&format!("{p}_{f}_2"), n, &pick(x(f6), x(f)));
+    }
+    v += &format!("wire unused_{p}_1 = ^{}[15:14] ^ ^{}[3:0] ^ ^{}[3:0] ^ ^{}[15:12];\n", x("fl"), x("doff"), x("doff6"), x("vt6"));
     v
 }
 
@@ -159,14 +180,15 @@ fn layer_s3(q: &str, src: &dyn Fn(&str) -> String) -> String {
     let l3 = src("l3");
     v += &format!("reg [3:0] {q}_c;\nreg [7:0] {q}_n;\n");
     v += "always @(*) begin\n";
-    v += &format!("  {q}_c = 4'd0;\n  {q}_n = {l3} + 8'd20;\n");
-    v += &format!("  if (!{}) begin {q}_c = 4'd{}; {q}_n = {l3}; end\n", src("etok"), EmDrop::NotIpv4 as u8);
+    let v6 = src("v6");
+    v += &format!("  {q}_c = 4'd0;\n  {q}_n = {l3} + ({v6} ? 8'd40 : 8'd20);\n");
+    v += &format!("  if (!{}) begin {q}_c = 4'd{}; {q}_n = {l3}; end\n", src("etok"), EmDrop::NotIp as u8);
     v += &format!("  else if ({}) {q}_c = 4'd{};\n", src("bad"), EmDrop::Malformed as u8);
     v += &format!("  else if ({}) {q}_c = 4'd{};\n", src("opt"), EmDrop::IpOptions as u8);
-    v += &format!("  else if (!{q}_csok) {q}_c = 4'd{};\n", EmDrop::BadIpChecksum as u8);
+    v += &format!("  else if (!{v6} & !{q}_csok) {q}_c = 4'd{};\n", EmDrop::BadIpChecksum as u8);
     v += &format!("  else if ({}) {q}_c = 4'd{};\n", src("frag"), EmDrop::Fragment as u8);
-    v += &format!("  else if ({}) begin {q}_n = {l3} + 8'd40; if ({}) {q}_c = 4'd{}; end\n", src("tcp"), src("tcpbad"), EmDrop::Malformed as u8);
-    v += &format!("  else if ({}) begin {q}_n = {l3} + 8'd28; if ({}) {q}_c = 4'd{}; end\n", src("udp"), src("udpbad"), EmDrop::Malformed as u8);
+    v += &format!("  else if ({}) begin {q}_n = {l3} + ({v6} ? 8'd60 : 8'd40); if ({}) {q}_c = 4'd{}; end\n", src("tcp"), src("tcpbad"), EmDrop::Malformed as u8);
+    v += &format!("  else if ({}) begin {q}_n = {l3} + ({v6} ? 8'd48 : 8'd28); if ({}) {q}_c = 4'd{}; end\n", src("udp"), src("udpbad"), EmDrop::Malformed as u8);
     v += "end\n";
     v += &reg(&format!("{q}_cause_3"), 4, &format!("{q}_c"));
     v += &reg(&format!("{q}_need_3"), 17, &format!("{{9'd0, {q}_n}}"));
@@ -176,8 +198,8 @@ fn layer_s3(q: &str, src: &dyn Fn(&str) -> String) -> String {
     v += &reg(&format!("{q}_vx_3"), 1, &format!("{} & {}", src("udp"), src("vxp")));
     v += &reg(&format!("{q}_roce_3"), 1, &format!("{} & {}", src("udp"), src("rocep")));
     v += &reg(&format!("{q}_tot36_3"), 1, &src("tot36"));
-    v += &reg(&format!("{q}_bthend_3"), 17, &format!("{{9'd0, {l3}}} + 17'd40"));
-    for (f, n) in [("tag", 1), ("tci", 16), ("l3", 8), ("tos", 8), ("tot", 16), ("ttl", 8), ("proto", 8), ("src", 32), ("dst", 32), ("dqpn", 24), ("ipend", 17)] {
+    v += &reg(&format!("{q}_bthend_3"), 17, &format!("{{9'd0, {l3}}} + ({v6} ? 17'd60 : 17'd40)"));
+    for (f, n) in [("v6", 1), ("tag", 1), ("tci", 16), ("l3", 8), ("tos", 8), ("tot", 16), ("ttl", 8), ("proto", 8), ("src", 32), ("dst", 32), ("dqpn", 24), ("ipend", 17)] {
         v += &reg(&format!("{q}_{f}_3"), n, &src(f));
     }
     v
@@ -207,7 +229,7 @@ fn extract_verilog() -> String {
     let fields2 = [
         ("f1", 17), ("l3", 8), ("etok", 1), ("bad", 1), ("opt", 1), ("frag", 1), ("tcp", 1), ("tcpbad", 1), ("udp", 1), ("udpbad", 1),
         ("sp", 16), ("dp", 16), ("vxp", 1), ("rocep", 1), ("tot36", 1), ("tag", 1), ("tci", 16), ("tos", 8), ("tot", 16), ("ttl", 8),
-        ("proto", 8), ("src", 32), ("dst", 32), ("dqpn", 24), ("ipend", 17),
+        ("proto", 8), ("src", 32), ("dst", 32), ("dqpn", 24), ("ipend", 17), ("v6", 1),
     ];
     for (f, n) in fields2 {
         v += &format!("wire [{}:0] i_{f}_sel = o_tag_2 ? b_{f}_2 : a_{f}_2;\n", n - 1);
@@ -241,7 +263,7 @@ fn extract_verilog() -> String {
     v += &reg("ob_gt_oi_4", 1, "o_bthend_3 > o_ipend_3");
     v += &reg("vni_4", 24, "vni_3");
     v += "wire unused_ends = ^o_bthend_3 ^ ^o_need_3;\n";
-    for (f, n) in [("tag", 1), ("tci", 16), ("l3", 8), ("tos", 8), ("tot", 16), ("ttl", 8), ("proto", 8), ("src", 32), ("dst", 32), ("sport", 16), ("dport", 16), ("dqpn", 24)] {
+    for (f, n) in [("v6", 1), ("tag", 1), ("tci", 16), ("l3", 8), ("tos", 8), ("tot", 16), ("ttl", 8), ("proto", 8), ("src", 32), ("dst", 32), ("sport", 16), ("dport", 16), ("dqpn", 24)] {
         v += &reg(&format!("o_{f}_4"), n, &format!("o_{f}_3"));
         v += &reg(&format!("i_{f}_4"), n, &format!("i_{f}_3"));
     }
@@ -263,6 +285,7 @@ fn extract_verilog() -> String {
     v += "always @(*) begin\n  h5 = 0;\n  if (c_4 == 4'd0) begin\n";
     v += &set("vlan", "o_tag_4");
     v += &set("vid", "o_tag_4 ? o_tci_4[11:0] : 12'd0");
+    v += &set("v6", "o_v6_4");
     for f in ["l3", "src", "dst", "proto", "tos", "ttl", "tot", "sport", "dport"] {
         v += &set(f, &format!("o_{f}_4"));
     }
@@ -271,6 +294,7 @@ fn extract_verilog() -> String {
     v += &set("vni", "vni_4");
     v += &set("i_vlan", "i_tag_4");
     v += &set("i_vid", "i_tag_4 ? i_tci_4[11:0] : 12'd0");
+    v += &set("i_v6", "i_v6_4");
     for f in ["l3", "src", "dst", "proto", "tos", "ttl", "tot", "sport", "dport"] {
         v += &set(&format!("i_{f}"), &format!("i_{f}_4"));
     }
@@ -305,7 +329,7 @@ pub struct EmParseW<const D: usize, const K: usize, const FW: usize> {
     pub frames: Signal<Out, Bits<32>>,
     pub drop_bad_frame: Signal<Out, Bits<32>>,
     pub drop_truncated: Signal<Out, Bits<32>>,
-    pub drop_not_ipv4: Signal<Out, Bits<32>>,
+    pub drop_not_ip: Signal<Out, Bits<32>>,
     pub drop_malformed: Signal<Out, Bits<32>>,
     pub drop_ip_options: Signal<Out, Bits<32>>,
     pub drop_bad_ip_checksum: Signal<Out, Bits<32>>,
@@ -391,7 +415,7 @@ impl<const D: usize, const K: usize, const FW: usize> Default for EmParseW<D, K,
             frames: Default::default(),
             drop_bad_frame: Default::default(),
             drop_truncated: Default::default(),
-            drop_not_ipv4: Default::default(),
+            drop_not_ip: Default::default(),
             drop_malformed: Default::default(),
             drop_ip_options: Default::default(),
             drop_bad_ip_checksum: Default::default(),
@@ -509,7 +533,7 @@ impl<const D: usize, const K: usize, const FW: usize> Logic for EmParseW<D, K, F
         self.x_hdr.next.cause = self.ex.cause.val();
         self.x_hdr.next.vf = self.dvf[4].q.val();
         self.x_in.x.next = self.x_hdr.val();
-        self.res_q.s_axis.tdata.next = bit_cast::<RES_BITS, EM_HDR_BITS>(self.x_in.y.val()) | (bit_cast::<RES_BITS, 17>(self.ex.need.val()) << 396);
+        self.res_q.s_axis.tdata.next = bit_cast::<RES_BITS, EM_HDR_BITS>(self.x_in.y.val()) | (bit_cast::<RES_BITS, 17>(self.ex.need.val()) << 398);
         self.res_q.s_axis.tkeep.next = true.into();
         self.res_q.s_axis.tlast.next = true;
         self.res_q.s_axis.tuser.next = false;
@@ -537,7 +561,7 @@ impl<const D: usize, const K: usize, const FW: usize> Logic for EmParseW<D, K, F
         self.res_q.m_axis.tready.next = self.jn.val();
         self.len_q.m_axis.tready.next = self.jn.val();
         self.j_len.next = self.len_q.m_axis.tdata.val().get_bits::<16>(0);
-        self.j_need.next = self.res_q.m_axis.tdata.val().get_bits::<17>(396);
+        self.j_need.next = self.res_q.m_axis.tdata.val().get_bits::<17>(398);
         self.j_hdr.next = self.res_hdr.y.val();
         self.j_hdr.next.len = self.j_len.val();
         if self.len_q.m_axis.tdata.val().get_bit(16) {
@@ -589,7 +613,7 @@ impl<const D: usize, const K: usize, const FW: usize> Logic for EmParseW<D, K, F
         self.frames.next = self.k_frames.q.val();
         self.drop_bad_frame.next = self.drops[0].q.val();
         self.drop_truncated.next = self.drops[1].q.val();
-        self.drop_not_ipv4.next = self.drops[2].q.val();
+        self.drop_not_ip.next = self.drops[2].q.val();
         self.drop_malformed.next = self.drops[3].q.val();
         self.drop_ip_options.next = self.drops[4].q.val();
         self.drop_bad_ip_checksum.next = self.drops[5].q.val();
@@ -623,7 +647,7 @@ pub const EM_PARSE_COUNTERS: [(&str, &str); 9] = [
     ("frames", "frames handed on"),
     ("drop_bad_frame", "frames the MAC marked bad"),
     ("drop_truncated", "frames that end inside a header or an IPv4 datagram"),
-    ("drop_not_ipv4", "frames that are not IPv4 (IPv6 is not parsed yet)"),
+    ("drop_not_ip", "frames that are not IPv4 (IPv6 is not parsed yet)"),
     ("drop_malformed", "IPv4/TCP/UDP/VXLAN headers with impossible fields"),
     ("drop_ip_options", "IPv4 headers with options (IHL above 5)"),
     ("drop_bad_ip_checksum", "IPv4 headers whose checksum is wrong"),
@@ -634,10 +658,10 @@ pub const EM_PARSE_COUNTERS: [(&str, &str); 9] = [
 nicgen_sim::impl_ports!(EmParse1024, clock = clock, [clock, reset, from_wire, s_vf,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
-    m_hdr, m_hdr_valid, m_hdr_ready, frames, drop_bad_frame, drop_truncated, drop_not_ipv4, drop_malformed,
+    m_hdr, m_hdr_valid, m_hdr_ready, frames, drop_bad_frame, drop_truncated, drop_not_ip, drop_malformed,
     drop_ip_options, drop_bad_ip_checksum, drop_fragment, drop_bad_vxlan]);
 nicgen_sim::impl_ports!(EmParse, clock = clock, [clock, reset, from_wire, s_vf,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
-    m_hdr, m_hdr_valid, m_hdr_ready, frames, drop_bad_frame, drop_truncated, drop_not_ipv4, drop_malformed,
+    m_hdr, m_hdr_valid, m_hdr_ready, frames, drop_bad_frame, drop_truncated, drop_not_ip, drop_malformed,
     drop_ip_options, drop_bad_ip_checksum, drop_fragment, drop_bad_vxlan]);

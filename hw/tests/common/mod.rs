@@ -134,6 +134,31 @@ pub fn em_frame(rng: &mut Rng, vlan: Option<u16>, proto: u8, dport: u16, payload
     v
 }
 
+/// An Ethernet/IPv6 frame (etherparse): `proto` 6 (TCP), 17 (UDP) or 58 (ICMPv6 echo),
+/// `payload` after the L4 header, an 802.1Q tag if `vlan`.
+pub fn em_frame6(rng: &mut Rng, vlan: Option<u16>, proto: u8, dport: u16, payload: &[u8]) -> Vec<u8> {
+    let mac = |r: &mut Rng| -> [u8; 6] { let b = r.bytes(6); [b[0] & 0xfe, b[1], b[2], b[3], b[4], b[5]] };
+    let (sm, dm) = (mac(rng), mac(rng));
+    let addr = |r: &mut Rng| -> [u8; 16] { r.bytes(16).try_into().unwrap() };
+    let (src, dst) = (addr(rng), addr(rng));
+    let b = etherparse::PacketBuilder::ethernet2(sm, dm).ipv6(src, dst, rng.range(1, 255) as u8);
+    let sport = rng.range(1, 65535) as u16;
+    let mut v = vec![];
+    match proto {
+        6 => b.tcp(sport, dport, rng.next_u64() as u32, 1000).write(&mut v, payload).unwrap(),
+        17 => b.udp(sport, dport).write(&mut v, payload).unwrap(),
+        _ => b.icmpv6_echo_request(7, 9).write(&mut v, payload).unwrap(),
+    }
+    // a random traffic class
+    let tc = rng.below(256) as u8;
+    v[14] = 0x60 | tc >> 4;
+    v[15] = (v[15] & 0x0f) | tc << 4;
+    if let Some(id) = vlan {
+        v.splice(12..12, [0x81, 0x00, (id >> 8) as u8 & 0x0f, id as u8]);
+    }
+    v
+}
+
 
 /// One write into a service slot's configuration port `cfg` (an `SvcCfg`: we, addr, data),
 /// held for a cycle, then idle for a cycle.
