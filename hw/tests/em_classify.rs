@@ -4,7 +4,7 @@
 //! switch of a tenant's rule group under traffic; miss events; one header per cycle at a
 //! latency of `CLASSIFY_LATENCY`; lock step with rust-hdl.
 mod common;
-use common::em_frame;
+use common::{em_frame, em_frame6};
 use nicgen_hw::em::classify::*;
 use nicgen_hw::em::EmHdrFields;
 use nicgen_model::em::*;
@@ -92,7 +92,7 @@ fn host_in(rng: &mut Rng, vf: u16) -> In {
     let n = rng.range(0, 400) as usize;
     let payload = rng.bytes(n);
     let dport = rng.range(1, 2000) as u16;
-    let f = em_frame(rng, vlan, proto, dport, &payload);
+    let f = if rng.chance(20) { em_frame6(rng, vlan, if proto == 1 { 58 } else { proto }, dport, &payload) } else { em_frame(rng, vlan, proto, dport, &payload) };
     let p = em_parse(&f, false, false).expect("well formed");
     In { p, vf, h: EmHdrFields::of(&p, vf) }
 }
@@ -102,8 +102,11 @@ fn wire_in(rng: &mut Rng, vni: Option<u32>, pip: u32) -> In {
     let n = rng.range(0, 300) as usize;
     let payload = rng.bytes(n);
     let dport = rng.range(1, 2000) as u16;
-    let inner = em_frame(rng, None, proto, dport, &payload);
+    let v6 = rng.chance(20);
+    let inner = if v6 { em_frame6(rng, None, proto, dport, &payload) } else { em_frame(rng, None, proto, dport, &payload) };
     let f = match vni {
+        // an IPv6 frame from the wire outside VXLAN: it has no key (PIPs are IPv4)
+        None if v6 => inner,
         Some(vni) => {
             let t = VxlanTunnel { smac: [2, 0, 0, 0, 0, 1], dmac: [2, 0, 0, 0, 0, 2], sip: 0x0a00_0001, dip: pip, ttl: 64, tos: 0, vni };
             vxlan_encap(&inner, &t, 50000)
@@ -230,7 +233,11 @@ fn verdicts_match_the_model_host_and_wire() {
         let n = check(&wire, true, &t, &o, "wire");
         assert!(n[0] > 20 && n[1] > 20 && n[2] > 20 && n[3] == 0, "wire: outcomes {n:?} (no QoS on the wire side)");
         if evr == 100 {
-            let misses: Vec<&In> = wire.iter().zip(&o.v).filter(|(_, (_, a))| a.cause == 1).map(|(i, _)| i).collect();
+            // (an IPv6 frame outside VXLAN misses without an event: nothing could be installed)
+            let unkeyed = wire.iter().zip(&o.v).filter(|(i, (_, a))| i.p.vni.is_none() && i.p.outer.v6 && a.cause == 1).count();
+            let misses: Vec<&In> = wire.iter().zip(&o.v).filter(|(i, (_, a))| a.cause == 1 && !(i.p.vni.is_none() && i.p.outer.v6)).map(|(i, _)| i).collect();
+            assert!(unkeyed > 20, "{unkeyed} IPv6 frames from the wire outside VXLAN");
+            assert_eq!(o.ev.len(), misses.len(), "one event per keyed miss");
             for (e, i) in o.ev.iter().zip(&misses) {
                 let want = class_key(&i.p, 0, true);
                 assert_eq!((e.kind, e.value), (want.0 as u8, want.1));
@@ -258,8 +265,9 @@ fn acl_outcome_table() {
         // 5: an invalid rule that would allow everything
         AclRule { valid: false, allow: true, term: true, ..any },
     ];
-    // (src, dst, proto, sport, dport) -> (allow, deciding rule)
-    let table: [((u32, u32, u8, u16, u16), (bool, Option<usize>)); 10] = [
+    // (src, dst, proto, sport, dport) -> (allow, deciding rule); the last three rows are IPv6
+    // frames whose addresses fold to the addresses shown: only rules without prefixes match them
+    let table: [((u32, u32, u8, u16, u16), (bool, Option<usize>)); 13] = [
         ((ip(10, 66, 1, 1), ip(192, 168, 1, 5), 6, 4000, 80), (false, Some(0))), // rule 0 ends the walk
         ((ip(10, 1, 1, 1), ip(192, 168, 1, 5), 6, 4000, 8080), (true, Some(1))), // rule 1 only
         ((ip(10, 1, 1, 1), ip(192, 168, 1, 5), 6, 4000, 80), (false, Some(2))), // 1 then 2 overrides
@@ -270,7 +278,11 @@ fn acl_outcome_table() {
         ((ip(11, 1, 1, 1), ip(8, 8, 8, 8), 17, 6000, 2000), (false, None)), // no match: default deny
         ((ip(11, 1, 1, 1), ip(192, 168, 2, 1), 6, 1, 1024), (false, None)), // just outside 1 and 2
         ((ip(10, 66, 255, 255), ip(8, 8, 8, 8), 17, 5000, 53), (false, Some(0))), // 0 before 4
+        ((ip(10, 66, 255, 255), ip(8, 8, 8, 8), 17, 5000, 53), (true, Some(4))), // IPv6: 0 not (prefix); 2, then 4 ends
+        ((ip(10, 1, 1, 1), ip(192, 168, 1, 5), 6, 4000, 8080), (false, None)), // IPv6: 1 not (prefix): no match
+        ((ip(10, 1, 1, 1), ip(192, 168, 1, 5), 6, 4000, 22), (false, Some(2))), // IPv6: 2; 3 not (prefix)
     ];
+    let v6_rows = 10;
     let mut t = ClsTables::new(10, 4096, 64, 4096);
     t.tenants[9] = (true, 2);
     t.acl[2][..rules.len()].copy_from_slice(&rules);
@@ -278,9 +290,11 @@ fn acl_outcome_table() {
     let mut rng = Rng::new(3);
     let ins: Vec<In> = table
         .iter()
-        .map(|((s, d, pr, sp, dp), _)| {
+        .enumerate()
+        .map(|(k, ((s, d, pr, sp, dp), _))| {
             let mut i = host_in(&mut rng, 4);
             (i.p.outer.src, i.p.outer.dst, i.p.outer.proto, i.p.outer.sport, i.p.outer.dport) = (*s, *d, *pr, *sp, *dp);
+            i.p.outer.v6 = k >= v6_rows;
             i.h = EmHdrFields::of(&i.p, 4);
             i
         })

@@ -3,7 +3,7 @@
 //! tables (full rows included), misses, spoofed sources and frames the classifier already
 //! dropped; random gaps and backpressure; one frame per cycle at `LOOKUP_LATENCY`; lock step.
 mod common;
-use common::em_frame;
+use common::{em_frame, em_frame6};
 use nicgen_hw::em::classify::{EmActFields, EmEventFields};
 use nicgen_hw::em::lookup::*;
 use nicgen_hw::em::EmHdrFields;
@@ -74,7 +74,7 @@ fn run<S: CycleSim>(sim: &mut S, wire: bool, nat: bool, t: &LookTables, ins: &[I
         assert!(sim.cycle() < 1_000_000, "lookup stalled");
     }
     o.ev = ev.seen.iter().map(|(_, w)| EmEventFields::from_words(w)).collect();
-    o.counters = ["drop_no_route", "drop_no_local", "drop_spoof", "ev_lost"].iter().map(|c| sim.get_u64(sim.port(c)) as u32).collect();
+    o.counters = ["drop_no_route", "drop_no_local", "drop_spoof", "ev_lost", "drop_ipv6"].iter().map(|c| sim.get_u64(sim.port(c)) as u32).collect();
     o
 }
 
@@ -107,19 +107,28 @@ fn inputs(rng: &mut Rng, pool: &[u32], t: &LookTables, wire: bool, n: usize) -> 
         .map(|_| {
             let proto = [6u8, 17][rng.below(2) as usize];
             let dport = rng.range(1, 3000) as u16;
-            let mut f = em_frame(rng, None, proto, dport, &[]);
+            let v6 = rng.chance(25);
+            let mut f = if v6 { em_frame6(rng, None, proto, dport, &[]) } else { em_frame(rng, None, proto, dport, &[]) };
             let vf = if wire { 0 } else { rng.below(16) as u16 };
             let (mut src, dst) = (pool[rng.below(pool.len() as u64) as usize], pool[rng.below(pool.len() as u64) as usize]);
             if !wire && rng.chance(70) {
                 // the VF's own VIP (else NAT egress calls it spoofed)
                 src = t.vfs[vf as usize].0;
             }
-            f[26..30].copy_from_slice(&src.to_be_bytes());
-            f[30..34].copy_from_slice(&dst.to_be_bytes());
-            f[24] = 0;
-            f[25] = 0;
-            let c = ipv4_checksum(&f[14..34]);
-            f[24..26].copy_from_slice(&c.to_be_bytes());
+            if v6 {
+                // IPv6 addresses whose folds are the pool's addresses (the entries' keys)
+                for (o, a) in [(22, src), (38, dst)] {
+                    let w: u32 = (0..3).map(|j| u32::from_be_bytes(f[o + 4 * j..o + 4 * j + 4].try_into().unwrap())).fold(a, |x, y| x ^ y);
+                    f[o + 12..o + 16].copy_from_slice(&w.to_be_bytes());
+                }
+            } else {
+                f[26..30].copy_from_slice(&src.to_be_bytes());
+                f[30..34].copy_from_slice(&dst.to_be_bytes());
+                f[24] = 0;
+                f[25] = 0;
+                let c = ipv4_checksum(&f[14..34]);
+                f[24..26].copy_from_slice(&c.to_be_bytes());
+            }
             let f = if wire && rng.chance(50) {
                 let tun = VxlanTunnel { smac: [2, 0, 0, 0, 0, 1], dmac: [2, 0, 0, 0, 0, 2], sip: 1, dip: 2, ttl: 64, tos: 0, vni: 7 };
                 vxlan_encap(&f, &tun, 50000)
@@ -134,9 +143,9 @@ fn inputs(rng: &mut Rng, pool: &[u32], t: &LookTables, wire: bool, n: usize) -> 
         .collect()
 }
 
-fn check(ins: &[In], o: &Out, t: &LookTables, wire: bool, mode: EmMode) -> [u32; 7] {
+fn check(ins: &[In], o: &Out, t: &LookTables, wire: bool, mode: EmMode) -> [u32; 8] {
     assert_eq!(o.v.len(), ins.len());
-    let mut n = [0u32; 7];
+    let mut n = [0u32; 8];
     for (k, (i, (h, a, l))) in ins.iter().zip(&o.v).enumerate() {
         assert_eq!(*h, i.h, "header {k}");
         let (cause, look) = if i.a.cause != 0 {
@@ -169,6 +178,14 @@ fn lookups_match_the_model_in_both_modes() {
             let o = run(&mut sim, wire, mode == EmMode::Nat, &t, &ins, rates, (10 * k + j) as u64);
             let n = check(&ins, &o, &t, wire, mode);
             assert!(n[0] > 100, "{n:?}");
+            // IPv6 frames pass in overlay mode (by their addresses' folds) and NAT mode drops them
+            let v6_ok = ins.iter().zip(&o.v).filter(|(i, (_, a, _))| Tuple::of(&i.p).v6 && a.cause == 0).count();
+            if mode == EmMode::Nat {
+                assert!(n[7] > 100 && v6_ok == 0, "{n:?}");
+            } else {
+                assert!(n[7] == 0 && v6_ok > 30, "{n:?}, {v6_ok} IPv6 frames passed");
+            }
+            assert_eq!(o.counters[4], n[7], "drop_ipv6");
             match (wire, mode) {
                 (false, EmMode::Nat) => assert!(n[4] > 50 && n[6] > 50, "{n:?}"),
                 (false, EmMode::Overlay) => assert!(n[4] > 50 && n[6] == 0, "{n:?}"),
