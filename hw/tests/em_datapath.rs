@@ -28,9 +28,10 @@ fn check_at(mode: EmMode, valid: u32, ready: u32, seed: u64, width: usize) -> Em
     for cause in ["no_tenant", "acl", "no_route", "bad_ip_checksum"] {
         assert!(d(cause) > 5, "{mode:?}: cause {cause} occurs: {:?}", r.drops);
     }
+    // IPv6: overlay mode carries it both ways (keyed by the addresses' folds); NAT mode drops it
     match mode {
-        EmMode::Nat => assert!(d("spoof") > 5, "{:?}", r.drops),
-        EmMode::Overlay => assert!(d("no_local") > 5, "{:?}", r.drops),
+        EmMode::Nat => assert!(d("spoof") > 5 && d("ipv6") > 50 && r.eg_v6 + r.ig_v6 == 0, "{:?}", r.drops),
+        EmMode::Overlay => assert!(d("no_local") > 5 && r.eg_v6 > 30 && r.ig_v6 > 30 && d("ipv6") == 0, "{:?}, IPv6 out {} and {}", r.drops, r.eg_v6, r.ig_v6),
     }
     assert!(r.eg_want > 400 && r.ig_want > 400, "{r:?}");
     // per-VF and per-tenant telemetry, read back after the run, equals the model's (checked in

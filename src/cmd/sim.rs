@@ -259,6 +259,7 @@ pub fn em(o: &nicgen_hw::em::scenario::EmOpts) -> Result<()> {
     println!("EM, {:?} mode, {} bits, seed {}: {} cycles under Verilator ({:.1} s)", o.mode, o.width, o.seed, r.cycles, t0.elapsed().as_secs_f64());
     println!("  host -> wire: {} frames in, {} out (port 0: {}, port 1: {}), {} bytes, {:.1} Gb/s at 250 MHz", r.eg_in, r.eg_out[0] + r.eg_out[1], r.eg_out[0], r.eg_out[1], r.eg_bytes, eg);
     println!("  wire -> host: {} frames in, {} out, {} bytes, {:.1} Gb/s at 250 MHz", r.ig_in, r.ig_out, r.ig_bytes, ig);
+    println!("  IPv6 frames among them: {} host -> wire, {} wire -> host", r.eg_v6, r.ig_v6);
     println!("  drops (the model's causes; the hardware's totals below):");
     for (k, v) in &r.drops {
         println!("    {k:<28} {v}");

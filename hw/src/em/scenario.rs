@@ -8,6 +8,12 @@
 //! and reaches remotes 10.t.1.k (PIP 172.16.t.k, port k mod 2) for k in 0..6; 10.t.1.6 has no
 //! entry. VF 10 has no tenant. Tenant 3 allows UDP only; tenant 4 denies TCP to port 22 and
 //! allows the rest; tenants 1 and 2 allow everything. Overlay VNIs are 1000 + t.
+//!
+//! IPv6 (the tables key an IPv6 address by its 32-bit fold, `nicgen_model::em::v6_fold`): VF vf
+//! of tenant t also has the IPv6 VIP fd00:t::vf, and remote k the IPv6 VIP fd00:t:1::k (the
+//! same PIP and port; fd00:t:1::6 has no entry). In overlay mode one frame in six of the mixed
+//! traffic is IPv6, both ways; NAT mode offers IPv6 frames too, and drops them (`ipv6` on the
+//! host side; from the wire an IPv6 frame has no key, `no_tenant`).
 use super::classify::{table_writes, EmTblWrFields};
 use super::front::{EmCfgFields, EmDatapath, EmDatapath1024};
 use super::lookup::lookup_writes;
@@ -60,6 +66,10 @@ pub struct EmReport {
     pub ig_bytes: u64,
     /// Drops the model expects, by cause name, both directions.
     pub drops: Vec<(String, usize)>,
+    /// IPv6 frames among the expected (and so the checked) output: host to wire (the frame,
+    /// or the inner frame under VXLAN), and wire to host.
+    pub eg_v6: usize,
+    pub ig_v6: usize,
     /// The hardware's counters.
     pub counters: Vec<(String, u64)>,
     /// Telemetry entries read back and compared with the model, and the frames they count.
@@ -94,6 +104,13 @@ fn rvip(t: u16, k: u32) -> u32 {
 fn rpip(t: u16, k: u32) -> u32 {
     u32::from_be_bytes([172, 16, t as u8, k as u8])
 }
+/// IPv6 addresses: a VF's VIP, fd00:t::vf, and a remote's, fd00:t:1::k.
+fn vip6(t: u16, vf: u16) -> u128 {
+    0xfd00u128 << 112 | (t as u128) << 96 | vf as u128
+}
+fn rvip6(t: u16, k: u32) -> u128 {
+    0xfd00u128 << 112 | (t as u128) << 96 | 1 << 80 | k as u128
+}
 
 /// The tables of both sides for `mode`.
 pub fn em_tables(mode: EmMode) -> (ClsTables, LookTables, ClsTables, LookTables) {
@@ -120,6 +137,7 @@ pub fn em_tables(mode: EmMode) -> (ClsTables, LookTables, ClsTables, LookTables)
             match mode {
                 EmMode::Overlay => {
                     wl.insert_local(LocalEntry { valid: true, tenant: t, addr: vip(t, vf), vf, vip: vip(t, vf) }).unwrap();
+                    wl.insert_local(LocalEntry { valid: true, tenant: t, addr: v6_fold(vip6(t, vf)), vf, vip: vip(t, vf) }).unwrap();
                 }
                 EmMode::Nat => {
                     wc.insert(KeyKind::Pip, pip(t, vf), t, false).unwrap();
@@ -133,6 +151,7 @@ pub fn em_tables(mode: EmMode) -> (ClsTables, LookTables, ClsTables, LookTables)
         el.vni[t as usize] = 1000 + t as u32;
         for k in 0..6u32 {
             el.insert_remote(RemoteEntry { valid: true, pinned: k == 0, kind: 0, tenant: t, addr: rvip(t, k), value: rpip(t, k), port: (k % 2) as u8 }).unwrap();
+            el.insert_remote(RemoteEntry { valid: true, pinned: k == 0, kind: 0, tenant: t, addr: v6_fold(rvip6(t, k)), value: rpip(t, k), port: (k % 2) as u8 }).unwrap();
             wl.insert_remote(RemoteEntry { valid: true, pinned: k == 0, kind: 1, tenant: t, addr: rpip(t, k), value: rvip(t, k), port: 0 }).unwrap();
         }
     }
@@ -148,10 +167,23 @@ pub fn em_writes(t: &(ClsTables, LookTables, ClsTables, LookTables)) -> Vec<EmTb
     w
 }
 
-/// A frame from `src` to `dst`: TCP, UDP or RoCEv2 (`kind` 0, 1, 2), `n` payload bytes.
-fn frame(rng: &mut Rng, kind: u32, src: u32, dst: u32, n: usize) -> Vec<u8> {
+/// An IPv4 or IPv6 address.
+#[derive(Clone, Copy)]
+enum Addr {
+    V4(u32),
+    V6(u128),
+}
+
+/// A frame from `src` to `dst` (both IPv4 or both IPv6): TCP, UDP or RoCEv2 (`kind` 0, 1, 2),
+/// `n` payload bytes.
+fn frame(rng: &mut Rng, kind: u32, src: Addr, dst: Addr, n: usize) -> Vec<u8> {
     let mac = [0x02, 0, 0, 0, 0, 7];
-    let b = etherparse::PacketBuilder::ethernet2(mac, [0x02, 0, 0, 0, 0, 8]).ipv4(src.to_be_bytes(), dst.to_be_bytes(), 64);
+    let eth = etherparse::PacketBuilder::ethernet2(mac, [0x02, 0, 0, 0, 0, 8]);
+    let (b, ip) = match (src, dst) {
+        (Addr::V4(s), Addr::V4(d)) => (eth.ipv4(s.to_be_bytes(), d.to_be_bytes(), 64), IpHdr::V4 { src: s.to_be_bytes(), dst: d.to_be_bytes(), dscp: 0, ecn: 0, ttl: 64, id: 0 }),
+        (Addr::V6(s), Addr::V6(d)) => (eth.ipv6(s.to_be_bytes(), d.to_be_bytes(), 64), IpHdr::V6 { src: s.to_be_bytes(), dst: d.to_be_bytes(), tclass: 0, flow: rng.below(1 << 20) as u32, hlim: 64 }),
+        _ => unreachable!("one family"),
+    };
     let mut v = vec![];
     match kind {
         0 => {
@@ -161,7 +193,7 @@ fn frame(rng: &mut Rng, kind: u32, src: u32, dst: u32, n: usize) -> Vec<u8> {
         1 => b.udp(rng.range(1024, 65535) as u16, rng.range(1, 9000) as u16).write(&mut v, &rng.bytes(n)).unwrap(),
         _ => {
             let op = [opcode::WRITE_ONLY, opcode::SEND_ONLY, opcode::READ_RESP_ONLY, opcode::ACK][rng.below(4) as usize];
-            let mut h = RoceHeaders::new(IpHdr::V4 { src: src.to_be_bytes(), dst: dst.to_be_bytes(), dscp: 0, ecn: 0, ttl: 64, id: 0 }, op, rng.below(1 << 24) as u32, rng.below(1 << 24) as u32);
+            let mut h = RoceHeaders::new(ip, op, rng.below(1 << 24) as u32, rng.below(1 << 24) as u32);
             h.udp_sport = rng.range(49152, 65535) as u16;
             v = h.build(&rng.bytes(n.min(1024)));
         }
@@ -169,10 +201,15 @@ fn frame(rng: &mut Rng, kind: u32, src: u32, dst: u32, n: usize) -> Vec<u8> {
     v
 }
 
-/// Damage a frame so that the parser drops it (a bad IPv4 checksum or a cut header).
+/// Damage a frame so that the parser drops it (a bad IPv4 checksum, an IPv6 version other than
+/// 6, or a cut header).
 fn damage(rng: &mut Rng, f: &mut Vec<u8>) {
     if rng.chance(50) {
-        f[24] ^= 0x40;
+        if f[12..14] == [0x86, 0xdd] {
+            f[14] ^= 0x40;
+        } else {
+            f[24] ^= 0x40;
+        }
     } else {
         f.truncate(rng.range(20, 40) as usize);
     }
@@ -259,9 +296,10 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
         if o.mode == EmMode::Nat && !clean && rng.chance(5) {
             src ^= 0x100; // not the VF's VIP: spoofed
         }
-        let dst = rvip(t, rng.below(if clean { 6 } else { 7 }) as u32);
+        let k = rng.below(if clean { 6 } else { 7 }) as u32;
         let n = o.clean_len.map_or_else(|| rng.range(0, o.max_payload as u64) as usize, |l| l - 42);
         let kind = if clean { 1 } else { rng.below(3) as u32 };
+        let (src, dst) = if !clean && rng.chance(17) { (Addr::V6(vip6(t, vf)), Addr::V6(rvip6(t, k))) } else { (Addr::V4(src), Addr::V4(rvip(t, k))) };
         let mut f = frame(&mut rng, kind, src, dst, n);
         if !clean && rng.chance(4) {
             damage(&mut rng, &mut f);
@@ -279,8 +317,9 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
         let mut f = match o.mode {
             EmMode::Overlay => {
                 let n = o.clean_len.map_or_else(|| rng.range(0, o.max_payload as u64) as usize, |l| l.saturating_sub(42 + VXLAN_OVERHEAD));
-                let (kind, dst) = (kind_of(&mut rng), if odd(&mut rng) { vip(t, 99) } else { vip(t, vf) });
-                let inner = frame(&mut rng, kind, rvip(t, k), dst, n);
+                let (kind, to) = (kind_of(&mut rng), if odd(&mut rng) { 99 } else { vf });
+                let (src, dst) = if !clean && rng.chance(17) { (Addr::V6(rvip6(t, k)), Addr::V6(vip6(t, to))) } else { (Addr::V4(rvip(t, k)), Addr::V4(vip(t, to))) };
+                let inner = frame(&mut rng, kind, src, dst, n);
                 let vni = if odd(&mut rng) { 999 } else { 1000 + t as u32 };
                 let tun = VxlanTunnel { dmac: [2, 0, 0, 0, 0, 0xaa], smac: [2, 0, 0, 0, 0, 0xbb], sip: rpip(t, k), dip: CFG.sip, ttl: 64, tos: 0, vni };
                 vxlan_encap(&inner, &tun, 50000 + k as u16)
@@ -288,7 +327,11 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
             EmMode::Nat => {
                 let n = o.clean_len.map_or_else(|| rng.range(0, o.max_payload as u64) as usize, |l| l - 42);
                 let (kind, dst) = (kind_of(&mut rng), if odd(&mut rng) { pip(t, 99) } else { pip(t, vf) });
-                frame(&mut rng, kind, rpip(t, k), dst, n)
+                if !clean && rng.chance(17) {
+                    frame(&mut rng, kind, Addr::V6(rvip6(t, k)), Addr::V6(vip6(t, vf)), n)
+                } else {
+                    frame(&mut rng, kind, Addr::V4(rpip(t, k)), Addr::V4(dst), n)
+                }
             }
         };
         if !clean && rng.chance(4) {
@@ -318,6 +361,10 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     }
     r.eg_want = want_port[0].len() + want_port[1].len();
     r.ig_want = want_host[0].len() + want_host[1].len();
+    let et6 = |f: &[u8], o: usize| f.len() > o + 14 && f[o + 12..o + 14] == [0x86, 0xdd];
+    let ovl = o.mode == EmMode::Overlay;
+    r.eg_v6 = want_port.iter().flatten().filter(|f| et6(f, if ovl { VXLAN_OVERHEAD } else { 0 })).count();
+    r.ig_v6 = want_host.iter().flatten().filter(|(f, _)| et6(f, 0)).count();
     r.drops = drops.into_iter().collect();
 
     // the hardware
