@@ -5,7 +5,7 @@
 //! the round trip through the EM parser's and decapsulation's hardware on the wire side gives
 //! back the inner frame and its header; lock step against rust-hdl.
 mod common;
-use common::em_frame;
+use common::{em_frame, em_frame6};
 use nicgen_hw::em::parse::{EmParse, EmParse1024};
 use nicgen_hw::em::vxlan::{EmVxlanDecap, EmVxlanDecap1024, EmVxlanEncap, EmVxlanEncap1024, VxlanTunFields};
 use nicgen_hw::em::EmHdrFields;
@@ -28,13 +28,16 @@ fn case(n: usize, seed: u64) -> Case {
     let mut lens: Vec<usize> = (0..128).map(|i| 60 + i).collect();
     lens.extend((0..n).map(|_| if rng.chance(10) { rng.range(200, 9000) as usize } else { rng.range(60, 400) as usize }));
     let mut c = Case { inner: vec![], hdrs: vec![], tuns: vec![], want: vec![] };
-    for len in lens {
+    for (k, len) in lens.into_iter().enumerate() {
         let proto = [6u8, 17, 1][rng.below(3) as usize];
         let vlan = if rng.chance(20) { Some(rng.below(4096) as u16) } else { None };
-        let base = em_frame(&mut rng, vlan, proto, 7, &[]).len();
+        // IPv6 inner frames among the random lengths (the first 128 give every residue)
+        let v6 = k >= 128 && rng.chance(25);
+        let mk = |r: &mut Rng, dport: u16, payload: &[u8]| if v6 { em_frame6(r, vlan, if proto == 1 { 58 } else { proto }, dport, payload) } else { em_frame(r, vlan, proto, dport, payload) };
+        let base = mk(&mut rng, 7, &[]).len();
         let payload = rng.bytes(len.saturating_sub(base));
         let dport = rng.range(1, 65535) as u16;
-        let f = em_frame(&mut rng, vlan, proto, dport, &payload);
+        let f = mk(&mut rng, dport, &payload);
         let p = em_parse(&f, false, false).expect("a well-formed inner frame");
         let t = VxlanTunFields {
             dmac: rng.next_u64() >> 16 & !(1 << 40),
@@ -96,9 +99,20 @@ fn encapsulated_frames_against_the_model_and_tshark<S: CycleSim>(sim: &mut S) {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("encap.pcap");
     write_pcap(&path, &out.iter().enumerate().map(|(i, d)| Captured { ts_ns: i as u64, data: d.clone() }).collect::<Vec<_>>()).unwrap();
-    let rows = tshark_fields_opts(&path, &["-o", "ip.check_checksum:TRUE"], &["ip.checksum.status", "vxlan.flags", "vxlan.vni", "udp.srcport", "udp.dstport", "udp.checksum", "ip.len", "ip.ttl"]).unwrap();
+    let rows = tshark_fields_opts(&path, &["-o", "ip.check_checksum:TRUE"], &["ip.checksum.status", "vxlan.flags", "vxlan.vni", "udp.srcport", "udp.dstport", "udp.checksum", "ip.len", "ip.ttl", "ipv6.src", "ipv6.dst", "ipv6.nxt"]).unwrap();
     assert_eq!(rows.len(), out.len());
+    let fold = |a: &str| v6_fold(u128::from(a.parse::<std::net::Ipv6Addr>().unwrap_or_else(|e| panic!("{a:?}: {e}"))));
+    let mut v6 = 0;
     for (i, row) in rows.iter().enumerate() {
+        // the inner frame: IPv6 decoded under VXLAN, its addresses folding to the header's
+        let h = &c.hdrs[i];
+        if h.v6 {
+            v6 += 1;
+            assert_eq!((fold(&row[8]), fold(&row[9]), row[10].as_str()), (h.src, h.dst, h.proto.to_string().as_str()), "frame {i}: the inner IPv6 header");
+        } else {
+            assert_eq!(&row[8..], &["", "", ""], "frame {i}: no IPv6");
+        }
+        let row = &row[..8].to_vec();
         let (h, t) = (&c.hdrs[i], &c.tuns[i]);
         let sport = vxlan_sport(h.src, h.dst, h.proto, h.sport, h.dport);
         assert!(sport >= 49152);
@@ -106,6 +120,7 @@ fn encapsulated_frames_against_the_model_and_tshark<S: CycleSim>(sim: &mut S) {
         let want = ["1".to_string(), "0x0800".into(), t.vni.to_string(), sport.to_string(), "4789".into(), "0x0000".into(), (c.inner[i].len() + 36).to_string(), t.ttl.to_string()];
         assert_eq!(row, &want.to_vec(), "frame {i}: tshark");
     }
+    assert!(v6 > 40, "{v6} IPv6 inner frames");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -160,8 +175,8 @@ fn round_trip<E: CycleSim, P: CycleSim, D: CycleSim>(enc_sim: &mut E, mut sim: P
             let (ih, t) = (&c.hdrs[k], &c.tuns[k]);
             assert_eq!((h.vni, h.src, h.dst, h.ttl, h.len as usize), (t.vni, t.sip, t.dip, t.ttl, c.inner[k].len() + 50), "frame {i}: outer");
             assert_eq!(
-                (h.i_vlan, h.i_vid, h.i_src, h.i_dst, h.i_proto, h.i_sport, h.i_dport, h.i_tot),
-                (ih.vlan, ih.vid, ih.src, ih.dst, ih.proto, ih.sport, ih.dport, ih.tot),
+                (h.i_vlan, h.i_vid, h.i_v6, h.i_src, h.i_dst, h.i_proto, h.i_sport, h.i_dport, h.i_tot),
+                (ih.vlan, ih.vid, ih.v6, ih.src, ih.dst, ih.proto, ih.sport, ih.dport, ih.tot),
                 "frame {i}: inner"
             );
         }
