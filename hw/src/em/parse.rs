@@ -1,5 +1,5 @@
-//! `EmParse`: the EM's parser. Ethernet (an optional 802.1Q tag), IPv4 without options, TCP,
-//! UDP, and on the wire side VXLAN with its inner frame, read from the first 128 bytes of each
+//! `EmParse`: the EM's parser. Ethernet (an optional 802.1Q tag), IPv4 without options or IPv6
+//! without extension headers, TCP, UDP, and on the wire side VXLAN over IPv4 with its inner frame, read from the first 128 bytes of each
 //! frame. It hands on accepted frames on `m_axis` and their headers ([`EmHdr`]) on a header
 //! channel beside them, in the same order, and drops the others, counted by cause
 //! (`nicgen_model::em::EmDrop`, whose rules this block implements).
@@ -165,7 +165,7 @@ fn layer_s2(p: &str) -> String {
     for (f, f6, n) in [("tot", "tot6", 16), ("ttl", "hl6", 8), ("proto", "nh6", 8), ("src", "s6", 32), ("dst", "d6", 32), ("sp", "sp6", 16), ("dp", "dp6", 16), ("dqpn", "dqpn6", 24)] {
         v += &reg(&format!("{p}_{f}_2"), n, &pick(x(f6), x(f)));
     }
-    v += &format!("wire unused_{p}_1 = ^{}[15:14] ^ ^{}[3:0] ^ ^{}[3:0] ^ ^{}[15:12];\n", x("fl"), x("doff"), x("doff6"), x("vt6"));
+    v += &format!("wire unused_{p}_1 = ^{}[15:14] ^ ^{}[3:0] ^ ^{}[3:0] ^ ^{}[3:0];\n", x("fl"), x("doff"), x("doff6"), x("vt6"));
     v
 }
 
@@ -646,12 +646,12 @@ impl<const D: usize, const K: usize, const FW: usize> Logic for EmParseW<D, K, F
 pub const EM_PARSE_COUNTERS: [(&str, &str); 9] = [
     ("frames", "frames handed on"),
     ("drop_bad_frame", "frames the MAC marked bad"),
-    ("drop_truncated", "frames that end inside a header or an IPv4 datagram"),
-    ("drop_not_ip", "frames that are not IPv4 (IPv6 is not parsed yet)"),
-    ("drop_malformed", "IPv4/TCP/UDP/VXLAN headers with impossible fields"),
-    ("drop_ip_options", "IPv4 headers with options (IHL above 5)"),
+    ("drop_truncated", "frames that end inside a header or an IP datagram"),
+    ("drop_not_ip", "frames that are neither IPv4 nor IPv6"),
+    ("drop_malformed", "IPv4/IPv6/TCP/UDP/VXLAN headers with impossible fields"),
+    ("drop_ip_options", "IPv4 headers with options (IHL above 5), IPv6 extension headers"),
     ("drop_bad_ip_checksum", "IPv4 headers whose checksum is wrong"),
-    ("drop_fragment", "IPv4 fragments"),
+    ("drop_fragment", "IPv4 and IPv6 fragments"),
     ("drop_bad_vxlan", "VXLAN headers without the I flag"),
 ];
 

@@ -78,7 +78,7 @@ impl Logic for VxlanPrep {
         let h = |f: &str| vfield("hdr", EmHdrFields::slot(f));
         let t = |f: &str| vfield("tun", VxlanTunFields::slot(f));
         let mut v = String::new();
-        v += &format!("wire unused_hdr = ^{} ^ ^{} ^ ^{} ^ ^{} ^ ^{} ^ ^{};\n", h("vf"), h("vlan"), h("vid"), h("l3"), h("tos"), h("ttl"));
+        v += &format!("wire unused_hdr = ^{} ^ ^{} ^ ^{} ^ ^{} ^ ^{} ^ ^{} ^ ^{};\n", h("vf"), h("vlan"), h("vid"), h("v6"), h("l3"), h("tos"), h("ttl"));
         v += &format!("wire unused_hdr2 = ^{} ^ ^{} ^ ^hdr[{}:{}] ^ ^{};\n", h("tot"), h("vxlan"), EmHdrFields::BITS - 1, EmHdrFields::slot("vni").0, t("vni"));
         v += &format!("wire unused_tun = ^{} ^ ^{};\n", t("dmac"), t("smac"));
         v += &format!("wire [15:0] len = {};\n", h("len"));

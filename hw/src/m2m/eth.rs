@@ -12,7 +12,7 @@
 //! ```
 //!
 //! * Who can write: the host's frames enter the EM, whose parser drops every frame that is not
-//!   IPv4 (`not_ip`), so no host frame leaves an EM with this EtherType, and frames from the
+//!   IPv4 or IPv6 (`not_ip`), so no host frame leaves an EM with this EtherType, and frames from the
 //!   wire are split off here, before the EM (a VXLAN inner frame with this EtherType is the
 //!   tenant's and goes to its VF). The fabric between the OM and the card must not let other
 //!   senders through (every tenant NIC on it an EM, or a switch ACL on the EtherType); epochs
