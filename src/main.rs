@@ -151,6 +151,10 @@ enum SimScenario {
         /// The datapath's width in bits: 512, or 1024 (2x200G).
         #[arg(long, default_value_t = 512, value_parser = clap::builder::PossibleValuesParser::new(["512", "1024"]).map(|s| s.parse::<usize>().unwrap()))]
         width: usize,
+        /// Percent of the frames replaced by mutated ones (header bits flipped, cut short, padded,
+        /// or random bytes).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+        fuzz: u32,
     },
     /// The server: the OM software drives EM0's M2M endpoint, EM1..EMn sit behind its relay, every
     /// EM carries traffic; control latencies, the OM crash and restart, a faulty EM isolated.
@@ -455,12 +459,12 @@ fn main() -> Result<()> {
         Cmd::Bench { quick, smoke, out, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, seed } => {
             cmd::bench::run(&cmd::bench::BenchOpts { quick, smoke, out, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, seed })
         }
-        Cmd::Sim { scenario: SimScenario::Em { mode, frames, seed, max_payload, valid, ready, pcap, width } } => {
+        Cmd::Sim { scenario: SimScenario::Em { mode, frames, seed, max_payload, valid, ready, pcap, width, fuzz } } => {
             let mode = match mode {
                 EmModeArg::Overlay => nicgen_model::em::EmMode::Overlay,
                 EmModeArg::Nat => nicgen_model::em::EmMode::Nat,
             };
-            cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap, clean_len: None, width })
+            cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap, clean_len: None, width, fuzz })
         }
         Cmd::Report { top, path, deeper_than } => cmd::report::run(&top, path, deeper_than),
         Cmd::Om { cmd: OmCmd::Compile { policy, out } } => cmd::om::compile(&policy, out.as_deref()),

@@ -99,7 +99,7 @@ fn em_rows(smoke: bool) -> Result<Vec<EmRow>> {
     for (&width, mode, len) in widths.iter().flat_map(|w| [EmMode::Overlay, EmMode::Nat].into_iter().flat_map(move |m| [60usize, 4096].map(move |l| (w, m, l)))) {
         {
             let frames = if len < 100 { if smoke { 400 } else { 3000 } } else if smoke { 40 } else { 300 };
-            let r = run_em(&EmOpts { mode, frames, seed: 5, valid: 100, ready: 100, max_payload: 0, pcap: None, clean_len: Some(len), width })?;
+            let r = run_em(&EmOpts { mode, frames, seed: 5, valid: 100, ready: 100, max_payload: 0, pcap: None, clean_len: Some(len), width, fuzz: 0 })?;
             if !r.mismatches.is_empty() {
                 anyhow::bail!("EM rate run: {} frames differ from the model: {:?}", r.mismatches.len(), &r.mismatches[..r.mismatches.len().min(5)]);
             }

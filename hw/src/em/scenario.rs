@@ -43,11 +43,14 @@ pub struct EmOpts {
     pub clean_len: Option<usize>,
     /// The datapath's width: 512 (`EmDatapath`) or 1024 bits (`EmDatapath1024`).
     pub width: usize,
+    /// Percent of the mixed traffic's frames replaced by mutated ones ([`mutate`]: bits flipped
+    /// in the headers, cut short, padded, or random bytes), on top of the usual damage.
+    pub fuzz: u32,
 }
 
 impl Default for EmOpts {
     fn default() -> Self {
-        EmOpts { mode: EmMode::Overlay, frames: 2000, seed: 1, valid: 100, ready: 100, max_payload: 1400, pcap: None, clean_len: None, width: 512 }
+        EmOpts { mode: EmMode::Overlay, frames: 2000, seed: 1, valid: 100, ready: 100, max_payload: 1400, pcap: None, clean_len: None, width: 512, fuzz: 0 }
     }
 }
 
@@ -215,6 +218,28 @@ fn damage(rng: &mut Rng, f: &mut Vec<u8>) {
     }
 }
 
+/// A mutated frame for fuzzing: one to four bits flipped in the first 128 bytes, cut to a random
+/// length, random bytes appended, or replaced by 1 to 200 random bytes.
+pub fn mutate(rng: &mut Rng, f: &mut Vec<u8>) {
+    match rng.below(4) {
+        0 => {
+            for _ in 0..rng.range(1, 5) {
+                let i = rng.below(f.len().min(128) as u64) as usize;
+                f[i] ^= 1 << rng.below(8);
+            }
+        }
+        1 => f.truncate(rng.range(1, f.len() as u64 + 1) as usize),
+        2 => {
+            let n = rng.range(1, 64) as usize;
+            f.extend(rng.bytes(n));
+        }
+        _ => {
+            let n = rng.range(1, 201) as usize;
+            *f = rng.bytes(n);
+        }
+    }
+}
+
 /// The telemetry the model expects (`em::tele`): (side, table, index) → [frames passed, their
 /// bytes, frames dropped], counted at the gate.
 pub type Tele = std::collections::BTreeMap<(u8, u8, u16), [u64; 3]>;
@@ -283,6 +308,9 @@ fn ingress_model(f: &[u8], t: &mut (ClsTables, LookTables, ClsTables, LookTables
 
 /// Run the scenario; the report lists every mismatch.
 pub fn run_em(o: &EmOpts) -> Result<EmReport> {
+    // (NAT's model recomputes the TCP/UDP checksums and the ICRC from scratch; the hardware
+    // updates them in place, so a mutated frame's damaged checksum stays damaged there)
+    anyhow::ensure!(o.fuzz == 0 || o.mode == EmMode::Overlay, "fuzzing runs in overlay mode: NAT's model recomputes checksums that a mutation may have damaged, which the hardware keeps damaged");
     let mut rng = Rng::new(o.seed);
     let mut tabs = em_tables(o.mode);
     let writes = em_writes(&tabs);
@@ -303,6 +331,9 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
         let mut f = frame(&mut rng, kind, src, dst, n);
         if !clean && rng.chance(4) {
             damage(&mut rng, &mut f);
+        }
+        if !clean && rng.chance(o.fuzz) {
+            mutate(&mut rng, &mut f);
         }
         host.push((f, vf));
     }
@@ -336,6 +367,9 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
         };
         if !clean && rng.chance(4) {
             damage(&mut rng, &mut f);
+        }
+        if !clean && rng.chance(o.fuzz) {
+            mutate(&mut rng, &mut f);
         }
         wire[rng.below(2) as usize].push(f);
     }
