@@ -214,6 +214,15 @@ fn insert_lock_step_and_full_rate_on<T: Default + nicgen_sim::rusthdl::PortAcces
     assert_eq!(got.len(), 20);
     // 220 output beats; the header hand-over costs one cycle per frame
     assert!(cycles <= 220 + 20 + 3 + 30, "{cycles} cycles");
+    // frames that end on a payload beat that does not spill (54-byte headers on 2 beats - 54
+    // bytes of payload: two output beats each) follow each other without a gap: the next
+    // header waits in the buffer and starts as the last beat leaves
+    let hdrs: Vec<Hdr> = (0..40).map(|_| Hdr { bytes: rng.bytes(54), only: false }).collect();
+    let pays: Vec<AxisFrame> = (0..40).map(|_| AxisFrame::new(rng.bytes(2 * bytes - 54))).collect();
+    let (got, cycles) = run_insert(&mut sim, &hdrs, &pays, 100, 100, 2);
+    assert_eq!(got.len(), 40);
+    assert!(got.iter().zip(&hdrs).zip(&pays).all(|((g, h), p)| g.data[..54] == h.bytes[..] && g.data[54..] == p.data[..]));
+    assert!(cycles <= 80 + 33, "{cycles} cycles for 80 output beats");
 }
 
 #[test]

@@ -1,12 +1,10 @@
 //! `AxisInsert`: prepends a header of `hdr_len` bytes (0..=128, from the header channel
 //! `hdr_*`, one header per frame) to each payload frame, realigning the payload at one beat per
 //! cycle. With `hdr_only` the frame is the header alone and no payload frame is taken (an ACK,
-//! say). The output leaves from a skid buffer. The next header is taken in the cycle a frame's
-//! last beat leaves when that beat is a header beat or a spilled carry, so such frames follow
-//! each other without a gap; `hdr_ready` depends only on registers and the skid's `tready`.
-//! A frame whose last beat is a payload beat that does not spill keeps one idle cycle before
-//! the next header: at 1024 bits a 60-byte frame with a 50-byte header is such a frame, so
-//! those leave one per two cycles (`nicgen bench`: `em_vxlan_encap 1024 64 B`).
+//! say). The output leaves from a skid buffer. While a frame is under way the next header waits
+//! in a one-entry buffer (`hdr_ready` is that buffer's room, a register), and it starts in the
+//! cycle the frame's last beat leaves, whatever that beat is (a header beat, a spilled carry or
+//! a payload beat), so frames follow each other without a gap.
 use super::axis::*;
 use super::funnel::{ByteRotW, ByteSplitW};
 use super::skid::AxisSkid;
@@ -35,8 +33,18 @@ pub struct AxisInsertW<const D: usize, const K: usize, const CB: usize, const SB
     carry_keep: DFF<Bits<K>>,
     flush: DFF<Bit>,
     flush_user: DFF<Bit>,
+    /// The next header, taken while a frame is under way.
+    nv: DFF<Bit>,
+    n_hdr: DFF<Bits<1024>>,
+    n_len: DFF<Bits<8>>,
+    n_only: DFF<Bit>,
+    /// The header a frame starts with: the buffered one, else the input's.
+    src_hdr: Signal<Local, Bits<1024>>,
+    src_len: Signal<Local, Bits<8>>,
+    src_only: Signal<Local, Bit>,
+    src_valid: Signal<Local, Bit>,
     spill: Signal<Local, Bit>,
-    /// The frame's last beat leaves this cycle: the next header may be taken now.
+    /// The frame's last beat leaves this cycle: the next header may start now.
     endf: Signal<Local, Bit>,
     kshr_c: Signal<Local, Bits<CB>>,
     kshr: Signal<Local, Bits<8>>,
@@ -64,7 +72,7 @@ pub type AxisInsert1024 = AxisInsertW<1024, 128, 7, 1>;
 impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for AxisInsertW<D, K, CB, SB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, hdr, hfull, c_q, only_q, carry, carry_keep, flush, flush_user);
+        dff_setup!(self, clock, busy, hdr, hfull, c_q, only_q, carry, carry_keep, flush, flush_user, nv, n_hdr, n_len, n_only);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
         AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
@@ -141,35 +149,51 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
                     } else {
                         self.skid.s_axis.tlast.next = true;
                         self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
-                        // (no early header here: that would make `hdr_ready` wait on the payload's
-                        // `tkeep`; a frame whose last beat does not spill keeps its idle cycle)
                         self.busy.d.next = false;
+                        self.endf.next = true;
                     }
                 }
             }
         }
-        // take a header: whole 64-byte chunks first, then the rest becomes the carry; also in the
-        // cycle the frame before it ends, so back-to-back frames leave without a gap
-        self.hdr_ready.next = !self.busy.q.val() | self.endf.val();
-        self.h_full.next = bit_cast::<SB, 8>(self.hdr_len.val() >> self.c_cb.val());
-        self.h_c.next = bit_cast::<CB, 8>(self.hdr_len.val());
+        // start a header (the buffered one first): whole beats first, then the rest becomes the
+        // carry; when idle, or in the cycle the frame before it ends, so back-to-back frames leave
+        // without a gap. A header that arrives while a frame is under way waits in the buffer.
+        self.hdr_ready.next = !self.nv.q.val();
+        self.src_valid.next = self.nv.q.val() | self.hdr_valid.val();
+        self.src_hdr.next = self.hdr_data.val();
+        self.src_len.next = self.hdr_len.val();
+        self.src_only.next = self.hdr_only.val();
+        if self.nv.q.val() {
+            self.src_hdr.next = self.n_hdr.q.val();
+            self.src_len.next = self.n_len.q.val();
+            self.src_only.next = self.n_only.q.val();
+        }
+        self.h_full.next = bit_cast::<SB, 8>(self.src_len.val() >> self.c_cb.val());
+        self.h_c.next = bit_cast::<CB, 8>(self.src_len.val());
         if !self.busy.q.val() | self.endf.val() {
-            if self.hdr_valid.val() {
+            if self.src_valid.val() {
                 self.busy.d.next = true;
-                self.hdr.d.next = self.hdr_data.val();
+                self.nv.d.next = false;
+                self.hdr.d.next = self.src_hdr.val();
                 self.hfull.d.next = self.h_full.val();
                 self.c_q.d.next = self.h_c.val();
-                self.only_q.d.next = self.hdr_only.val();
-                self.carry.d.next = bit_cast::<D, 1024>(self.hdr_data.val() >> (bit_cast::<11, SB>(self.h_full.val()) << self.c_lgd.val()));
+                self.only_q.d.next = self.src_only.val();
+                self.carry.d.next = bit_cast::<D, 1024>(self.src_hdr.val() >> (bit_cast::<11, SB>(self.h_full.val()) << self.c_lgd.val()));
                 self.carry_keep.d.next = !(self.ones.val() << self.h_c.val());
                 if !self.h_c.val().any() {
                     self.carry_keep.d.next = self.zero_k.val();
                 }
             }
+        } else if !self.nv.q.val() & self.hdr_valid.val() {
+            self.nv.d.next = true;
+            self.n_hdr.d.next = self.hdr_data.val();
+            self.n_len.d.next = self.hdr_len.val();
+            self.n_only.d.next = self.hdr_only.val();
         }
         if self.reset.val() {
             self.busy.d.next = false;
             self.flush.d.next = false;
+            self.nv.d.next = false;
         }
     }
 }
@@ -197,6 +221,14 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default f
             carry_keep: Default::default(),
             flush: Default::default(),
             flush_user: Default::default(),
+            nv: Default::default(),
+            n_hdr: Default::default(),
+            n_len: Default::default(),
+            n_only: Default::default(),
+            src_hdr: Default::default(),
+            src_len: Default::default(),
+            src_only: Default::default(),
+            src_valid: Default::default(),
             spill: Default::default(),
             endf: Default::default(),
             kshr_c: Default::default(),
