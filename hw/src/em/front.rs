@@ -416,6 +416,9 @@ pub struct EmDatapathW<const D: usize, const K: usize, const FW: usize, const CB
     enat: super::nat_wide::EmNatPathIncW<D, K, FW, CB, C>,
     fwd: super::forward::EmForwardW<D, K>,
     port_q: AxisFifo<1, 1, 4, 6>,
+    /// The frames on their way to the encapsulation, which takes a header two stages before its
+    /// frame's first beat (the front end hands both on together).
+    encap_q: AxisFifo<D, K, FW, 3>,
     fwd_in: DFF<Bit>,
     live: DFF<Bit>,
     rdest: Signal<Local, Bits<3>>,
@@ -489,6 +492,7 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const SB:
             enat: Default::default(),
             fwd: Default::default(),
             port_q: AxisFifo::new(),
+            encap_q: AxisFifo::new(),
             fwd_in: Default::default(),
             arb: Default::default(),
             decap: Default::default(),
@@ -512,7 +516,8 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const SB:
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, fwd_in, host_in, live);
-        clock!(self, clock, eg, ig, encap, enat, fwd, port_q, arb, decap, inat, vf_q);
+        clock!(self, clock, eg, ig, encap, enat, fwd, port_q, arb, decap, inat, vf_q, encap_q);
+        self.encap_q.reset.next = self.reset.val();
         self.eg.reset.next = self.reset.val();
         self.ig.reset.next = self.reset.val();
         self.encap.reset.next = self.reset.val();
@@ -582,18 +587,19 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const SB:
         self.port_q.s_axis.tlast.next = true;
         self.port_q.s_axis.tuser.next = false;
         self.port_q.s_axis.tvalid.next = self.eg.m_hdr_valid.val() & self.eg.m_hdr_ready.val() & !self.e_drop.val();
-        // frames to the encapsulation or the NAT path
-        self.encap.s_axis.tdata.next = self.eg.m_axis.tdata.val();
-        self.encap.s_axis.tkeep.next = self.eg.m_axis.tkeep.val();
-        self.encap.s_axis.tlast.next = self.eg.m_axis.tlast.val();
-        self.encap.s_axis.tuser.next = self.eg.m_axis.tuser.val();
+        // frames to the encapsulation (through its queue) or the NAT path
+        self.encap_q.s_axis.tdata.next = self.eg.m_axis.tdata.val();
+        self.encap_q.s_axis.tkeep.next = self.eg.m_axis.tkeep.val();
+        self.encap_q.s_axis.tlast.next = self.eg.m_axis.tlast.val();
+        self.encap_q.s_axis.tuser.next = self.eg.m_axis.tuser.val();
+        AxisSource::<D, K>::join(&mut self.encap_q.m_axis, &mut self.encap.s_axis);
         self.enat.s_axis.tdata.next = self.eg.m_axis.tdata.val();
         self.enat.s_axis.tkeep.next = self.eg.m_axis.tkeep.val();
         self.enat.s_axis.tlast.next = self.eg.m_axis.tlast.val();
         self.enat.s_axis.tuser.next = self.eg.m_axis.tuser.val();
-        self.encap.s_axis.tvalid.next = self.eg.m_axis.tvalid.val() & !self.nat.val();
+        self.encap_q.s_axis.tvalid.next = self.eg.m_axis.tvalid.val() & !self.nat.val();
         self.enat.s_axis.tvalid.next = self.eg.m_axis.tvalid.val() & self.nat.val();
-        self.eg.m_axis.tready.next = self.encap.s_axis.tready.val();
+        self.eg.m_axis.tready.next = self.encap_q.s_axis.tready.val();
         if self.nat.val() {
             self.eg.m_axis.tready.next = self.enat.s_axis.tready.val();
         }
@@ -701,7 +707,7 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const SB:
         self.drop_link_down.next = self.fwd.drop_link_down.val();
         self.drop_roce_vlan.next = self.enat.drop_roce_vlan.val() + self.inat.drop_roce_vlan.val();
         // dest bit 0 (the block) is for the fronts
-        self.unused.next = self.decap.m_hdr_valid.val() | self.dest.val().get_bit(0) | self.rdest.val().get_bit(0) | self.dest.val().get_bit(2) | self.rdest.val().get_bit(2) | (self.decap.m_hdr.val() != self.decap.m_hdr.val()) | (self.iconv.tun.val() != self.iconv.tun.val()) | self.arb.grant.val().any() | self.port_q.level.val().any()
+        self.unused.next = self.decap.m_hdr_valid.val() | self.dest.val().get_bit(0) | self.rdest.val().get_bit(0) | self.dest.val().get_bit(2) | self.rdest.val().get_bit(2) | (self.decap.m_hdr.val() != self.decap.m_hdr.val()) | (self.iconv.tun.val() != self.iconv.tun.val()) | self.arb.grant.val().any() | self.port_q.level.val().any() | self.encap_q.level.val().any()
             | self.port_q.m_axis.tkeep.val().any() | self.port_q.m_axis.tlast.val() | self.port_q.m_axis.tuser.val()
             | self.vf_q.level.val().any() | self.vf_q.m_axis.tkeep.val().any() | self.vf_q.m_axis.tlast.val() | self.vf_q.m_axis.tuser.val()
             | self.arb.s2_axis.tready.val() | self.arb.s3_axis.tready.val() | self.encap.s_tun_ready.val() | self.enat.s_xl_ready.val() | self.inat.s_xl_ready.val();
