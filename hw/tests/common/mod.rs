@@ -117,42 +117,40 @@ pub fn ctl_handshake<S: CycleSim, T>(sim: &mut S, max: usize, mut at_done: impl 
 /// An Ethernet/IPv4 frame: `proto` 6 (TCP), 17 (UDP) or 1 (ICMP echo), `payload` after the L4
 /// header, an 802.1Q tag if `vlan`.
 pub fn em_frame(rng: &mut Rng, vlan: Option<u16>, proto: u8, dport: u16, payload: &[u8]) -> Vec<u8> {
-    let mac = |r: &mut Rng| -> [u8; 6] { let b = r.bytes(6); [b[0] & 0xfe, b[1], b[2], b[3], b[4], b[5]] };
-    let (sm, dm) = (mac(rng), mac(rng));
-    let (src, dst) = (rng.next_u64() as u32, rng.next_u64() as u32);
-    let b = etherparse::PacketBuilder::ethernet2(sm, dm).ipv4(src.to_be_bytes(), dst.to_be_bytes(), rng.range(1, 255) as u8);
-    let sport = rng.range(1, 65535) as u16;
-    let mut v = vec![];
-    match proto {
-        6 => b.tcp(sport, dport, rng.next_u64() as u32, 1000).write(&mut v, payload).unwrap(),
-        17 => b.udp(sport, dport).write(&mut v, payload).unwrap(),
-        _ => b.icmpv4_echo_request(7, 9).write(&mut v, payload).unwrap(),
-    }
-    if let Some(id) = vlan {
-        v.splice(12..12, [0x81, 0x00, (id >> 8) as u8 & 0x0f, id as u8]);
-    }
-    v
+    em_frame_ip(rng, false, vlan, proto, dport, payload)
 }
 
-/// An Ethernet/IPv6 frame (etherparse): `proto` 6 (TCP), 17 (UDP) or 58 (ICMPv6 echo),
-/// `payload` after the L4 header, an 802.1Q tag if `vlan`.
+/// An Ethernet/IPv6 frame (a random traffic class): `proto` 6 (TCP), 17 (UDP) or 58 (ICMPv6
+/// echo), `payload` after the L4 header, an 802.1Q tag if `vlan`.
 pub fn em_frame6(rng: &mut Rng, vlan: Option<u16>, proto: u8, dport: u16, payload: &[u8]) -> Vec<u8> {
+    em_frame_ip(rng, true, vlan, proto, dport, payload)
+}
+
+fn em_frame_ip(rng: &mut Rng, v6: bool, vlan: Option<u16>, proto: u8, dport: u16, payload: &[u8]) -> Vec<u8> {
     let mac = |r: &mut Rng| -> [u8; 6] { let b = r.bytes(6); [b[0] & 0xfe, b[1], b[2], b[3], b[4], b[5]] };
     let (sm, dm) = (mac(rng), mac(rng));
-    let addr = |r: &mut Rng| -> [u8; 16] { r.bytes(16).try_into().unwrap() };
-    let (src, dst) = (addr(rng), addr(rng));
-    let b = etherparse::PacketBuilder::ethernet2(sm, dm).ipv6(src, dst, rng.range(1, 255) as u8);
+    let eth = etherparse::PacketBuilder::ethernet2(sm, dm);
+    let b = if v6 {
+        let addr = |r: &mut Rng| -> [u8; 16] { r.bytes(16).try_into().unwrap() };
+        let (src, dst) = (addr(rng), addr(rng));
+        eth.ipv6(src, dst, rng.range(1, 255) as u8)
+    } else {
+        let (src, dst) = (rng.next_u64() as u32, rng.next_u64() as u32);
+        eth.ipv4(src.to_be_bytes(), dst.to_be_bytes(), rng.range(1, 255) as u8)
+    };
     let sport = rng.range(1, 65535) as u16;
     let mut v = vec![];
     match proto {
         6 => b.tcp(sport, dport, rng.next_u64() as u32, 1000).write(&mut v, payload).unwrap(),
         17 => b.udp(sport, dport).write(&mut v, payload).unwrap(),
-        _ => b.icmpv6_echo_request(7, 9).write(&mut v, payload).unwrap(),
+        _ if v6 => b.icmpv6_echo_request(7, 9).write(&mut v, payload).unwrap(),
+        _ => b.icmpv4_echo_request(7, 9).write(&mut v, payload).unwrap(),
     }
-    // a random traffic class
-    let tc = rng.below(256) as u8;
-    v[14] = 0x60 | tc >> 4;
-    v[15] = (v[15] & 0x0f) | tc << 4;
+    if v6 {
+        let tc = rng.below(256) as u8;
+        v[14] = 0x60 | tc >> 4;
+        v[15] = (v[15] & 0x0f) | tc << 4;
+    }
     if let Some(id) = vlan {
         v.splice(12..12, [0x81, 0x00, (id >> 8) as u8 & 0x0f, id as u8]);
     }
