@@ -106,8 +106,15 @@ pub trait PortAccess {
 
 /// `impl_ports!(Type, clock = clock, [clock, reset, s_axis.tdata, ...])`: list every top-level
 /// port in declaration order. `RustHdlSim::new` checks the list against the Verilog port order.
+/// `impl_ports!([Type, Type1024], clock = ..., [...])`: one list for several types with the same
+/// ports (a block's width aliases).
 #[macro_export]
 macro_rules! impl_ports {
+    ([$t:ty $(, $rest:ty)* $(,)?], $($tail:tt)*) => {
+        $crate::impl_ports!($t, $($tail)*);
+        $crate::impl_ports!([$($rest),*], $($tail)*);
+    };
+    ([], $($tail:tt)*) => {};
     ($t:ty, clock = $($clk:ident).+, [ $( $($p:ident).+ ),* $(,)? ]) => {
         impl $crate::rusthdl::PortAccess for $t {
             fn port_sig(&mut self, idx: usize) -> &mut dyn $crate::rusthdl::SigWords {

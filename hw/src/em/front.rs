@@ -734,17 +734,7 @@ pub const EM_DATAPATH_COUNTERS: [(&str, &str); 11] = [
     ("drop_roce_vlan", "NAT mode: VLAN-tagged RoCEv2 frames dropped"),
 ];
 
-nicgen_sim::impl_ports!(EmDatapath, clock = clock, [clock, reset, nat, cfg, link_up,
-    s_axis_host_tx.tdata, s_axis_host_tx.tkeep, s_axis_host_tx.tlast, s_axis_host_tx.tuser, s_axis_host_tx.tvalid, s_axis_host_tx.tready,
-    s_host_vf,
-    m_axis_p0_tx.tdata, m_axis_p0_tx.tkeep, m_axis_p0_tx.tlast, m_axis_p0_tx.tuser, m_axis_p0_tx.tvalid, m_axis_p0_tx.tready,
-    m_axis_p1_tx.tdata, m_axis_p1_tx.tkeep, m_axis_p1_tx.tlast, m_axis_p1_tx.tuser, m_axis_p1_tx.tvalid, m_axis_p1_tx.tready,
-    s_axis_p0_rx.tdata, s_axis_p0_rx.tkeep, s_axis_p0_rx.tlast, s_axis_p0_rx.tuser, s_axis_p0_rx.tvalid, s_axis_p0_rx.tready,
-    s_axis_p1_rx.tdata, s_axis_p1_rx.tkeep, s_axis_p1_rx.tlast, s_axis_p1_rx.tuser, s_axis_p1_rx.tvalid, s_axis_p1_rx.tready,
-    m_axis_host_rx.tdata, m_axis_host_rx.tkeep, m_axis_host_rx.tlast, m_axis_host_rx.tuser, m_axis_host_rx.tvalid, m_axis_host_rx.tready,
-    m_host_vf, s_tw, s_tw_valid, s_tw_ready, swap, busy, s_rb, s_rb_valid, m_rb, m_rb_valid, m_ev, m_ev_valid, m_ev_ready,
-    eg_parsed, eg_kept, eg_dropped, ig_parsed, ig_kept, ig_dropped, frames_p0, frames_p1, failover, drop_link_down, drop_roce_vlan]);
-nicgen_sim::impl_ports!(EmDatapath1024, clock = clock, [clock, reset, nat, cfg, link_up,
+nicgen_sim::impl_ports!([EmDatapath, EmDatapath1024], clock = clock, [clock, reset, nat, cfg, link_up,
     s_axis_host_tx.tdata, s_axis_host_tx.tkeep, s_axis_host_tx.tlast, s_axis_host_tx.tuser, s_axis_host_tx.tvalid, s_axis_host_tx.tready,
     s_host_vf,
     m_axis_p0_tx.tdata, m_axis_p0_tx.tkeep, m_axis_p0_tx.tlast, m_axis_p0_tx.tuser, m_axis_p0_tx.tvalid, m_axis_p0_tx.tready,
