@@ -47,6 +47,7 @@ use crate::roce::psn_count::PsnCount;
 use crate::roce::qp::*;
 use crate::roce::{RdRes, RdResFields, RD_RES};
 use crate::roce::{DmaCmd, RespItem};
+use crate::crc::fields::Thermo;
 use crate::record::{FromBits, ToBits};
 use crate::service::slot::SlotMeta;
 use crate::stream::*;
@@ -300,15 +301,23 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     a_dest: Signal<Local, Bits<2>>,
     a_len: Signal<Local, Bits<16>>,
     cur_left: Signal<Local, Bits<16>>,
+    left_nx: Signal<Local, Bits<16>>,
     more: Signal<Local, Bit>,
-    /// bytes in the payload's last beat (1..=64), and its keep
-    kl: Signal<Local, Bits<7>>,
-    ksh: Signal<Local, Bits<7>>,
+    /// `mv_left > 64` and `mv_left != 0`, registered beside `mv_left` (LUT depth: the keep of a
+    /// payload's last beat starts from flops, not from a 16-bit compare behind a select)
+    mv_more: DFF<Bit>,
+    mv_nz: DFF<Bit>,
+    /// the bytes left are not 0
+    nz: Signal<Local, Bit>,
+    /// the keep of the payload's last beat: all ones while more follows or when the bytes left
+    /// are a multiple of 64; else the low bits of the length (`mv_left` keeps `a_len`'s low six
+    /// bits: it only ever drops by 64)
+    kfull: Signal<Local, Bit>,
+    low_th: Thermo<6, 64>,
     last_keep: Signal<Local, Bits<64>>,
     c64_16: Constant<Bits<16>>,
     zero512: Constant<Bits<512>>,
     ones64: Constant<Bits<64>>,
-    c64_7: Constant<Bits<7>>,
     dma_skid: AxisSkid512,
     resp_skid: AxisSkid512,
     // header FSM: 0 idle, 1 look, 2 act, 3 control read
@@ -513,14 +522,17 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             a_dest: Default::default(),
             a_len: Default::default(),
             cur_left: Default::default(),
+            left_nx: Default::default(),
             more: Default::default(),
-            kl: Default::default(),
-            ksh: Default::default(),
+            mv_more: Default::default(),
+            mv_nz: Default::default(),
+            nz: Default::default(),
+            kfull: Default::default(),
+            low_th: Thermo::new(0),
             last_keep: Default::default(),
             c64_16: c(64),
             zero512: c(0),
             ones64: c(u64::MAX),
-            c64_7: c(64),
             dma_skid: Default::default(),
             resp_skid: Default::default(),
             st: Default::default(),
@@ -587,7 +599,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_pad, d_dup, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -1043,18 +1055,22 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.a_dest.next = self.act_q.m_data.val().get_bits::<2>(0);
         self.a_len.next = self.act_q.m_data.val().get_bits::<16>(2);
         self.cur_left.next = self.a_len.val();
+        self.more.next = self.a_len.val() > self.c64_16.val();
+        self.nz.next = self.a_len.val().any();
         if self.mv_mid.q.val() | self.mv_pad.q.val() {
             self.cur_left.next = self.mv_left.q.val();
+            self.more.next = self.mv_more.q.val();
+            self.nz.next = self.mv_nz.q.val();
         }
-        self.more.next = self.cur_left.val() > self.c64_16.val();
+        self.left_nx.next = self.cur_left.val() - self.c64_16.val();
         // the keep of the payload's last beat, from its length (a frame cut short inside that
         // beat leaves it with fewer bytes); all ones while more follows
-        self.kl.next = bit_cast::<7, 16>(self.cur_left.val());
-        if self.more.val() {
-            self.kl.next = self.c64_7.val();
+        self.kfull.next = self.more.val() | (self.nz.val() & !self.a_len.val().get_bits::<6>(0).any());
+        self.low_th.x.next = self.a_len.val().get_bits::<6>(0);
+        self.last_keep.next = self.low_th.out.val();
+        if self.kfull.val() {
+            self.last_keep.next = self.ones64.val();
         }
-        self.ksh.next = self.c64_7.val() - self.kl.val();
-        self.last_keep.next = self.ones64.val() >> bit_cast::<64, 7>(self.ksh.val());
         self.mv_data.next = self.s_axis.tdata.val();
         self.mv_keep.next = self.s_axis.tkeep.val();
         self.mv_last.next = self.s_axis.tlast.val();
@@ -1093,7 +1109,9 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.mv_go.next = true;
             }
             if self.mv_valid.val() & self.mv_go.val() {
-                self.mv_left.d.next = self.cur_left.val() - self.c64_16.val();
+                self.mv_left.d.next = self.left_nx.val();
+                self.mv_more.d.next = self.left_nx.val() > self.c64_16.val();
+                self.mv_nz.d.next = self.left_nx.val().any();
                 if self.mv_pad.q.val() {
                     if !self.more.val() {
                         self.mv_pad.d.next = false;
