@@ -47,7 +47,9 @@ pub struct AxisInsertW<const D: usize, const K: usize, const CB: usize, const SB
     /// The frame's last beat leaves this cycle: the next header may start now.
     endf: Signal<Local, Bit>,
     kshr_c: Signal<Local, Bits<CB>>,
-    kshr: Signal<Local, Bits<8>>,
+    /// `K - c`, a register loaded with `c` (LUT depth: the spill test and the carry's keep
+    /// start from flops, not from a subtractor)
+    kshr: DFF<Bits<8>>,
     h_full: Signal<Local, Bits<SB>>,
     h_c: Signal<Local, Bits<CB>>,
     /// the payload beat rotated up by `c`, split at byte `c`: `hi` joins the carry in this
@@ -72,18 +74,17 @@ pub type AxisInsert1024 = AxisInsertW<1024, 128, 7, 1>;
 impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for AxisInsertW<D, K, CB, SB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, hdr, hfull, c_q, only_q, carry, carry_keep, flush, flush_user, nv, n_hdr, n_len, n_only);
+        dff_setup!(self, clock, busy, hdr, hfull, c_q, kshr, only_q, carry, carry_keep, flush, flush_user, nv, n_hdr, n_len, n_only);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
         AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
-        self.kshr.next = self.c_k.val() - bit_cast::<8, CB>(self.c_q.q.val());
         self.rot.x.next = self.s_axis.tdata.val();
         self.rot.c.next = self.c_q.q.val();
         self.split.x.next = self.rot.y.val();
         self.split.c.next = self.c_q.q.val();
         // the last beat spills into one more beat <=> it has more than K - c bytes <=> tkeep bit
         // K - c is set (tkeep is contiguous; never when c = 0)
-        self.kshr_c.next = bit_cast::<CB, 8>(self.kshr.val());
+        self.kshr_c.next = bit_cast::<CB, 8>(self.kshr.q.val());
         self.spill.next = self.c_q.q.val().any() & self.s_axis.tkeep.val().get_bits::<1>(self.kshr_c.val().index()).any();
         self.s_axis.tready.next = false;
         self.skid.s_axis.tvalid.next = false;
@@ -137,7 +138,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
             self.skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
             if self.s_axis.tvalid.val() & self.skid.s_axis.tready.val() {
                 self.carry.d.next = self.split.lo.val();
-                self.carry_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.val();
+                self.carry_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.q.val();
                 if !self.c_q.q.val().any() {
                     self.carry_keep.d.next = self.zero_k.val();
                 }
@@ -177,6 +178,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
                 self.hdr.d.next = self.src_hdr.val();
                 self.hfull.d.next = self.h_full.val();
                 self.c_q.d.next = self.h_c.val();
+                self.kshr.d.next = self.c_k.val() - bit_cast::<8, CB>(self.h_c.val());
                 self.only_q.d.next = self.src_only.val();
                 self.carry.d.next = bit_cast::<D, 1024>(self.src_hdr.val() >> (bit_cast::<11, SB>(self.h_full.val()) << self.c_lgd.val()));
                 self.carry_keep.d.next = !(self.ones.val() << self.h_c.val());
