@@ -175,6 +175,17 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     cut_dflt: Constant<Bits<3>>,
     a_cut: Constant<Bits<16>>,
     vq_room: Constant<Bits<16>>,
+    /// A register stage between the tap's join and the RX buffer (which never backpressures),
+    /// with the tap flag and the buffer's cut decision for the beat: the first-beat cut
+    /// decision (`cut_pick`) ends in a register, and the buffer's write side starts from flops
+    /// (LUT depth: 9 to 12 levels from `cut_pick` through the write side without it).
+    rxq_valid: DFF<Bit>,
+    rxq_data: DFF<Bits<512>>,
+    rxq_keep: DFF<Bits<64>>,
+    rxq_last: DFF<Bit>,
+    rxq_user: DFF<Bit>,
+    rxq_flag: DFF<Bit>,
+    rxq_cut: DFF<Bit>,
     /// The tap's flags of the frames in `rx_fifo`, for the parser.
     rx_flags: TapFlagQueue,
     /// A register slice between the RX buffer and the parser, each beat with its frame's tap
@@ -271,7 +282,14 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             vq_ok: Default::default(),
             cut_dflt: c(5),
             a_cut: c(reg::RX_CUT as u64),
-            vq_room: c(30),
+            vq_room: c(29),
+            rxq_valid: Default::default(),
+            rxq_data: Default::default(),
+            rxq_keep: Default::default(),
+            rxq_last: Default::default(),
+            rxq_user: Default::default(),
+            rxq_flag: Default::default(),
+            rxq_cut: Default::default(),
             k_cut: Default::default(),
             k_cut_bad: Default::default(),
             rx_flags: Default::default(),
@@ -330,7 +348,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize, const F: usize> Logic for RoceEngine<A, R, LT, LR, LP, S, SR, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rx_cut, vq_ok, vq_in_v, vq_in_d, k_cut, k_cut_bad, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
+        dff_setup!(self, clock, rxq_valid, rxq_data, rxq_keep, rxq_last, rxq_user, rxq_flag, rxq_cut, rx_cut, vq_ok, vq_in_v, vq_in_d, k_cut, k_cut_bad, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
         for i in 0..4 {
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
@@ -358,13 +376,26 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tap_core.in_valid.next = self.rx_tap.tap_valid.val();
         self.rx_tap.verdict.next = self.tap_core.verdict.val();
         self.rx_tap.verdict_valid.next = self.tap_core.verdict_valid.val();
-        Axis512Source::join(&mut self.rx_tap.m_axis, &mut self.rx_fifo.s_axis);
+        // the tap's join → one register stage → the RX buffer (which never backpressures)
+        self.rx_tap.m_axis.tready.next = true;
+        self.rxq_valid.d.next = self.rx_tap.m_axis.tvalid.val();
+        self.rxq_data.d.next = self.rx_tap.m_axis.tdata.val();
+        self.rxq_keep.d.next = self.rx_tap.m_axis.tkeep.val();
+        self.rxq_last.d.next = self.rx_tap.m_axis.tlast.val();
+        self.rxq_user.d.next = self.rx_tap.m_axis.tuser.val();
+        self.rxq_flag.d.next = self.rx_tap.m_flag.val();
+        self.rx_fifo.s_axis.tvalid.next = self.rxq_valid.q.val();
+        self.rx_fifo.s_axis.tdata.next = self.rxq_data.q.val();
+        self.rx_fifo.s_axis.tkeep.next = self.rxq_keep.q.val();
+        self.rx_fifo.s_axis.tlast.next = self.rxq_last.q.val();
+        self.rx_fifo.s_axis.tuser.next = self.rxq_user.q.val();
         // speculative placement: the frames `RX_CUT` picks leave the buffer as they arrive
         // (their verdicts follow on `vq`), while the verdict queue has room
         self.cut_pick.data.next = self.rx_tap.m_axis.tdata.val();
         self.vq_ok.d.next = self.vq.level.val() < self.vq_room.val();
-        self.rx_fifo.s_cut.next = ((self.cut_pick.cut_safe.val() & self.rx_cut.q.val().get_bit(0)) | (self.cut_pick.cut_reth.val() & (self.rx_cut.q.val().get_bit(1) | self.rx_cut.q.val().get_bit(2)))) & self.vq_ok.q.val();
-        self.vq_in_d.d.next = (bit_cast::<2, 1>(self.rx_tap.m_flag.val().into()) << 1) | bit_cast::<2, 1>(self.rx_fifo.cut_bad.val().into());
+        self.rxq_cut.d.next = ((self.cut_pick.cut_safe.val() & self.rx_cut.q.val().get_bit(0)) | (self.cut_pick.cut_reth.val() & (self.rx_cut.q.val().get_bit(1) | self.rx_cut.q.val().get_bit(2)))) & self.vq_ok.q.val();
+        self.rx_fifo.s_cut.next = self.rxq_cut.q.val();
+        self.vq_in_d.d.next = (bit_cast::<2, 1>(self.rxq_flag.q.val().into()) << 1) | bit_cast::<2, 1>(self.rx_fifo.cut_bad.val().into());
         self.vq_in_v.d.next = self.rx_fifo.cut_end.val();
         self.vq.s_axis.tdata.next = self.vq_in_d.q.val();
         self.vq.s_axis.tkeep.next = true.into();
@@ -383,10 +414,10 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         }
         // each frame the buffer keeps has its tap flag queued beside it; a frame enters the
         // parser once its flag is known, and the flag rides in its header
-        self.rx_flags.in_valid.next = self.rx_tap.m_axis.tvalid.val() & self.rx_fifo.s_axis.tready.val();
-        self.rx_flags.in_last.next = self.rx_tap.m_axis.tlast.val();
-        self.rx_flags.in_user.next = self.rx_tap.m_axis.tuser.val();
-        self.rx_flags.in_flag.next = self.rx_tap.m_flag.val();
+        self.rx_flags.in_valid.next = self.rxq_valid.q.val() & self.rx_fifo.s_axis.tready.val();
+        self.rx_flags.in_last.next = self.rxq_last.q.val();
+        self.rx_flags.in_user.next = self.rxq_user.q.val();
+        self.rx_flags.in_flag.next = self.rxq_flag.q.val();
         self.rx_flags.ovf.next = self.rx_fifo.drop_overflow.val();
         self.rx_flags.in_cut.next = self.rx_fifo.w_cut.val();
         self.rx_flags.in_cut_first.next = self.rx_fifo.cut_first.val();
@@ -697,6 +728,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             | self.rx_slot.m_meta.val().qpn.any() | self.rx_slot.m_meta.val().psn.any() | self.rx_slot.m_meta.val().off.any() | self.rx_slot.m_meta.val().opcode.any() | self.rx_slot.gen.val().any()
             | self.tap_core.beat_class.val().any() | self.tap_core.beat_class_valid.val();
         if self.reset.val() {
+            self.rxq_valid.d.next = false;
             self.pend_w.d.next = false;
             self.pend_r.d.next = false;
             self.done_resp.d.next = false;

@@ -47,7 +47,6 @@ use crate::roce::psn_count::PsnCount;
 use crate::roce::qp::*;
 use crate::roce::{RdRes, RdResFields, RD_RES};
 use crate::roce::{DmaCmd, RespItem};
-use crate::crc::fields::Thermo;
 use crate::record::{FromBits, ToBits};
 use crate::service::slot::SlotMeta;
 use crate::stream::*;
@@ -313,7 +312,6 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// are a multiple of 64; else the low bits of the length (`mv_left` keeps `a_len`'s low six
     /// bits: it only ever drops by 64)
     kfull: Signal<Local, Bit>,
-    low_th: Thermo<6, 64>,
     last_keep: Signal<Local, Bits<64>>,
     c64_16: Constant<Bits<16>>,
     zero512: Constant<Bits<512>>,
@@ -528,7 +526,6 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             mv_nz: Default::default(),
             nz: Default::default(),
             kfull: Default::default(),
-            low_th: Thermo::new(0),
             last_keep: Default::default(),
             c64_16: c(64),
             zero512: c(0),
@@ -1066,8 +1063,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         // the keep of the payload's last beat, from its length (a frame cut short inside that
         // beat leaves it with fewer bytes); all ones while more follows
         self.kfull.next = self.more.val() | (self.nz.val() & !self.a_len.val().get_bits::<6>(0).any());
-        self.low_th.x.next = self.a_len.val().get_bits::<6>(0);
-        self.last_keep.next = self.low_th.out.val();
+        // bits below the length's low six (a shift of a constant: one LUT per bit)
+        self.last_keep.next = !(self.ones64.val() << bit_cast::<64, 6>(self.a_len.val().get_bits::<6>(0)));
         if self.kfull.val() {
             self.last_keep.next = self.ones64.val();
         }
