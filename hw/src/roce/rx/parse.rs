@@ -3,8 +3,11 @@
 //! BTH and extension headers, pad removed). It sits after the ICRC check (`IcrcRx`), so frames
 //! arrive without their ICRC and with a length that matches their IP header.
 //!
-//! * One header per RoCEv2 frame, issued once the first two beats are in (the first, for a
-//!   one-beat frame). A payload frame follows on `m_axis` only when `plen > 0`.
+//! * One header per RoCEv2 frame, issued with the frame's second beat (the cycle after the
+//!   beat, for a one-beat frame, from a register of it). Its `plen` and `len_err` come from
+//!   registers of the first beat (the frame's limit and header-length code), so the header's
+//!   length arithmetic starts from flops. A payload frame follows on `m_axis` only when
+//!   `plen > 0`.
 //! * Frames that are not RoCEv2 (not IPv4 without options or IPv6, UDP to 4791) are consumed,
 //!   dropped and counted in `not_roce`. `frames` counts the RoCEv2 frames.
 //! * II=1: one beat per cycle in and out. Path: input → register stage (`pipe`) → `AxisLimit`
@@ -39,6 +42,21 @@ pub struct RoceRxParse {
     info_in: RoceFrameInfo,
     strip_len: HdrLenOfCode,
     hx: RoceHdrExtract,
+    /// The frame's limit (its bytes without the pad, from the first beat), registered as the
+    /// first beat is taken; with the header length of `code0` it gives the header's `plen` and
+    /// `len_err` (`limit < hdr_len`), so the header's length arithmetic starts from flops.
+    limit0: DFF<Bits<16>>,
+    hl0: HdrLenOfCode,
+    hl0_16: Signal<Local, Bits<16>>,
+    lerr0: Signal<Local, Bit>,
+    plen0: Signal<Local, Bits<16>>,
+    /// A one-beat frame's header leaves the cycle after its beat, from `beat0` and these
+    /// registers (its tap flag, `spec`, and whether it is a cut-through runt).
+    late: DFF<Bit>,
+    flag0: DFF<Bit>,
+    spec0: DFF<Bit>,
+    runt0: DFF<Bit>,
+    stall: Signal<Local, Bit>,
     /// a register stage ahead of the trimmer: the beat, with its frame's header-length code in
     /// bits 515..512 and limit in 531..516 (worked out from the beat on the input side), so that
     /// no cut or shift waits on the length adders
@@ -69,7 +87,7 @@ pub struct RoceRxParse {
 impl Logic for RoceRxParse {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, code0, mid, dropping, pend, beat0, c_frames, c_not_roce);
+        dff_setup!(self, clock, code0, mid, dropping, pend, beat0, limit0, late, flag0, spec0, runt0, c_frames, c_not_roce);
         clock!(self, clock, pipe, trim, strip, hskid);
         self.pipe.reset.next = self.reset.val();
         self.trim.reset.next = self.reset.val();
@@ -80,10 +98,13 @@ impl Logic for RoceRxParse {
         // first-beat classification of the input
         self.info_in.data.next = self.s_axis.tdata.val();
         self.discard.next = self.dropping.q.val() | (!self.mid.q.val() & !self.info_in.roce.val());
-        self.s_axis.tready.next = self.discard.val() | (self.pipe.s_axis.tready.val() & self.hskid.s_ready.val());
+        // a one-beat frame's header waiting for room in the header skid holds the input (its
+        // beat0 and lengths stay until it leaves)
+        self.stall.next = self.late.q.val() & !self.hskid.s_ready.val();
+        self.s_axis.tready.next = !self.stall.val() & (self.discard.val() | (self.pipe.s_axis.tready.val() & self.hskid.s_ready.val()));
         self.take.next = self.s_axis.tvalid.val() & self.s_axis.tready.val();
         // payload path: register, limit (drops the pad), then strip (drops the headers)
-        self.pipe.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val() & self.hskid.s_ready.val();
+        self.pipe.s_axis.tvalid.next = self.s_axis.tvalid.val() & !self.discard.val() & self.hskid.s_ready.val() & !self.stall.val();
         self.pipe.s_axis.tdata.next = (bit_cast::<532, 16>(self.info_in.limit.val()) << 516)
             | (bit_cast::<532, 4>(self.info_in.hdr_code.val()) << 512)
             | bit_cast::<532, 512>(self.s_axis.tdata.val());
@@ -107,15 +128,29 @@ impl Logic for RoceRxParse {
         self.trim.m_axis.tready.next = self.strip.s_axis.tready.val();
         Axis512Source::link(&mut self.m_axis, &mut self.strip.m_axis);
         self.unused_runts.next = self.strip.runts.val();
-        // header path: the first two beats of the frame
-        self.hx.w.next = bit_cast::<1024, 512>(self.s_axis.tdata.val());
-        if self.pend.q.val() {
-            self.hx.w.next = (bit_cast::<1024, 512>(self.s_axis.tdata.val()) << 512) | bit_cast::<1024, 512>(self.beat0.q.val());
+        // header path: the first two beats of the frame (a one-beat frame's header leaves the
+        // cycle after, from beat0 alone); the lengths come from the first beat, registered
+        self.hl0.code.next = self.code0.q.val();
+        self.hl0_16.next = bit_cast::<16, 8>(self.hl0.hdr_len.val());
+        self.lerr0.next = self.limit0.q.val() < self.hl0_16.val();
+        self.plen0.next = self.limit0.q.val() - self.hl0_16.val();
+        if self.lerr0.val() {
+            self.plen0.next = bit_cast::<16, 1>(false.into());
         }
-        self.emit.next = (self.pend.q.val() & self.mid.q.val()) | (!self.mid.q.val() & self.s_axis.tlast.val());
+        self.hx.w.next = (bit_cast::<1024, 512>(self.s_axis.tdata.val()) << 512) | bit_cast::<1024, 512>(self.beat0.q.val());
+        if self.late.q.val() {
+            self.hx.w.next = bit_cast::<1024, 512>(self.beat0.q.val());
+        }
+        self.emit.next = self.pend.q.val() & self.mid.q.val();
         self.hskid.s_data.next = self.hx.hdr.val();
+        self.hskid.s_data.next.plen = self.plen0.val();
+        self.hskid.s_data.next.len_err = self.lerr0.val();
         self.hskid.s_data.next.tap_flag = self.s_flag.val();
         self.hskid.s_data.next.spec = self.s_spec.val();
+        if self.late.q.val() {
+            self.hskid.s_data.next.tap_flag = self.flag0.q.val();
+            self.hskid.s_data.next.spec = self.spec0.q.val();
+        }
         // a cut-through frame that ends within its headers (bytes <= header length; keep is
         // contiguous, so "more than n bytes in this beat" is keep bit n)
         self.hl_now.code.next = self.info_in.hdr_code.val();
@@ -129,11 +164,14 @@ impl Logic for RoceRxParse {
         if self.mid.q.val() {
             self.runt.next = self.hl.val().get_bit(7) | (self.hl.val().get_bit(6) & !self.unused_keep_sh.val().get_bit(0));
         }
-        if self.s_spec.val() & self.s_axis.tlast.val() & self.runt.val() {
+        if (!self.late.q.val() & self.s_spec.val() & self.s_axis.tlast.val() & self.runt.val()) | (self.late.q.val() & self.runt0.q.val()) {
             self.hskid.s_data.next.len_err = true;
             self.hskid.s_data.next.plen = bit_cast::<16, 1>(false.into());
         }
-        self.hskid.s_valid.next = self.take.val() & !self.discard.val() & self.emit.val();
+        self.hskid.s_valid.next = (self.take.val() & !self.discard.val() & self.emit.val()) | self.late.q.val();
+        if self.late.q.val() & self.hskid.s_ready.val() {
+            self.late.d.next = false;
+        }
         self.hdr.next = self.hskid.m_data.val();
         self.hdr_valid.next = self.hskid.m_valid.val();
         self.hskid.m_ready.next = self.hdr_ready.val();
@@ -142,12 +180,17 @@ impl Logic for RoceRxParse {
             if !self.mid.q.val() {
                 self.beat0.d.next = self.s_axis.tdata.val();
                 self.code0.d.next = self.info_in.hdr_code.val();
+                self.limit0.d.next = self.info_in.limit.val();
+                self.flag0.d.next = self.s_flag.val();
+                self.spec0.d.next = self.s_spec.val();
+                self.runt0.d.next = self.s_spec.val() & self.runt.val();
                 if self.discard.val() {
                     self.c_not_roce.d.next = self.c_not_roce.q.val() + 1;
                     self.dropping.d.next = !self.s_axis.tlast.val();
                 } else {
                     self.c_frames.d.next = self.c_frames.q.val() + 1;
                     self.pend.d.next = !self.s_axis.tlast.val();
+                    self.late.d.next = self.s_axis.tlast.val();
                 }
             } else {
                 self.pend.d.next = false;
@@ -160,6 +203,7 @@ impl Logic for RoceRxParse {
             self.mid.d.next = false;
             self.dropping.d.next = false;
             self.pend.d.next = false;
+            self.late.d.next = false;
             self.c_frames.d.next = 0.into();
             self.c_not_roce.d.next = 0.into();
         }
