@@ -959,23 +959,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
                     self.r_st.d.next = self.s_idle.val();
                 }
             }
-            if self.l_new.val() {
-                if self.l_park.val() {
-                    self.r_st.d.next = self.s_idle.val();
-                    if !self.r_def.q.val() {
-                        self.dtail_ram.we.next = true;
-                    }
-                } else {
-                    // it leaves its QP's parked order
-                    self.dhead_ram.we.next = true;
-                    self.dhead_ram.wdata.next = self.r_seq.q.val() + self.c1_6.val();
-                    if !self.r_def.q.val() {
-                        self.dhead_ram.wdata.next = self.dtail_ram.rdata.val() + self.c1_6.val();
-                        self.dtail_ram.we.next = true;
-                        self.r_seq.d.next = self.dtail_ram.rdata.val();
-                    }
-                }
-            }
+            // (the park decision comes last, below)
         }
         if (self.r_st.q.val() == self.s_rec.val()) & self.sent_ready.val() {
             self.r_st.d.next = self.s_gen.val();
@@ -1509,6 +1493,27 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.out_fifo.s_axis.tvalid.next = self.build.m_axis.tvalid.val();
         self.build.m_axis.tready.next = self.out_fifo.s_axis.tready.val();
         Axis512Source::link(&mut self.m_axis_tx, &mut self.out_fifo.m_axis);
+        // look, a new request: parked, or out of its QP's parked order. Assigned after every
+        // other write of the same registers and RAM ports (none of which is active in look), so
+        // that the park decision, at the end of the window compare on the RAMs' outputs, is one
+        // select in front of them (LUT depth).
+        if (self.r_st.q.val() == self.s_look.val()) & self.l_new.val() {
+            if self.l_park.val() {
+                self.r_st.d.next = self.s_idle.val();
+                if !self.r_def.q.val() {
+                    self.dtail_ram.we.next = true;
+                }
+            } else {
+                // it leaves its QP's parked order
+                self.dhead_ram.we.next = true;
+                self.dhead_ram.wdata.next = self.r_seq.q.val() + self.c1_6.val();
+                if !self.r_def.q.val() {
+                    self.dhead_ram.wdata.next = self.dtail_ram.rdata.val() + self.c1_6.val();
+                    self.dtail_ram.we.next = true;
+                    self.r_seq.d.next = self.dtail_ram.rdata.val();
+                }
+            }
+        }
         self.unused.next = self.desc_fifo.level.val().any()
             | self.desc_fifo.m_axis.tkeep.val().any() | self.desc_fifo.m_axis.tlast.val() | self.desc_fifo.m_axis.tuser.val()
             | self.x_desc.q.val().laddr.any() | self.ctl_cfg.val().rkey.any() | self.ctl_cfg.val().mr_base.any()
