@@ -28,11 +28,19 @@ pub struct AxisLimitW<const D: usize, const K: usize, const C: usize> {
     /// `rem <= K`, kept beside `rem` so that a later beat's cut is a register (LUT depth)
     rem_cut: DFF<Bit>,
     r: Signal<Local, Bits<16>>,
+    /// The keep masks of a first and of a later beat: bit i is set when byte i is within the
+    /// limit (all ones when the beat does not reach it). With them the keep is one AND and one
+    /// select, not a select behind the cut compare (LUT depth).
+    hi_lim: Signal<Local, Bit>,
+    m_first: Signal<Local, Bits<K>>,
+    m_mid: Signal<Local, Bits<K>>,
     cut: Signal<Local, Bit>,
     discard: Signal<Local, Bit>,
     zero: Signal<Local, Bit>,
     c_k: Constant<Bits<16>>,
     c_2k: Constant<Bits<16>>,
+    c_c: Constant<Bits<16>>,
+    ones: Constant<Bits<K>>,
 }
 
 /// The 512-bit limiter.
@@ -56,11 +64,16 @@ impl<const D: usize, const K: usize, const C: usize> Default for AxisLimitW<D, K
             rem: Default::default(),
             rem_cut: Default::default(),
             r: Default::default(),
+            hi_lim: Default::default(),
+            m_first: Default::default(),
+            m_mid: Default::default(),
             cut: Default::default(),
             discard: Default::default(),
             zero: Default::default(),
             c_k: Constant::new((K as u64).into()),
             c_2k: Constant::new((2 * K as u64).into()),
+            c_c: Constant::new((C as u64).into()),
+            ones: Constant::new(!Bits::<K>::default()),
         }
     }
 }
@@ -92,12 +105,20 @@ impl<const D: usize, const K: usize, const C: usize> Logic for AxisLimitW<D, K, 
         self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
         self.skid.s_axis.tlast.next = self.s_axis.tlast.val() | self.cut.val();
         self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
-        if self.cut.val() {
-            if self.mid.q.val() {
-                self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() & self.th_mid.out.val();
-            } else {
-                self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() & self.th_first.out.val();
-            }
+        // first beat: byte i is kept when limit > i (a limit of 2^C or more keeps the beat
+        // whole); a later beat: when rem > i, or whole while rem > K
+        self.hi_lim.next = (self.limit.val() >> self.c_c.val()).any();
+        self.m_first.next = self.th_first.out.val();
+        if self.hi_lim.val() {
+            self.m_first.next = self.ones.val();
+        }
+        self.m_mid.next = self.th_mid.out.val();
+        if !self.rem_cut.q.val() {
+            self.m_mid.next = self.ones.val();
+        }
+        self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() & self.m_first.val();
+        if self.mid.q.val() {
+            self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val() & self.m_mid.val();
         }
         if self.s_axis.tvalid.val() & self.s_axis.tready.val() {
             self.mid.d.next = !self.s_axis.tlast.val();
