@@ -80,3 +80,26 @@ fn every_subset_of_services_generates() {
         }
     }
 }
+
+/// The fix-up stages' models (which the Verilog is run against in lock step in `icrc`): the
+/// generator's three unshift stages recover the CRC of a message from the register run on over
+/// `z` zero bytes, and the checker's residue table reads zero exactly for a message followed by
+/// its own CRC; the CRC itself from the `crc` crate.
+#[test]
+fn fix_up_stages_undo_every_zero_tail() {
+    use nicgen_hw::crc::matrix::{CrcFix, FixKind};
+    let c = Crc::<u32>::new(&CRC_32_ISO_HDLC);
+    let gen: Vec<CrcFix> = (0..3).map(|s| CrcFix::new(FixKind::Unshift { n: 1 << (2 * s), pos: 2 * s })).collect();
+    let check = CrcFix::new(FixKind::Residue(crc32_residue()));
+    for z in 0..64usize {
+        let msg: Vec<u8> = (0..(z * 7 + 3) % 61 + 1).map(|i| (i * 29 + z) as u8).collect();
+        let run_on = crc32_raw(0xFFFF_FFFF, &[msg.clone(), vec![0; z]].concat());
+        let back = gen.iter().fold(run_on, |x, f| f.model(x, z));
+        assert_eq!(!back, c.checksum(&msg), "z = {z}");
+        let framed = [msg.clone(), c.checksum(&msg).to_le_bytes().to_vec()].concat();
+        assert_eq!(check.model(crc32_raw(0xFFFF_FFFF, &[framed.clone(), vec![0; z]].concat()), z), 0, "z = {z}");
+        let mut bad = framed;
+        bad[z % msg.len()] ^= 1 << (z % 8);
+        assert_ne!(check.model(crc32_raw(0xFFFF_FFFF, &[bad, vec![0; z]].concat()), z), 0, "z = {z}");
+    }
+}

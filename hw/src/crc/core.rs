@@ -7,14 +7,18 @@
 //!    the beat zeroed; the checker's strip masks;
 //! 4. `m`: `M·masked` (32×512 XOR matrix);
 //! 5. `s`: running state `A^64·s ⊕ M·d` (seeded on the first beat);
-//! 6–8. `f1..f3`: for the last beat, `A^-(64-k)` in three 2-bit steps.
+//! 6–8. `f1..f3`: for the last beat, the `z = 64 - k` zero bytes after its `k` covered ones.
+//!    The generator undoes them, `A^-z`, in three 2-bit digits of `z`, each two conditional
+//!    1-bit steps; the checker compares with the CRC residue run on over them, `A^z·R`, a
+//!    table of 64 words (in `f1`; `f2` and `f3` only delay, so both have the same latency).
 //!
 //! The original beat travels beside the CRC, so at the output each beat comes with, on its
-//! last beat, the raw CRC register over the whole frame. Each stage is a few LUT levels deep
+//! last beat, the raw CRC register over the whole frame (generator) or that register XOR the
+//! residue, zero for a right ICRC (checker). Each stage is a few LUT levels deep
 //! (`nicgen report`). Latency: [`ICRC_CORE_LATENCY`] steps.
 use super::fields::*;
 use super::gf2::*;
-use super::matrix::XorMatrix;
+use super::matrix::{CrcFix, FixKind, XorMatrix};
 use crate::stream::KeepExpand;
 use rust_hdl::prelude::*;
 
@@ -34,11 +38,8 @@ pub struct IcrcBeat {
     pub badlen: Bit,
     /// Valid bytes in this beat, 1..=64.
     pub kcnt: Bits<7>,
-    /// 64 minus the bytes the CRC covers in this beat, as three 2-bit digits (one per fix-up
-    /// stage).
-    pub zl: Bits<2>,
-    pub zm: Bits<2>,
-    pub zh: Bits<2>,
+    /// 64 minus the bytes the CRC covers in this beat (the fix-up stages' `z`).
+    pub z: Bits<6>,
     /// Checker: `tkeep` of this beat once the ICRC is stripped (last beat, more than 4 bytes).
     pub kstrip: Bits<64>,
     /// Checker: `tkeep` of the previous beat when this last beat holds only ICRC bytes.
@@ -47,8 +48,8 @@ pub struct IcrcBeat {
     pub tail4: Bit,
 }
 
-/// One fix-up step: on a last beat, multiply the CRC by `A^-(n·d)` for the 2-bit digit `d` of
-/// `64 - k` that this step owns (n = 1, 4 or 16); other beats pass unchanged.
+/// One fix-up stage: on a last beat, apply its [`FixKind`] to the CRC (with the beat's `z`);
+/// other beats pass unchanged.
 #[derive(LogicBlock)]
 pub struct CrcFixStep {
     pub clock: Signal<In, Clock>,
@@ -57,18 +58,18 @@ pub struct CrcFixStep {
     pub in_valid: Signal<In, Bit>,
     pub in_beat: Signal<In, IcrcBeat>,
     pub in_crc: Signal<In, Bits<32>>,
-    pub digit: Signal<In, Bits<2>>,
+    pub z: Signal<In, Bits<6>>,
     pub out_valid: Signal<Out, Bit>,
     pub out_beat: Signal<Out, IcrcBeat>,
     pub out_crc: Signal<Out, Bits<32>>,
-    u: [XorMatrix<32, 32>; 3],
+    f: CrcFix,
     valid: DFF<Bit>,
     beat: DFF<IcrcBeat>,
     crc: DFF<Bits<32>>,
 }
 
 impl CrcFixStep {
-    pub fn new(n: usize) -> Self {
+    pub fn new(kind: FixKind) -> Self {
         CrcFixStep {
             clock: Default::default(),
             reset: Default::default(),
@@ -76,11 +77,11 @@ impl CrcFixStep {
             in_valid: Default::default(),
             in_beat: Default::default(),
             in_crc: Default::default(),
-            digit: Default::default(),
+            z: Default::default(),
             out_valid: Default::default(),
             out_beat: Default::default(),
             out_crc: Default::default(),
-            u: [1, 2, 3].map(|d| XorMatrix::new(unshift_matrix(n * d))),
+            f: CrcFix::new(kind),
             valid: Default::default(),
             beat: Default::default(),
             crc: Default::default(),
@@ -92,20 +93,14 @@ impl Logic for CrcFixStep {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, valid, beat, crc);
-        self.u[0].x.next = self.in_crc.val();
-        self.u[1].x.next = self.in_crc.val();
-        self.u[2].x.next = self.in_crc.val();
+        self.f.x.next = self.in_crc.val();
+        self.f.z.next = self.z.val();
         if self.en.val() {
             self.valid.d.next = self.in_valid.val();
             self.beat.d.next = self.in_beat.val();
             self.crc.d.next = self.in_crc.val();
             if self.in_beat.val().last {
-                match self.digit.val().index() {
-                    1 => self.crc.d.next = self.u[0].y.val(),
-                    2 => self.crc.d.next = self.u[1].y.val(),
-                    3 => self.crc.d.next = self.u[2].y.val(),
-                    _ => {}
-                }
+                self.crc.d.next = self.f.y.val();
             }
         }
         self.out_valid.next = self.valid.q.val();
@@ -127,7 +122,8 @@ pub struct IcrcCore {
     pub s_axis: crate::stream::Axis512Sink,
     pub out_valid: Signal<Out, Bit>,
     pub out_beat: Signal<Out, IcrcBeat>,
-    /// Raw CRC register after the frame (meaningful with `out_beat.last`).
+    /// With `out_beat.last`: the raw CRC register after the frame (generator), or that register
+    /// XOR the CRC residue, zero exactly when the frame's ICRC is right (checker).
     pub out_crc: Signal<Out, Bits<32>>,
     // helpers
     kcount: KeepCount<64, 7>,
@@ -186,7 +182,7 @@ pub struct IcrcCore {
     c4: Constant<Bits<7>>,
     c64_7: Constant<Bits<7>>,
     zero16: Constant<Bits<16>>,
-    zero2: Constant<Bits<2>>,
+    zero6: Constant<Bits<6>>,
     zero64: Constant<Bits<64>>,
     // locals
     first_in: Signal<Local, Bit>,
@@ -197,7 +193,6 @@ pub struct IcrcCore {
     keff: Signal<Local, Bits<7>>,
     trunc: Signal<Local, Bit>,
     badlen: Signal<Local, Bit>,
-    zfull: Signal<Local, Bits<6>>,
     nb: Signal<Local, IcrcBeat>,
     np: Signal<Local, IcrcBeat>,
 }
@@ -225,7 +220,11 @@ impl IcrcCore {
             mask: Default::default(),
             beat_m: XorMatrix::new(beat_matrix()),
             a64: XorMatrix::new(shift_matrix(64)),
-            fix: [CrcFixStep::new(1), CrcFixStep::new(4), CrcFixStep::new(16)],
+            fix: if icrc_in_frame {
+                [CrcFixStep::new(FixKind::Residue(crc32_residue())), CrcFixStep::new(FixKind::Pass), CrcFixStep::new(FixKind::Pass)]
+            } else {
+                [0, 1, 2].map(|s| CrcFixStep::new(FixKind::Unshift { n: 1 << (2 * s), pos: 2 * s }))
+            },
             mid: Default::default(),
             a_valid: Default::default(),
             a_data: Default::default(),
@@ -268,7 +267,7 @@ impl IcrcCore {
             c4: Constant::new(4u64.into()),
             c64_7: Constant::new(64u64.into()),
             zero16: Constant::new(0u64.into()),
-            zero2: Constant::new(0u64.into()),
+            zero6: Constant::new(0u64.into()),
             zero64: Constant::new(0u64.into()),
             first_in: Default::default(),
             v6: Default::default(),
@@ -278,7 +277,6 @@ impl IcrcCore {
             keff: Default::default(),
             trunc: Default::default(),
             badlen: Default::default(),
-            zfull: Default::default(),
             nb: Default::default(),
             np: Default::default(),
         }
@@ -364,9 +362,7 @@ impl Logic for IcrcCore {
         self.nb.next.badlen = self.badlen.val();
         self.nb.next.kcnt = self.a_k.q.val();
         // filled in by stage p
-        self.nb.next.zl = self.zero2.val();
-        self.nb.next.zm = self.zero2.val();
-        self.nb.next.zh = self.zero2.val();
+        self.nb.next.z = self.zero6.val();
         self.nb.next.kstrip = self.zero64.val();
         self.nb.next.kprev = self.zero64.val();
         self.nb.next.tail4 = false;
@@ -396,11 +392,8 @@ impl Logic for IcrcCore {
         self.mask.first.next = self.b.q.val().first;
         self.mask.second.next = self.b_second.q.val();
         self.mask.v6.next = self.b_v6.q.val();
-        self.zfull.next = bit_cast::<6, 7>(self.c64_7.val() - self.b_keff.q.val());
         self.np.next = self.b.q.val();
-        self.np.next.zl = self.zfull.val().get_bits::<2>(0);
-        self.np.next.zm = self.zfull.val().get_bits::<2>(2);
-        self.np.next.zh = self.zfull.val().get_bits::<2>(4);
+        self.np.next.z = bit_cast::<6, 7>(self.c64_7.val() - self.b_keff.q.val());
         self.np.next.kstrip = self.strip_th.out.val();
         self.np.next.kprev = self.prev_th.out.val();
         self.np.next.tail4 = self.b_keff.q.val() <= self.c4.val();
@@ -442,15 +435,15 @@ impl Logic for IcrcCore {
         self.fix[0].in_valid.next = self.s_valid.q.val();
         self.fix[0].in_beat.next = self.s.q.val();
         self.fix[0].in_crc.next = self.s_crc.q.val();
-        self.fix[0].digit.next = self.s.q.val().zl;
+        self.fix[0].z.next = self.s.q.val().z;
         self.fix[1].in_valid.next = self.fix[0].out_valid.val();
         self.fix[1].in_beat.next = self.fix[0].out_beat.val();
         self.fix[1].in_crc.next = self.fix[0].out_crc.val();
-        self.fix[1].digit.next = self.fix[0].out_beat.val().zm;
+        self.fix[1].z.next = self.fix[0].out_beat.val().z;
         self.fix[2].in_valid.next = self.fix[1].out_valid.val();
         self.fix[2].in_beat.next = self.fix[1].out_beat.val();
         self.fix[2].in_crc.next = self.fix[1].out_crc.val();
-        self.fix[2].digit.next = self.fix[1].out_beat.val().zh;
+        self.fix[2].z.next = self.fix[1].out_beat.val().z;
         self.out_valid.next = self.fix[2].out_valid.val();
         self.out_beat.next = self.fix[2].out_beat.val();
         self.out_crc.next = self.fix[2].out_crc.val();
