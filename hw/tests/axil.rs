@@ -50,7 +50,7 @@ fn check_window<S: CycleSim>(sim: &mut S, seed: u64, pct: u32) {
     }
     assert_eq!(values, vec![40, 40, 10, 10, 0, 10, 30, 0], "frames, roce, bad_icrc, truncated, bad_length, user, dropped, overflow");
     // unmapped and misaligned reads, and any write, are refused
-    for addr in [0x20u16, 0x22, 0x100, 0xfffc] {
+    for addr in [0x06u16, 0x20, 0x22, 0x80, 0x100, 0xfffc] {
         assert_eq!(m.read(sim, addr), (0, SLVERR), "read 0x{addr:04x}");
     }
     assert_eq!(m.write(sim, 0x0u16, 0xdead_beef, 0xf), SLVERR);
