@@ -153,6 +153,10 @@ fn report_prints_resources_beside_balboa() {
     let luts: u64 = icrc[1].parse().unwrap();
     let levels: u64 = icrc[6].parse().unwrap();
     assert!(luts > 500 && levels > 0, "{text}");
+    // the LUT column counts LUT sites used as memory too: the generator's beat delay line maps
+    // to shift registers (SRL16E), one LUT each
+    let lutmem: u64 = icrc[7].parse().unwrap();
+    assert!(lutmem > 500 && lutmem < luts, "{text}");
     assert_eq!(row("cdc_sync_bits")[2], "16", "two flops per bit: {text}");
     let parse: u64 = row("roce_rx_parse")[1].parse().unwrap();
     assert!(parse > 100, "{text}");

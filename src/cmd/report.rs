@@ -4,7 +4,10 @@ use nicgen_hw::top::all_tops;
 use std::process::Command;
 
 pub struct Resources {
+    /// LUT sites, logic and memory.
     pub luts: u64,
+    /// Of `luts`, the LUT sites used as memory (SRLs and LUT RAM).
+    pub lutmem: u64,
     pub ffs: u64,
     pub bram18: u64,
     pub uram: u64,
@@ -21,6 +24,30 @@ fn count(stat: &str, prefixes: &[&str]) -> u64 {
             } else {
                 None
             }
+        })
+        .sum()
+}
+
+/// LUT sites a cell takes: a LUT, an SRL (shift register) or a distributed RAM (LUT RAM), as
+/// Vivado's "CLB LUTs" counts them (LUT as logic plus LUT as memory; UltraScale+ library: a
+/// RAM32M16 is the eight LUTs of a SLICEM, a RAM32M or RAM64M four, and so on). 0 for others.
+pub fn lut_sites(cell: &str) -> u64 {
+    match cell {
+        c if c.starts_with("LUT") => 1,
+        "SRL16E" | "SRLC32E" | "SRLC16E" | "RAM32X1S" | "RAM64X1S" => 1,
+        "RAM32X1D" | "RAM64X1D" | "RAM128X1S" => 2,
+        "RAM32M" | "RAM64M" | "RAM128X1D" | "RAM256X1S" => 4,
+        "RAM32M16" | "RAM64M8" | "RAM256X1D" | "RAM512X1S" => 8,
+        _ => 0,
+    }
+}
+
+/// The LUT sites of the cells in a `stat` listing, all of them or only those used as memory.
+fn count_luts(stat: &str, memory_only: bool) -> u64 {
+    stat.lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            if w.len() == 2 && !(memory_only && w[0].starts_with("LUT")) { w[1].parse::<u64>().ok().map(|n| n * lut_sites(w[0])) } else { None }
         })
         .sum()
 }
@@ -251,7 +278,8 @@ pub fn synth(name: &str, verilog: &str, top: &str, show_path: bool, over: Option
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(Resources {
-        luts: count(&stat, &["LUT"]),
+        luts: count_luts(&stat, false),
+        lutmem: count_luts(&stat, true),
         ffs: count(&stat, &["FD"]),
         bram18: count(&stat, &["RAMB18"]) + 2 * count(&stat, &["RAMB36"]),
         uram: count(&stat, &["URAM"]),
@@ -266,8 +294,8 @@ pub const LIMAGO: (u64, f64) = (72_974, 78.0);
 
 /// The table for `only` (every top when empty), with a total row and the published figures.
 pub fn run(only: &[String], show_path: bool, over: Option<u64>) -> Result<()> {
-    println!("{:<16} {:>8} {:>8} {:>8} {:>5} {:>4} {:>6}", "top", "LUT", "FF", "RAMB36", "URAM", "DSP", "levels");
-    let mut total = Resources { luts: 0, ffs: 0, bram18: 0, uram: 0, dsp: 0, depth: 0 };
+    println!("{:<16} {:>8} {:>8} {:>8} {:>5} {:>4} {:>6} {:>7}", "top", "LUT", "FF", "RAMB36", "URAM", "DSP", "levels", "LUTmem");
+    let mut total = Resources { luts: 0, lutmem: 0, ffs: 0, bram18: 0, uram: 0, dsp: 0, depth: 0 };
     let mut n = 0;
     for t in all_tops() {
         if !only.is_empty() && !only.iter().any(|o| o == t.name) {
@@ -275,8 +303,9 @@ pub fn run(only: &[String], show_path: bool, over: Option<u64>) -> Result<()> {
         }
         let core = format!("{}_core", t.name);
         let r = synth(t.name, &t.verilog, &core, show_path, over)?;
-        println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", t.name, r.luts, r.ffs, r.bram18 as f64 / 2.0, r.uram, r.dsp, r.depth);
+        println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6} {:>7}", t.name, r.luts, r.ffs, r.bram18 as f64 / 2.0, r.uram, r.dsp, r.depth, r.lutmem);
         total.luts += r.luts;
+        total.lutmem += r.lutmem;
         total.ffs += r.ffs;
         total.bram18 += r.bram18;
         total.uram += r.uram;
@@ -287,9 +316,9 @@ pub fn run(only: &[String], show_path: bool, over: Option<u64>) -> Result<()> {
     if n == 0 {
         bail!("no top named {:?} (see gen/tops.json)", only);
     }
-    println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", format!("total ({n})"), total.luts, total.ffs, total.bram18 as f64 / 2.0, total.uram, total.dsp, total.depth);
+    println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6} {:>7}", format!("total ({n})"), total.luts, total.ffs, total.bram18 as f64 / 2.0, total.uram, total.dsp, total.depth, total.lutmem);
     println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", "BALBOA base", BALBOA_BASE.0, BALBOA_BASE.1, BALBOA_BASE.2, "-", "-", "-");
     println!("{:<16} {:>8} {:>8} {:>8.1} {:>5} {:>4} {:>6}", "Limago", "-", LIMAGO.0, LIMAGO.1, "-", "-", "-");
-    println!("(ours: Yosys estimates, synth_xilinx -family xcup -flatten, not Vivado; LUT includes SRL/LUTRAM; RAMB36 = RAMB36 + RAMB18/2; levels = LUT levels on the worst register-to-register path, MUXF and CARRY cells not counted; total levels = the deepest. The total sums the tops listed, and tops that contain others count those twice: compare roce_engine alone with BALBOA's base transport. BALBOA and Limago: Vivado, published.)");
+    println!("(ours: Yosys estimates, synth_xilinx -family xcup -flatten, not Vivado; LUT = LUT sites as Vivado counts CLB LUTs, logic plus memory (an SRL 1, a RAM32M16 of LUT RAM 8; LUTmem is that memory part); RAMB36 = RAMB36 + RAMB18/2; levels = LUT levels on the worst register-to-register path, MUXF and CARRY cells not counted; total levels = the deepest. The total sums the tops listed, and tops that contain others count those twice: compare roce_engine alone with BALBOA's base transport. BALBOA and Limago: Vivado, published.)");
     Ok(())
 }
