@@ -45,3 +45,38 @@ impl<T: Synth> Logic for ChanSkid<T> {
         }
     }
 }
+
+/// `ChanReg<T>`: a plain register stage of a valid/ready channel: registered `m_valid` and
+/// `m_data`, full rate, latency 1, and `s_ready = !m_valid | m_ready` (combinational). Where the
+/// consumer's `m_ready` is itself a register or one LUT on registers, this keeps the ready path
+/// short without the skid buffer's second entry and its select (one LUT per data bit).
+#[derive(LogicBlock, Default)]
+pub struct ChanReg<T: Synth> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_data: Signal<In, T>,
+    pub s_valid: Signal<In, Bit>,
+    pub s_ready: Signal<Out, Bit>,
+    pub m_data: Signal<Out, T>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_ready: Signal<In, Bit>,
+    data: DFF<T>,
+    valid: DFF<Bit>,
+}
+
+impl<T: Synth> Logic for ChanReg<T> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, data, valid);
+        self.s_ready.next = !self.valid.q.val() | self.m_ready.val();
+        self.m_data.next = self.data.q.val();
+        self.m_valid.next = self.valid.q.val();
+        if !self.valid.q.val() | self.m_ready.val() {
+            self.valid.d.next = self.s_valid.val();
+            self.data.d.next = self.s_data.val();
+        }
+        if self.reset.val() {
+            self.valid.d.next = false;
+        }
+    }
+}

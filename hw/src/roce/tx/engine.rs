@@ -375,12 +375,10 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     cfg_out: FromBits<QpPath, QP_PATH_BITS>,
     x_qpn: Signal<Local, Bits<A>>,
     x_hdr: Signal<Local, TxHdr>,
-    /// The frame's header on its way to the deparser: a plain register stage (the deparser's
-    /// header ready is one LUT on its registers, so no skid buffer's select is needed to keep
-    /// the ready path short).
-    hq: DFF<TxHdr>,
-    hq_v: DFF<Bit>,
-    hq_ready: Signal<Local, Bit>,
+    /// The frame's header on its way to the deparser: a register stage, not a skid buffer (the
+    /// deparser's header ready is one LUT on its registers, so no 655-bit select is needed to
+    /// keep the ready path short).
+    hdr_q: ChanReg<TxHdr>,
     /// The TX payload slot, and the metadata of the payloads on their way to it.
     slot: PayloadSlot<LT, ST, A, F>,
     meta_in: ToBits<SlotMeta, META_BITS>,
@@ -663,9 +661,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             cfg_out: Default::default(),
             x_qpn: Default::default(),
             x_hdr: Default::default(),
-            hq: Default::default(),
-            hq_v: Default::default(),
-            hq_ready: Default::default(),
+            hdr_q: Default::default(),
             slot: Default::default(),
             meta_in: Default::default(),
             meta_q: AxisFifo::new(),
@@ -715,12 +711,13 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs, hq, hq_v);
-        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, build, out_fifo);
+        dff_setup!(self, clock, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
         self.desc_fifo.reset.next = self.reset.val();
+        self.hdr_q.reset.next = self.reset.val();
         self.build.reset.next = self.reset.val();
         self.out_fifo.reset.next = self.reset.val();
         self.slot.reset.next = self.reset.val();
@@ -1333,7 +1330,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.meta_q.s_axis.tlast.next = true;
         self.meta_q.s_axis.tuser.next = false;
         self.desc_fifo.m_axis.tready.next = false;
-        self.hq_ready.next = !self.hq_v.q.val() | self.build.hdr_ready.val();
+        self.hdr_q.s_valid.next = false;
         self.x_go.next = false;
         if !self.x_st.q.val() {
             if self.desc_fifo.m_axis.tvalid.val() {
@@ -1342,7 +1339,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
                 self.cfg_ram.re.next = true;
                 self.x_st.d.next = true;
             }
-        } else if self.hq_ready.val() & (!self.x_pay.val() | (self.meta_q.s_axis.tready.val() & self.src_q.s_axis.tready.val())) {
+        } else if self.hdr_q.s_ready.val() & (!self.x_pay.val() | (self.meta_q.s_axis.tready.val() & self.src_q.s_axis.tready.val())) {
+            self.hdr_q.s_valid.next = true;
             self.x_go.next = true;
             self.k_frames.d.next = self.k_frames.q.val() + 1;
             self.x_st.d.next = false;
@@ -1398,12 +1396,10 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.x_hdr.next.ttl = self.cfg_out.y.val().ttl;
         self.x_hdr.next.flow = self.zero_flow.val();
         self.x_hdr.next.plen = self.x_desc.q.val().plen;
-        if self.hq_ready.val() {
-            self.hq_v.d.next = self.x_go.val();
-            self.hq.d.next = self.x_hdr.val();
-        }
-        self.build.hdr.next = self.hq.q.val();
-        self.build.hdr_valid.next = self.hq_v.q.val();
+        self.hdr_q.s_data.next = self.x_hdr.val();
+        self.build.hdr.next = self.hdr_q.m_data.val();
+        self.build.hdr_valid.next = self.hdr_q.m_valid.val();
+        self.hdr_q.m_ready.next = self.build.hdr_ready.val();
         // payload: DMA read or the retransmission buffer → TX slot (with its packet's metadata)
         // → deparser; a first transmission's payload is copied to the buffer on the way
         self.meta_out.x.next = self.meta_q.m_axis.tdata.val();
@@ -1540,7 +1536,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
         if self.reset.val() {
-            self.hq_v.d.next = false;
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
             self.a_pend.d.next = false;
