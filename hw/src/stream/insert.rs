@@ -1,13 +1,15 @@
 //! `AxisInsert`: prepends a header of `hdr_len` bytes (0..=128, from the header channel
 //! `hdr_*`, one header per frame) to each payload frame, realigning the payload at one beat per
 //! cycle. With `hdr_only` the frame is the header alone and no payload frame is taken (an ACK,
-//! say). The output leaves from a skid buffer. While a frame is under way the next header waits
-//! in a one-entry buffer (`hdr_ready` is that buffer's room, a register), and it starts in the
-//! cycle the frame's last beat leaves, whatever that beat is (a header beat, a spilled carry or
-//! a payload beat), so frames follow each other without a gap.
+//! say). The output leaves from a register stage ([`AxisReg`]), so `s_tready` follows
+//! `m_tready` through a few LUTs: the consumer's ready should come from registers. While a
+//! frame is under way the next header waits in a one-entry buffer (`hdr_ready` is that buffer's
+//! room, a register), and it starts in the cycle the frame's last beat leaves, whatever that
+//! beat is (a header beat, a spilled carry or a payload beat), so frames follow each other
+//! without a gap.
 use super::axis::*;
 use super::funnel::{ByteRotW, ByteSplitW};
-use super::skid::AxisSkid;
+use super::skid::AxisReg;
 use rust_hdl::prelude::*;
 
 /// The inserter at `D` bits: `K` = `D`/8, `CB` = log2(`K`) (the header's bytes past its whole
@@ -23,7 +25,7 @@ pub struct AxisInsertW<const D: usize, const K: usize, const CB: usize, const SB
     pub hdr_ready: Signal<Out, Bit>,
     pub s_axis: AxisSink<D, K>,
     pub m_axis: AxisSource<D, K>,
-    skid: AxisSkid<D, K>,
+    oreg: AxisReg<D, K>,
     busy: DFF<Bit>,
     hdr: DFF<Bits<1024>>,
     hfull: DFF<Bits<SB>>,
@@ -75,9 +77,9 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, busy, hdr, hfull, c_q, kshr, only_q, carry, carry_keep, flush, flush_user, nv, n_hdr, n_len, n_only);
-        clock!(self, clock, skid);
-        self.skid.reset.next = self.reset.val();
-        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
+        clock!(self, clock, oreg);
+        self.oreg.reset.next = self.reset.val();
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.oreg.m_axis);
         self.rot.x.next = self.s_axis.tdata.val();
         self.rot.c.next = self.c_q.q.val();
         self.split.x.next = self.rot.y.val();
@@ -87,34 +89,34 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
         self.kshr_c.next = bit_cast::<CB, 8>(self.kshr.q.val());
         self.spill.next = self.c_q.q.val().any() & self.s_axis.tkeep.val().get_bits::<1>(self.kshr_c.val().index()).any();
         self.s_axis.tready.next = false;
-        self.skid.s_axis.tvalid.next = false;
-        self.skid.s_axis.tdata.next = self.carry.q.val() | self.split.hi.val();
-        self.skid.s_axis.tkeep.next = self.carry_keep.q.val() | (self.s_axis.tkeep.val() << self.c_q.q.val());
-        self.skid.s_axis.tlast.next = false;
-        self.skid.s_axis.tuser.next = false;
+        self.oreg.s_axis.tvalid.next = false;
+        self.oreg.s_axis.tdata.next = self.carry.q.val() | self.split.hi.val();
+        self.oreg.s_axis.tkeep.next = self.carry_keep.q.val() | (self.s_axis.tkeep.val() << self.c_q.q.val());
+        self.oreg.s_axis.tlast.next = false;
+        self.oreg.s_axis.tuser.next = false;
         self.endf.next = false;
         if !self.busy.q.val() {
             // idle: a header is taken below
         } else if self.flush.q.val() {
-            self.skid.s_axis.tvalid.next = true;
-            self.skid.s_axis.tdata.next = self.carry.q.val();
-            self.skid.s_axis.tkeep.next = self.carry_keep.q.val();
-            self.skid.s_axis.tlast.next = true;
-            self.skid.s_axis.tuser.next = self.flush_user.q.val();
-            if self.skid.s_axis.tready.val() {
+            self.oreg.s_axis.tvalid.next = true;
+            self.oreg.s_axis.tdata.next = self.carry.q.val();
+            self.oreg.s_axis.tkeep.next = self.carry_keep.q.val();
+            self.oreg.s_axis.tlast.next = true;
+            self.oreg.s_axis.tuser.next = self.flush_user.q.val();
+            if self.oreg.s_axis.tready.val() {
                 self.flush.d.next = false;
                 self.busy.d.next = false;
                 self.endf.next = true;
             }
         } else if self.hfull.q.val().any() {
             // a whole header beat
-            self.skid.s_axis.tvalid.next = true;
-            self.skid.s_axis.tdata.next = bit_cast::<D, 1024>(self.hdr.q.val());
-            self.skid.s_axis.tkeep.next = self.ones.val();
+            self.oreg.s_axis.tvalid.next = true;
+            self.oreg.s_axis.tdata.next = bit_cast::<D, 1024>(self.hdr.q.val());
+            self.oreg.s_axis.tkeep.next = self.ones.val();
             if self.only_q.q.val() & (self.hfull.q.val() == self.one_s.val()) & !self.c_q.q.val().any() {
-                self.skid.s_axis.tlast.next = true;
+                self.oreg.s_axis.tlast.next = true;
             }
-            if self.skid.s_axis.tready.val() {
+            if self.oreg.s_axis.tready.val() {
                 self.hfull.d.next = self.hfull.q.val() - self.one_s.val();
                 self.hdr.d.next = self.hdr.q.val() >> self.c_d.val();
                 if self.only_q.q.val() & (self.hfull.q.val() == self.one_s.val()) & !self.c_q.q.val().any() {
@@ -124,19 +126,19 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
             }
         } else if self.only_q.q.val() {
             // header-only frame: its last partial beat
-            self.skid.s_axis.tvalid.next = true;
-            self.skid.s_axis.tdata.next = self.carry.q.val();
-            self.skid.s_axis.tkeep.next = self.carry_keep.q.val();
-            self.skid.s_axis.tlast.next = true;
-            if self.skid.s_axis.tready.val() {
+            self.oreg.s_axis.tvalid.next = true;
+            self.oreg.s_axis.tdata.next = self.carry.q.val();
+            self.oreg.s_axis.tkeep.next = self.carry_keep.q.val();
+            self.oreg.s_axis.tlast.next = true;
+            if self.oreg.s_axis.tready.val() {
                 self.busy.d.next = false;
                 self.endf.next = true;
             }
         } else {
             // payload beats, shifted up by the header's last partial beat
-            self.s_axis.tready.next = self.skid.s_axis.tready.val();
-            self.skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
-            if self.s_axis.tvalid.val() & self.skid.s_axis.tready.val() {
+            self.s_axis.tready.next = self.oreg.s_axis.tready.val();
+            self.oreg.s_axis.tvalid.next = self.s_axis.tvalid.val();
+            if self.s_axis.tvalid.val() & self.oreg.s_axis.tready.val() {
                 self.carry.d.next = self.split.lo.val();
                 self.carry_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.q.val();
                 if !self.c_q.q.val().any() {
@@ -148,8 +150,8 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
                         self.flush.d.next = true;
                         self.flush_user.d.next = self.s_axis.tuser.val();
                     } else {
-                        self.skid.s_axis.tlast.next = true;
-                        self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+                        self.oreg.s_axis.tlast.next = true;
+                        self.oreg.s_axis.tuser.next = self.s_axis.tuser.val();
                         self.busy.d.next = false;
                         self.endf.next = true;
                     }
@@ -213,7 +215,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default f
             hdr_ready: Default::default(),
             s_axis: Default::default(),
             m_axis: Default::default(),
-            skid: Default::default(),
+            oreg: Default::default(),
             busy: Default::default(),
             hdr: Default::default(),
             hfull: Default::default(),

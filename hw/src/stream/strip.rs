@@ -1,10 +1,11 @@
 //! `AxisStrip`: removes the first `strip_len` bytes (0..=255, sampled with each frame's first
 //! beat) of every frame, realigning the rest at one beat per cycle. A frame no longer than
 //! `strip_len` leaves nothing: it is dropped and counted in `runts`. The output leaves from a
-//! skid buffer.
+//! register stage ([`AxisReg`]), so `s_tready` follows `m_tready` through a few LUTs: the
+//! consumer's ready should come from registers (a skid buffer's, say).
 use super::axis::*;
 use super::funnel::{ByteFunnelW, Sel};
-use super::skid::AxisSkid;
+use super::skid::AxisReg;
 use rust_hdl::prelude::*;
 
 /// The stripper at `D` bits: `K` = `D`/8, `CB` = log2(`K`) (the sub-beat shift's bits), `SB` =
@@ -17,7 +18,7 @@ pub struct AxisStripW<const D: usize, const K: usize, const CB: usize, const SB:
     pub s_axis: AxisSink<D, K>,
     pub m_axis: AxisSource<D, K>,
     pub runts: Signal<Out, Bits<32>>,
-    skid: AxisSkid<D, K>,
+    oreg: AxisReg<D, K>,
     mid: DFF<Bit>,
     skip_q: DFF<Bits<SB>>,
     r_q: DFF<Bits<CB>>,
@@ -67,7 +68,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default f
             s_axis: Default::default(),
             m_axis: Default::default(),
             runts: Default::default(),
-            skid: Default::default(),
+            oreg: Default::default(),
             mid: Default::default(),
             skip_q: Default::default(),
             r_q: Default::default(),
@@ -103,9 +104,9 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, mid, skip_q, r_q, have, carry, carry_keep, carry_user, flush, flush_user, lo_carry, runt_q);
-        clock!(self, clock, skid);
-        self.skid.reset.next = self.reset.val();
-        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
+        clock!(self, clock, oreg);
+        self.oreg.reset.next = self.reset.val();
+        AxisSource::<D, K>::link(&mut self.m_axis, &mut self.oreg.m_axis);
         self.skip.next = self.skip_q.q.val();
         self.r.next = self.r_q.q.val();
         if !self.mid.q.val() {
@@ -148,19 +149,19 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
             }
         }
         // during a flush the output is busy: only a beat that makes no output may enter
-        self.accept.next = self.skid.s_axis.tready.val() & !(self.flush.q.val() & self.out_here.val());
+        self.accept.next = self.oreg.s_axis.tready.val() & !(self.flush.q.val() & self.out_here.val());
         self.s_axis.tready.next = self.accept.val();
         self.take.next = self.accept.val() & self.s_axis.tvalid.val();
-        self.skid.s_axis.tvalid.next = false;
-        self.skid.s_axis.tdata.next = self.fun.y.val();
-        self.skid.s_axis.tkeep.next = self.comb_keep.val();
-        self.skid.s_axis.tlast.next = false;
-        self.skid.s_axis.tuser.next = false;
+        self.oreg.s_axis.tvalid.next = false;
+        self.oreg.s_axis.tdata.next = self.fun.y.val();
+        self.oreg.s_axis.tkeep.next = self.comb_keep.val();
+        self.oreg.s_axis.tlast.next = false;
+        self.oreg.s_axis.tuser.next = false;
         if self.flush.q.val() {
-            self.skid.s_axis.tvalid.next = true;
-            self.skid.s_axis.tlast.next = true;
-            self.skid.s_axis.tuser.next = self.flush_user.q.val();
-            if self.skid.s_axis.tready.val() {
+            self.oreg.s_axis.tvalid.next = true;
+            self.oreg.s_axis.tlast.next = true;
+            self.oreg.s_axis.tuser.next = self.flush_user.q.val();
+            if self.oreg.s_axis.tready.val() {
                 self.flush.d.next = false;
                 self.lo_carry.d.next = self.have.q.val();
             }
@@ -177,16 +178,16 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
             } else if !self.r.val().any() {
                 // no sub-beat shift: pass through (the funnel at r = 0 with `lo` the beat: no
                 // frame with r = 0 sets `have` or `flush`)
-                self.skid.s_axis.tvalid.next = true;
-                self.skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
-                self.skid.s_axis.tlast.next = self.s_axis.tlast.val();
-                self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+                self.oreg.s_axis.tvalid.next = true;
+                self.oreg.s_axis.tkeep.next = self.s_axis.tkeep.val();
+                self.oreg.s_axis.tlast.next = self.s_axis.tlast.val();
+                self.oreg.s_axis.tuser.next = self.s_axis.tuser.val();
             } else if !self.have.q.val() {
                 if self.s_axis.tlast.val() {
                     if self.keep_at_r.val() {
-                        self.skid.s_axis.tvalid.next = true;
-                        self.skid.s_axis.tlast.next = true;
-                        self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+                        self.oreg.s_axis.tvalid.next = true;
+                        self.oreg.s_axis.tlast.next = true;
+                        self.oreg.s_axis.tuser.next = self.s_axis.tuser.val();
                     } else {
                         self.runt_q.d.next = self.runt_q.q.val() + 1;
                     }
@@ -197,7 +198,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
                     self.carry_keep.d.next = self.s_axis.tkeep.val();
                 }
             } else {
-                self.skid.s_axis.tvalid.next = true;
+                self.oreg.s_axis.tvalid.next = true;
                 self.carry.d.next = self.s_axis.tdata.val();
                 self.carry_keep.d.next = self.s_axis.tkeep.val();
                 if self.s_axis.tlast.val() {
@@ -208,8 +209,8 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
                         self.flush.d.next = true;
                         self.flush_user.d.next = self.s_axis.tuser.val();
                     } else {
-                        self.skid.s_axis.tlast.next = true;
-                        self.skid.s_axis.tuser.next = self.s_axis.tuser.val();
+                        self.oreg.s_axis.tlast.next = true;
+                        self.oreg.s_axis.tuser.next = self.s_axis.tuser.val();
                     }
                 }
             }

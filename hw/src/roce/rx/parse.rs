@@ -59,8 +59,9 @@ pub struct RoceRxParse {
     stall: Signal<Local, Bit>,
     /// a register stage ahead of the trimmer: the beat, with its frame's header-length code in
     /// bits 515..512 and limit in 531..516 (worked out from the beat on the input side), so that
-    /// no cut or shift waits on the length adders
-    pipe: AxisSkid<532, 64>,
+    /// no cut or shift waits on the length adders. A plain register, not a skid: its ready is
+    /// the trimmer's, which is a few LUTs on registers (the trimmer's skid, a zero limit).
+    pipe: AxisReg<532, 64>,
     trim: AxisLimitW<516, 64, 7>,
     strip: AxisStrip,
     hskid: ChanSkid<RoceHdr>,
