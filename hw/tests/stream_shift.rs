@@ -86,6 +86,11 @@ fn strip_lock_step_and_full_rate_on<T: Default + nicgen_sim::rusthdl::PortAccess
     assert_eq!(got.len(), 20);
     // 200 input beats, plus the pipeline fill and the 30-cycle drain
     assert!(cycles <= 200 + 3 + 30, "II=1: {cycles} cycles");
+    // one-beat frames back to back (each leaves from the carry the cycle after its beat): II=1
+    let frames: Vec<AxisFrame> = (0..40).map(|_| { let n = rng.range(43, bytes as u64) as usize; AxisFrame::new(rng.bytes(n)) }).collect();
+    let (got, _, cycles) = run_strip(&mut sim, &frames, &[42; 40], 100, 100, 3);
+    assert_eq!(got, strip_expect(&frames, &[42; 40]).0);
+    assert!(cycles <= 40 + 3 + 30, "II=1 on one-beat frames: {cycles} cycles");
 }
 
 #[test]

@@ -1,10 +1,18 @@
 //! `AxisStrip`: removes the first `strip_len` bytes (0..=255, sampled with each frame's first
 //! beat) of every frame, realigning the rest at one beat per cycle. A frame no longer than
-//! `strip_len` leaves nothing: it is dropped and counted in `runts`. The output leaves from a
-//! register stage ([`AxisReg`]), so `s_tready` follows `m_tready` through a few LUTs: the
-//! consumer's ready should come from registers (a skid buffer's, say).
+//! `strip_len` leaves nothing: it is dropped and counted in `runts`.
+//!
+//! A frame's first kept beat waits in a carry register; each later beat makes an output beat
+//! from `{beat, carry}`, and the rest of the last beat (all of a one-beat frame) leaves from
+//! the carry the cycle after. So every output beat is one funnel shift by a register (the
+//! frame's `r`), with no select ahead of the funnel. The cost is one cycle of latency for a
+//! one-beat frame and for `strip_len` a multiple of the beat; II stays 1 (a flush takes no
+//! input beat that makes an output, and the next frame's first beat makes none).
+//!
+//! The output leaves from a register stage ([`AxisReg`]), so `s_tready` follows `m_tready`
+//! through a few LUTs: the consumer's ready should come from registers (a skid buffer's, say).
 use super::axis::*;
-use super::funnel::{ByteFunnelW, Sel};
+use super::funnel::ByteFunnelW;
 use super::skid::AxisReg;
 use rust_hdl::prelude::*;
 
@@ -25,25 +33,17 @@ pub struct AxisStripW<const D: usize, const K: usize, const CB: usize, const SB:
     have: DFF<Bit>,
     carry: DFF<Bits<D>>,
     carry_keep: DFF<Bits<K>>,
-    carry_user: DFF<Bit>,
     flush: DFF<Bit>,
     flush_user: DFF<Bit>,
-    /// `have | flush`, kept in a register of its own (set wherever they are): the funnel's `lo`
-    /// select then costs no LUT level of its own
-    lo_carry: DFF<Bit>,
     runt_q: DFF<Bits<32>>,
     skip: Signal<Local, Bits<SB>>,
     r: Signal<Local, Bits<CB>>,
     keep_at_r: Signal<Local, Bit>,
-    /// The output's realignment: `{hi, lo}` shifted right by `fun_r.y` bytes (the frame's `r`,
-    /// or the next frame's first `strip_len` between frames); the keep uses the same shift.
+    /// The output's realignment: `{hi, lo}` = `{data, carry}` shifted right by the frame's `r`
+    /// bytes (`r_q`); the keep uses the same shift.
     fun: ByteFunnelW<D, CB>,
-    fun_r: Sel<CB>,
-    fun_lo: Sel<D>,
     keep_hi: Signal<Local, Bits<K>>,
-    keep_lo: Signal<Local, Bits<K>>,
     kfun: KeepFunnel<K, CB>,
-    comb_keep: Signal<Local, Bits<K>>,
     out_here: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
@@ -75,21 +75,15 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default f
             have: Default::default(),
             carry: Default::default(),
             carry_keep: Default::default(),
-            carry_user: Default::default(),
             flush: Default::default(),
             flush_user: Default::default(),
-            lo_carry: Default::default(),
             runt_q: Default::default(),
             skip: Default::default(),
             r: Default::default(),
             keep_at_r: Default::default(),
             fun: Default::default(),
-            fun_r: Default::default(),
-            fun_lo: Default::default(),
             keep_hi: Default::default(),
-            keep_lo: Default::default(),
             kfun: Default::default(),
-            comb_keep: Default::default(),
             out_here: Default::default(),
             accept: Default::default(),
             take: Default::default(),
@@ -103,7 +97,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default f
 impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for AxisStripW<D, K, CB, SB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, mid, skip_q, r_q, have, carry, carry_keep, carry_user, flush, flush_user, lo_carry, runt_q);
+        dff_setup!(self, clock, mid, skip_q, r_q, have, carry, carry_keep, flush, flush_user, runt_q);
         clock!(self, clock, oreg);
         self.oreg.reset.next = self.reset.val();
         AxisSource::<D, K>::link(&mut self.m_axis, &mut self.oreg.m_axis);
@@ -115,46 +109,28 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
         }
         // more than r valid bytes <=> tkeep bit r is set (tkeep is contiguous): a mux, not a count
         self.keep_at_r.next = self.s_axis.tkeep.val().get_bits::<1>(self.r.val().index()).any();
-        // every output beat but a pass-through is one funnel shift right by r bytes (no 64 - r on
-        // the path): {data, carry} inside a frame; {-, beat} for a frame of one beat; {-, carry}
-        // for the rest of the last beat (the flush, with its frame's r)
+        // every output beat is one funnel shift right by the frame's r (a register): {data,
+        // carry} inside a frame, {-, carry} for the rest of the last beat (the flush). A frame's
+        // first kept beat always goes to `carry` first, so `lo` is always `carry`.
         self.fun.hi.next = self.s_axis.tdata.val();
-        self.fun_lo.a.next = self.s_axis.tdata.val();
-        self.fun_lo.b.next = self.carry.q.val();
-        self.fun_lo.sel.next = self.lo_carry.q.val();
-        self.fun.lo.next = self.fun_lo.y.val();
-        self.fun_r.a.next = bit_cast::<CB, 8>(self.strip_len.val());
-        self.fun_r.b.next = self.r_q.q.val();
-        self.fun_r.sel.next = self.mid.q.val() | self.flush.q.val();
-        self.fun.r.next = self.fun_r.y.val();
+        self.fun.lo.next = self.carry.q.val();
+        self.fun.r.next = self.r_q.q.val();
         self.keep_hi.next = self.s_axis.tkeep.val();
-        self.keep_lo.next = self.carry_keep.q.val();
         if self.flush.q.val() {
             self.keep_hi.next = self.zero_k.val();
-        } else if !self.have.q.val() {
-            self.keep_hi.next = self.zero_k.val();
-            self.keep_lo.next = self.s_axis.tkeep.val();
         }
         self.kfun.hi.next = self.keep_hi.val();
-        self.kfun.lo.next = self.keep_lo.val();
-        self.kfun.r.next = self.fun_r.y.val();
-        self.comb_keep.next = self.kfun.y.val();
-        // does the input beat make an output beat this cycle?
-        self.out_here.next = false;
-        if !self.skip.val().any() {
-            if self.have.q.val() | !self.r.val().any() {
-                self.out_here.next = true;
-            } else if self.s_axis.tlast.val() & (self.keep_at_r.val()) {
-                self.out_here.next = true;
-            }
-        }
+        self.kfun.lo.next = self.carry_keep.q.val();
+        self.kfun.r.next = self.r_q.q.val();
+        // the input beat makes an output beat this cycle: a kept beat after the first
+        self.out_here.next = self.have.q.val() & !self.skip.val().any();
         // during a flush the output is busy: only a beat that makes no output may enter
         self.accept.next = self.oreg.s_axis.tready.val() & !(self.flush.q.val() & self.out_here.val());
         self.s_axis.tready.next = self.accept.val();
         self.take.next = self.accept.val() & self.s_axis.tvalid.val();
         self.oreg.s_axis.tvalid.next = false;
         self.oreg.s_axis.tdata.next = self.fun.y.val();
-        self.oreg.s_axis.tkeep.next = self.comb_keep.val();
+        self.oreg.s_axis.tkeep.next = self.kfun.y.val();
         self.oreg.s_axis.tlast.next = false;
         self.oreg.s_axis.tuser.next = false;
         if self.flush.q.val() {
@@ -163,7 +139,6 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
             self.oreg.s_axis.tuser.next = self.flush_user.q.val();
             if self.oreg.s_axis.tready.val() {
                 self.flush.d.next = false;
-                self.lo_carry.d.next = self.have.q.val();
             }
         }
         if self.take.val() {
@@ -175,42 +150,24 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
                 if self.s_axis.tlast.val() {
                     self.runt_q.d.next = self.runt_q.q.val() + 1;
                 }
-            } else if !self.r.val().any() {
-                // no sub-beat shift: pass through (the funnel at r = 0 with `lo` the beat: no
-                // frame with r = 0 sets `have` or `flush`)
-                self.oreg.s_axis.tvalid.next = true;
-                self.oreg.s_axis.tkeep.next = self.s_axis.tkeep.val();
-                self.oreg.s_axis.tlast.next = self.s_axis.tlast.val();
-                self.oreg.s_axis.tuser.next = self.s_axis.tuser.val();
-            } else if !self.have.q.val() {
+            } else {
+                if self.have.q.val() {
+                    self.oreg.s_axis.tvalid.next = true;
+                }
+                self.carry.d.next = self.s_axis.tdata.val();
+                self.carry_keep.d.next = self.s_axis.tkeep.val();
+                self.have.d.next = !self.s_axis.tlast.val();
                 if self.s_axis.tlast.val() {
                     if self.keep_at_r.val() {
-                        self.oreg.s_axis.tvalid.next = true;
+                        // the rest of this beat (a one-beat frame's all of it) leaves next
+                        // cycle from `carry`
+                        self.flush.d.next = true;
+                        self.flush_user.d.next = self.s_axis.tuser.val();
+                    } else if self.have.q.val() {
                         self.oreg.s_axis.tlast.next = true;
                         self.oreg.s_axis.tuser.next = self.s_axis.tuser.val();
                     } else {
                         self.runt_q.d.next = self.runt_q.q.val() + 1;
-                    }
-                } else {
-                    self.have.d.next = true;
-                    self.lo_carry.d.next = true;
-                    self.carry.d.next = self.s_axis.tdata.val();
-                    self.carry_keep.d.next = self.s_axis.tkeep.val();
-                }
-            } else {
-                self.oreg.s_axis.tvalid.next = true;
-                self.carry.d.next = self.s_axis.tdata.val();
-                self.carry_keep.d.next = self.s_axis.tkeep.val();
-                if self.s_axis.tlast.val() {
-                    self.have.d.next = false;
-                    self.lo_carry.d.next = self.keep_at_r.val();
-                    if self.keep_at_r.val() {
-                        // the rest of this beat leaves next cycle from `carry`
-                        self.flush.d.next = true;
-                        self.flush_user.d.next = self.s_axis.tuser.val();
-                    } else {
-                        self.oreg.s_axis.tlast.next = true;
-                        self.oreg.s_axis.tuser.next = self.s_axis.tuser.val();
                     }
                 }
             }
@@ -220,7 +177,6 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
             self.mid.d.next = false;
             self.have.d.next = false;
             self.flush.d.next = false;
-            self.lo_carry.d.next = false;
             self.runt_q.d.next = 0.into();
         }
     }
