@@ -216,7 +216,9 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     o_rl: Constant<Bits<8>>,
     st_bad: Constant<Bits<4>>,
     s_vw: Constant<Bits<3>>,
-    dma_skid: AxisSkid512,
+    /// The payload to host memory: a register stage (the write mux's ready is one LUT on its
+    /// registers); the responder's skid ahead of this block keeps the ready path short.
+    dma_out: AxisReg<512, 64>,
     ptr_ram: Ram<QP_REQ_BITS, A>,
     ring_ram: Ram<SENT_BITS, R>,
     ptr_in: ToBits<QpReq, QP_REQ_BITS>,
@@ -422,7 +424,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             o_rl: c(op::READ_RESP_LAST as u64),
             st_bad: c(cq_status::BAD_RESPONSE as u64),
             s_vw: c(6),
-            dma_skid: Default::default(),
+            dma_out: Default::default(),
             ptr_ram: Ram::new_forwarding(style),
             ring_ram: Ram::new(if R > 12 { RamStyle::Ultra } else { RamStyle::Block }, false),
             ptr_in: Default::default(),
@@ -525,7 +527,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, placed, vw_pl, vw_fit, vw_keep, p_lim, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
-        clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_skid, ptr_ram, ring_ram);
+        clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
             self.k[i].d.next = self.k[i].q.val();
@@ -540,7 +542,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.vd_q.s_valid.next = self.vd_valid.val();
         self.vd_ready.next = self.vd_q.s_ready.val();
         self.vd_q.m_ready.next = false;
-        self.dma_skid.reset.next = self.reset.val();
+        self.dma_out.reset.next = self.reset.val();
         // channels
         self.resp_q.s_data.next = self.resp.val();
         self.resp_q.s_valid.next = self.resp_valid.val();
@@ -1113,21 +1115,21 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // ------------------------------------------------ payload mover: to host memory or dropped
         self.s_axis.tready.next = false;
         self.act_q.m_ready.next = false;
-        self.dma_skid.s_axis.tvalid.next = false;
-        self.dma_skid.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.dma_skid.s_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.dma_skid.s_axis.tlast.next = self.s_axis.tlast.val();
-        self.dma_skid.s_axis.tuser.next = self.s_axis.tuser.val();
+        self.dma_out.s_axis.tvalid.next = false;
+        self.dma_out.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.dma_out.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.dma_out.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.dma_out.s_axis.tuser.next = self.s_axis.tuser.val();
         if self.act_q.m_valid.val() {
             if self.act_q.m_data.val() {
-                self.s_axis.tready.next = self.dma_skid.s_axis.tready.val();
-                self.dma_skid.s_axis.tvalid.next = self.s_axis.tvalid.val();
+                self.s_axis.tready.next = self.dma_out.s_axis.tready.val();
+                self.dma_out.s_axis.tvalid.next = self.s_axis.tvalid.val();
             } else {
                 self.s_axis.tready.next = true;
             }
             self.act_q.m_ready.next = self.s_axis.tvalid.val() & self.s_axis.tready.val() & self.s_axis.tlast.val();
         }
-        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_skid.m_axis);
+        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_out.m_axis);
         self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().msn.any() | self.h.q.val().va.any()
             | self.h.q.val().rkey.any() | self.h.q.val().dma_len.any() | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any()

@@ -316,8 +316,11 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     c64_16: Constant<Bits<16>>,
     zero512: Constant<Bits<512>>,
     ones64: Constant<Bits<64>>,
-    dma_skid: AxisSkid512,
-    resp_skid: AxisSkid512,
+    /// The mover's two destinations, each a register stage: the write mux's ready and the
+    /// requester's are a few LUTs on registers, and the skid of the write mux's output ends the
+    /// ready path.
+    dma_out: AxisReg<512, 64>,
+    resp_out: AxisReg<512, 64>,
     // header FSM: 0 idle, 1 look, 2 act, 3 control read
     st: DFF<Bits<2>>,
     h: DFF<RoceHdr>,
@@ -530,8 +533,8 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             c64_16: c(64),
             zero512: c(0),
             ones64: c(u64::MAX),
-            dma_skid: Default::default(),
-            resp_skid: Default::default(),
+            dma_out: Default::default(),
+            resp_out: Default::default(),
             st: Default::default(),
             h: Default::default(),
             d_cmd: Default::default(),
@@ -597,7 +600,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
-        clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_skid, resp_skid);
+        clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
@@ -611,8 +614,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.out_q.reset.next = self.reset.val();
         self.resp_q.reset.next = self.reset.val();
         self.act_q.reset.next = self.reset.val();
-        self.dma_skid.reset.next = self.reset.val();
-        self.resp_skid.reset.next = self.reset.val();
+        self.dma_out.reset.next = self.reset.val();
+        self.resp_out.reset.next = self.reset.val();
         // ------------------------------------------------ output channels
         self.dma_wr_cmd.next = self.cmd_q.m_data.val();
         self.dma_wr_cmd_valid.next = self.cmd_q.m_valid.val();
@@ -1083,25 +1086,25 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.mv_keep.next = self.last_keep.val();
             self.mv_last.next = !self.more.val();
         }
-        self.dma_skid.s_axis.tdata.next = self.mv_data.val();
-        self.dma_skid.s_axis.tkeep.next = self.mv_keep.val();
-        self.dma_skid.s_axis.tlast.next = self.mv_last.val();
-        self.dma_skid.s_axis.tuser.next = self.mv_user.val();
-        self.resp_skid.s_axis.tdata.next = self.mv_data.val();
-        self.resp_skid.s_axis.tkeep.next = self.mv_keep.val();
-        self.resp_skid.s_axis.tlast.next = self.mv_last.val();
-        self.resp_skid.s_axis.tuser.next = self.mv_user.val();
-        self.dma_skid.s_axis.tvalid.next = false;
-        self.resp_skid.s_axis.tvalid.next = false;
+        self.dma_out.s_axis.tdata.next = self.mv_data.val();
+        self.dma_out.s_axis.tkeep.next = self.mv_keep.val();
+        self.dma_out.s_axis.tlast.next = self.mv_last.val();
+        self.dma_out.s_axis.tuser.next = self.mv_user.val();
+        self.resp_out.s_axis.tdata.next = self.mv_data.val();
+        self.resp_out.s_axis.tkeep.next = self.mv_keep.val();
+        self.resp_out.s_axis.tlast.next = self.mv_last.val();
+        self.resp_out.s_axis.tuser.next = self.mv_user.val();
+        self.dma_out.s_axis.tvalid.next = false;
+        self.resp_out.s_axis.tvalid.next = false;
         self.act_q.m_ready.next = false;
         self.mv_go.next = false;
         if self.act_q.m_valid.val() {
             if self.a_dest.val() == self.dest_dma.val() {
-                self.dma_skid.s_axis.tvalid.next = self.mv_valid.val();
-                self.mv_go.next = self.dma_skid.s_axis.tready.val();
+                self.dma_out.s_axis.tvalid.next = self.mv_valid.val();
+                self.mv_go.next = self.dma_out.s_axis.tready.val();
             } else if self.a_dest.val() == self.dest_resp.val() {
-                self.resp_skid.s_axis.tvalid.next = self.mv_valid.val();
-                self.mv_go.next = self.resp_skid.s_axis.tready.val();
+                self.resp_out.s_axis.tvalid.next = self.mv_valid.val();
+                self.mv_go.next = self.resp_out.s_axis.tready.val();
             } else {
                 self.mv_go.next = true;
             }
@@ -1128,8 +1131,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             }
         }
         self.s_axis.tready.next = self.act_q.m_valid.val() & self.mv_go.val() & !self.mv_pad.q.val();
-        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_skid.m_axis);
-        Axis512Source::link(&mut self.m_axis_resp, &mut self.resp_skid.m_axis);
+        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_out.m_axis);
+        Axis512Source::link(&mut self.m_axis_resp, &mut self.resp_out.m_axis);
         // the metadata queue moves in lock step with the command queue
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         if self.reset.val() {
