@@ -15,17 +15,19 @@ pub struct Resources {
     pub depth: u64,
 }
 
-fn count(stat: &str, prefixes: &[&str]) -> u64 {
+/// The cells of a `stat` listing (`type count` lines), each counted `weight(type)` times.
+fn count_by(stat: &str, weight: impl Fn(&str) -> u64) -> u64 {
     stat.lines()
-        .filter_map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            if w.len() == 2 && prefixes.iter().any(|p| w[0].starts_with(p)) {
-                w[1].parse::<u64>().ok()
-            } else {
-                None
-            }
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            [cell, n] => n.parse::<u64>().ok().map(|n| n * weight(cell)),
+            _ => None,
         })
         .sum()
+}
+
+/// 1 for a cell whose type starts with one of `prefixes`.
+fn is(cell: &str, prefixes: &[&str]) -> u64 {
+    prefixes.iter().any(|p| cell.starts_with(p)) as u64
 }
 
 /// LUT sites a cell takes: a LUT, an SRL (shift register) or a distributed RAM (LUT RAM), as
@@ -40,16 +42,6 @@ pub fn lut_sites(cell: &str) -> u64 {
         "RAM32M16" | "RAM64M8" | "RAM256X1D" | "RAM512X1S" => 8,
         _ => 0,
     }
-}
-
-/// The LUT sites of the cells in a `stat` listing, all of them or only those used as memory.
-fn count_luts(stat: &str, memory_only: bool) -> u64 {
-    stat.lines()
-        .filter_map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            if w.len() == 2 && !(memory_only && w[0].starts_with("LUT")) { w[1].parse::<u64>().ok().map(|n| n * lut_sites(w[0])) } else { None }
-        })
-        .sum()
 }
 
 /// LUT levels: the most LUTs on any combinational path between registers, RAMs and ports, from
@@ -278,12 +270,13 @@ pub fn synth(name: &str, verilog: &str, top: &str, show_path: bool, over: Option
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(Resources {
-        luts: count_luts(&stat, false),
-        lutmem: count_luts(&stat, true),
-        ffs: count(&stat, &["FD"]),
-        bram18: count(&stat, &["RAMB18"]) + 2 * count(&stat, &["RAMB36"]),
-        uram: count(&stat, &["URAM"]),
-        dsp: count(&stat, &["DSP"]),
+        luts: count_by(&stat, lut_sites),
+        // the LUT sites used as memory (SRLs, LUT RAM)
+        lutmem: count_by(&stat, |c| if c.starts_with("LUT") { 0 } else { lut_sites(c) }),
+        ffs: count_by(&stat, |c| is(c, &["FD"])),
+        bram18: count_by(&stat, |c| is(c, &["RAMB18"]) + 2 * is(c, &["RAMB36"])),
+        uram: count_by(&stat, |c| is(c, &["URAM"])),
+        dsp: count_by(&stat, |c| is(c, &["DSP"])),
         depth,
     })
 }
