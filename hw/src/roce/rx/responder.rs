@@ -224,6 +224,7 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     hit_any: Signal<Local, Bit>,
     hit_idx: Signal<Local, Bits<4>>,
     hit_d: Signal<Local, Bits<24>>,
+    last_hit: LastHit<RD_RES, 24>,
     /// A duplicate READ waits one cycle in ACT for its entry's range; the PSN offset in it.
     d_dup: DFF<Bit>,
     d_hd: DFF<Bits<24>>,
@@ -259,7 +260,6 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     d_rdh: DFF<Bits<4>>,
     c1_4: Constant<Bits<4>>,
     c0_4r: Constant<Bits<4>>,
-    c0_24: Constant<Bits<24>>,
     res_zero: Constant<Bits<48>>,
     cfg_in: ToBits<QpCfg, QP_CFG_BITS>,
     rq_in: ToBits<QpRq, QP_RQ_BITS>,
@@ -466,6 +466,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             hit_any: Default::default(),
             hit_idx: Default::default(),
             hit_d: Default::default(),
+            last_hit: Default::default(),
             d_dup: Default::default(),
             d_hd: Default::default(),
             g_va: Default::default(),
@@ -492,7 +493,6 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             d_rdh: Default::default(),
             c1_4: c(1),
             c0_4r: c(0),
-            c0_24: c(0),
             res_zero: c(0),
             cfg_in: Default::default(),
             rq_in: Default::default(),
@@ -734,9 +734,6 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.res_in.x.next = self.d_res.q.val();
         self.pm_sh.next = bit_cast::<64, 3>(self.cfg_out.y.val().pmtu) + self.c8_64.val();
         self.dup_near.next = (self.rq_out.y.val().rq_expected_psn - self.h.q.val().psn) <= self.c16_24.val();
-        self.hit_any.next = false;
-        self.hit_idx.next = self.c0_4r.val();
-        self.hit_d.next = self.c0_24.val();
         for i in 0..RD_RES {
             self.res_ram[i].clock.next = self.clock.val();
             self.res_ram[i].raddr.next = self.in_qpn.val();
@@ -750,12 +747,12 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.r_n[i].next = self.res_ram[i].rdata.val().get_bits::<24>(24);
             self.res_d[i].next = self.h.q.val().psn - self.r_psn[i].val();
             self.res_hit[i].next = self.res_d[i].val() < self.r_n[i].val();
-            if self.res_hit[i].val() {
-                self.hit_any.next = true;
-                self.hit_idx.next = self.res_idx[i].val();
-                self.hit_d.next = self.res_d[i].val();
-            }
+            self.last_hit.hit[i].next = self.res_hit[i].val();
+            self.last_hit.d[i].next = self.res_d[i].val();
         }
+        self.hit_any.next = self.last_hit.any.val();
+        self.hit_idx.next = self.last_hit.idx.val();
+        self.hit_d.next = self.last_hit.y.val();
         // the hit entry's range, read in LOOK, here the cycle after: end_lo, va
         self.rng_ra.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.hit_idx.val());
         self.rng_wa.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.d_rdh.q.val());
@@ -1163,3 +1160,64 @@ nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr
     resp_vd, resp_vd_valid, resp_vd_ready, vd, vd_valid, vd_ready, reth_early, num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
     cnt.headers, cnt.unknown_qp, cnt.qp_not_ready, cnt.qp_error, cnt.malformed, cnt.duplicate, cnt.psn_out_of_window,
     cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester, cnt.read_replays]);
+
+/// `LastHit`: of `N` (at most 16) entries, the last whose `hit` is set: `any`, its index `idx`
+/// and its `d`. As an AND-OR of one-hot selects (`hit[i]` and none above it), written out as
+/// custom Verilog, in place of a chain of `N` 2:1 selects: the responder's READ-resource match
+/// went through 16 of them on its way to a register (11 LUT levels in the engine).
+#[derive(LogicBlock)]
+pub struct LastHit<const N: usize, const W: usize> {
+    pub hit: [Signal<In, Bit>; N],
+    pub d: [Signal<In, Bits<W>>; N],
+    pub any: Signal<Out, Bit>,
+    pub idx: Signal<Out, Bits<4>>,
+    pub y: Signal<Out, Bits<W>>,
+}
+
+impl<const N: usize, const W: usize> Default for LastHit<N, W> {
+    fn default() -> Self {
+        assert!((2..=16).contains(&N));
+        LastHit { hit: std::array::from_fn(|_| Default::default()), d: std::array::from_fn(|_| Default::default()), any: Default::default(), idx: Default::default(), y: Default::default() }
+    }
+}
+
+impl<const N: usize, const W: usize> LastHit<N, W> {
+    /// The model: (any, idx, y) of the last entry hit (false, 0, 0 for none).
+    pub fn model(hit: &[bool], d: &[u64]) -> (bool, u64, u64) {
+        hit.iter().rposition(|&h| h).map_or((false, 0, 0), |i| (true, i as u64, d[i]))
+    }
+}
+
+impl<const N: usize, const W: usize> Logic for LastHit<N, W> {
+    fn update(&mut self) {
+        let hit: Vec<bool> = self.hit.iter().map(|h| h.val()).collect();
+        let d: Vec<u64> = self.d.iter().map(|d| d.val().into()).collect();
+        let (any, idx, y) = Self::model(&hit, &d);
+        self.any.next = any;
+        self.idx.next = idx.into();
+        self.y.next = y.into();
+    }
+    fn connect(&mut self) {
+        self.any.connect();
+        self.idx.connect();
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let h: Vec<String> = (0..N).rev().map(|i| format!("hit${i}")).collect();
+        let mut v = format!("wire [{}:0] h = {{{}}};\n", N - 1, h.join(", "));
+        let (mut idx, mut y) = (Vec::new(), Vec::new());
+        for i in 0..N {
+            if i + 1 == N {
+                v += &format!("wire s{i} = h[{i}];\n");
+            } else {
+                v += &format!("wire s{i} = h[{i}] & ~|h[{}:{}];\n", N - 1, i + 1);
+            }
+            if i > 0 {
+                idx.push(format!("({{4{{s{i}}}}} & 4'd{i})"));
+            }
+            y.push(format!("({{{W}{{s{i}}}}} & d${i})"));
+        }
+        v += &format!("always @(*) begin\n  any = |h;\n  idx = {};\n  y = {};\nend\n", idx.join(" | "), y.join(" | "));
+        Verilog::Custom(v)
+    }
+}
