@@ -217,7 +217,8 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     st_bad: Constant<Bits<4>>,
     s_vw: Constant<Bits<3>>,
     /// The payload to host memory: a register stage (the write mux's ready is one LUT on its
-    /// registers); the responder's skid ahead of this block keeps the ready path short.
+    /// registers). Its ready runs on through the responder's register stage and the parser's
+    /// stripper to the parser's trimmer, whose skid ends the path.
     dma_out: AxisReg<512, 64>,
     ptr_ram: Ram<QP_REQ_BITS, A>,
     ring_ram: Ram<SENT_BITS, R>,

@@ -219,11 +219,8 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     res_d: [Signal<Local, Bits<24>>; RD_RES],
     /// The header's PSN inside entry i's PSNs (none in a cleared entry: n = 0).
     res_hit: [Signal<Local, Bit>; RD_RES],
-    /// Some entry holds the PSN: the last such (PSN ranges of accepted READs do not overlap),
-    /// and the PSN's offset in it.
-    hit_any: Signal<Local, Bit>,
-    hit_idx: Signal<Local, Bits<4>>,
-    hit_d: Signal<Local, Bits<24>>,
+    /// Some entry holds the PSN (`any`): the last such (PSN ranges of accepted READs do not
+    /// overlap), its index (`idx`) and the PSN's offset in it (`y`).
     last_hit: LastHit<RD_RES, 24>,
     /// A duplicate READ waits one cycle in ACT for its entry's range; the PSN offset in it.
     d_dup: DFF<Bit>,
@@ -463,9 +460,6 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             r_n: Default::default(),
             res_d: Default::default(),
             res_hit: Default::default(),
-            hit_any: Default::default(),
-            hit_idx: Default::default(),
-            hit_d: Default::default(),
             last_hit: Default::default(),
             d_dup: Default::default(),
             d_hd: Default::default(),
@@ -750,11 +744,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.last_hit.hit[i].next = self.res_hit[i].val();
             self.last_hit.d[i].next = self.res_d[i].val();
         }
-        self.hit_any.next = self.last_hit.any.val();
-        self.hit_idx.next = self.last_hit.idx.val();
-        self.hit_d.next = self.last_hit.y.val();
         // the hit entry's range, read in LOOK, here the cycle after: end_lo, va
-        self.rng_ra.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.hit_idx.val());
+        self.rng_ra.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.last_hit.idx.val());
         self.rng_wa.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.d_rdh.q.val());
         self.rng_ram.raddr.next = self.rng_ra.val();
         self.rng_ram.re.next = true;
@@ -843,7 +834,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.d_hold.d.next = self.h.q.val().spec & (self.cls.wr_first.val() | self.cls.wr_only.val()) & !self.reth_early.val();
             self.d_res_new.d.next = false;
             self.d_dup.d.next = false;
-            self.d_hd.d.next = self.hit_d.val();
+            self.d_hd.d.next = self.last_hit.y.val();
             self.d_rdh.d.next = self.rdh_ram.rdata.val();
             self.d_res.d.next.psn = self.h.q.val().psn;
             self.d_res.d.next.n = self.npkts.val();
@@ -889,7 +880,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 // the range); anything else is dropped
                 self.cause[5].next = true;
                 if self.cls.rd_req.val() {
-                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() & self.hit_any.val() {
+                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() & self.last_hit.any.val() {
                         self.d_dup.d.next = true;
                         self.d_item.d.next.read = true;
                         self.d_item.d.next.again = true;

@@ -386,7 +386,7 @@ pub struct RoceTxBuild {
     /// checksum were 15 LUT levels deep with the inserter's shifts behind). A register stage,
     /// not a skid buffer: its ready is one LUT on its valid and the inserter's header ready (that
     /// buffer's room, a register), so no 1033-bit select is needed to keep the ready path short.
-    hskid: ChanReg<Bits<1033>>,
+    hreg: ChanReg<Bits<1033>>,
     /// The packer's first stage and the register after it (a pipeline stage whose ready is the
     /// header register's ready, or empty): a header takes one cycle more, the stream none.
     hdr_pre: RoceHdrPre,
@@ -414,7 +414,7 @@ impl Default for RoceTxBuild {
             hdr_ready: Default::default(),
             s_axis: Default::default(),
             m_axis: Default::default(),
-            hskid: Default::default(),
+            hreg: Default::default(),
             hdr_pre: Default::default(),
             st_h: Default::default(),
             st_p: Default::default(),
@@ -434,14 +434,14 @@ impl Default for RoceTxBuild {
 impl Logic for RoceTxBuild {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, hskid, ins, gen);
+        clock!(self, clock, hreg, ins, gen);
         dff_setup!(self, clock, st_h, st_p, st_v);
-        self.hskid.reset.next = self.reset.val();
+        self.hreg.reset.next = self.reset.val();
         self.ins.reset.next = self.reset.val();
         self.gen.reset.next = self.reset.val();
         // header: first stage → register → packer → register → inserter
         self.hdr_pre.h.next = self.hdr.val();
-        self.st_ready.next = !self.st_v.q.val() | self.hskid.s_ready.val();
+        self.st_ready.next = !self.st_v.q.val() | self.hreg.s_ready.val();
         if self.st_ready.val() {
             self.st_v.d.next = self.hdr_valid.val();
             self.st_h.d.next = self.hdr.val();
@@ -457,13 +457,13 @@ impl Logic for RoceTxBuild {
         if self.pack.only.val() {
             self.hpk.next = self.hpk.val() | self.only_bit.val();
         }
-        self.hskid.s_data.next = self.hpk.val();
-        self.hskid.s_valid.next = self.st_v.q.val();
-        self.ins.hdr_data.next = self.hskid.m_data.val().get_bits::<1024>(0);
-        self.ins.hdr_len.next = self.hskid.m_data.val().get_bits::<8>(1024);
-        self.ins.hdr_only.next = self.hskid.m_data.val().get_bit(1032);
-        self.ins.hdr_valid.next = self.hskid.m_valid.val();
-        self.hskid.m_ready.next = self.ins.hdr_ready.val();
+        self.hreg.s_data.next = self.hpk.val();
+        self.hreg.s_valid.next = self.st_v.q.val();
+        self.ins.hdr_data.next = self.hreg.m_data.val().get_bits::<1024>(0);
+        self.ins.hdr_len.next = self.hreg.m_data.val().get_bits::<8>(1024);
+        self.ins.hdr_only.next = self.hreg.m_data.val().get_bit(1032);
+        self.ins.hdr_valid.next = self.hreg.m_valid.val();
+        self.hreg.m_ready.next = self.ins.hdr_ready.val();
         // payload: the last beat gets its zero pad (never an extra beat: k % 4 == plen % 4).
         // A payload beat's keep is contiguous, so the padded keep is the keep with byte i
         // following byte i & !3, and the data is masked by its own keep: both leave full
