@@ -219,11 +219,18 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     res_d: [Signal<Local, Bits<24>>; RD_RES],
     /// The header's PSN inside entry i's PSNs (none in a cleared entry: n = 0).
     res_hit: [Signal<Local, Bit>; RD_RES],
+    /// The hits, registered in LOOK: a duplicate READ's entry is picked from them in ACT's
+    /// first cycle (the entries stay read: `res_ram` reads only as a header is taken), so the
+    /// compares and the pick are not one path.
+    d_hit: [DFF<Bit>; RD_RES],
     /// Some entry holds the PSN (`any`): the last such (PSN ranges of accepted READs do not
     /// overlap), its index (`idx`) and the PSN's offset in it (`y`).
     last_hit: LastHit<RD_RES, 24>,
-    /// A duplicate READ waits one cycle in ACT for its entry's range; the PSN offset in it.
+    /// A duplicate READ spends two cycles in ACT: the first picks its entry (`d_dup`) and reads
+    /// its range, the second (`d_dup2`: an entry was found) checks the request against it; the
+    /// PSN offset in the entry.
     d_dup: DFF<Bit>,
+    d_dup2: DFF<Bit>,
     d_hd: DFF<Bits<24>>,
     /// The entry's range from `rng_ram`: va, and va + length with va's high word (see `g_end_c`).
     g_va: Signal<Local, Bits<64>>,
@@ -460,8 +467,10 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             r_n: Default::default(),
             res_d: Default::default(),
             res_hit: Default::default(),
+            d_hit: Default::default(),
             last_hit: Default::default(),
             d_dup: Default::default(),
+            d_dup2: Default::default(),
             d_hd: Default::default(),
             g_va: Default::default(),
             g_end: Default::default(),
@@ -593,7 +602,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -731,7 +740,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         for i in 0..RD_RES {
             self.res_ram[i].clock.next = self.clock.val();
             self.res_ram[i].raddr.next = self.in_qpn.val();
-            self.res_ram[i].re.next = true;
+            self.res_ram[i].re.next = false;
             self.res_ram[i].oce.next = false;
             self.res_ram[i].waddr.next = self.h_qpn.val();
             self.res_ram[i].wdata.next = self.res_in.y.val().get_bits::<48>(0);
@@ -741,10 +750,15 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.r_n[i].next = self.res_ram[i].rdata.val().get_bits::<24>(24);
             self.res_d[i].next = self.h.q.val().psn - self.r_psn[i].val();
             self.res_hit[i].next = self.res_d[i].val() < self.r_n[i].val();
-            self.last_hit.hit[i].next = self.res_hit[i].val();
+            self.d_hit[i].clock.next = self.clock.val();
+            self.d_hit[i].d.next = self.d_hit[i].q.val();
+            if self.st.q.val() == self.s_look.val() {
+                self.d_hit[i].d.next = self.res_hit[i].val();
+            }
+            self.last_hit.hit[i].next = self.d_hit[i].q.val();
             self.last_hit.d[i].next = self.res_d[i].val();
         }
-        // the hit entry's range, read in LOOK, here the cycle after: end_lo, va
+        // the hit entry's range, read in ACT's first cycle (`d_dup`), here the cycle after: end_lo, va
         self.rng_ra.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.last_hit.idx.val());
         self.rng_wa.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.d_rdh.q.val());
         self.rng_ram.raddr.next = self.rng_ra.val();
@@ -834,7 +848,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.d_hold.d.next = self.h.q.val().spec & (self.cls.wr_first.val() | self.cls.wr_only.val()) & !self.reth_early.val();
             self.d_res_new.d.next = false;
             self.d_dup.d.next = false;
-            self.d_hd.d.next = self.last_hit.y.val();
+            self.d_dup2.d.next = false;
             self.d_rdh.d.next = self.rdh_ram.rdata.val();
             self.d_res.d.next.psn = self.h.q.val().psn;
             self.d_res.d.next.n = self.npkts.val();
@@ -876,11 +890,11 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 // a duplicate (rxe): a WRITE that asks for an ACK is ACKed again (expected PSN
                 // - 1) and not executed again; a READ that asks for a subset of a READ this QP
                 // accepted (inside its PSNs and its range, with the QP's rkey), still valid for
-                // the QP's memory region, is answered again (decided in ACT's first cycle, with
+                // the QP's memory region, is answered again (decided in ACT's second cycle, with
                 // the range); anything else is dropped
                 self.cause[5].next = true;
                 if self.cls.rd_req.val() {
-                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() & self.last_hit.any.val() {
+                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() {
                         self.d_dup.d.next = true;
                         self.d_item.d.next.read = true;
                         self.d_item.d.next.again = true;
@@ -954,8 +968,13 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         }
         if self.st.q.val() == self.s_act.val() {
             if self.d_dup.q.val() {
-                // a duplicate READ: its entry's range is here; answered if inside it
+                // a duplicate READ: its entry (if any holds its PSN) and that entry's range
                 self.d_dup.d.next = false;
+                self.d_dup2.d.next = self.last_hit.any.val();
+                self.d_hd.d.next = self.last_hit.y.val();
+            } else if self.d_dup2.q.val() {
+                // its entry's range is here; answered if inside it
+                self.d_dup2.d.next = false;
                 if self.g_in.val() {
                     self.d_cause[15].d.next = true;
                     self.d_do_job.d.next = true;
@@ -1034,6 +1053,9 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.h.d.next = self.hdr.val();
                 self.cfg_ram.re.next = true;
                 self.rq_ram.re.next = true;
+                for i in 0..RD_RES {
+                    self.res_ram[i].re.next = true;
+                }
                 self.st.d.next = self.s_look.val();
             }
         }
@@ -1126,6 +1148,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             self.d_dup.d.next = false;
+            self.d_dup2.d.next = false;
             self.wt.d.next = false;
             self.mv_mid.d.next = false;
             self.mv_pad.d.next = false;
@@ -1153,7 +1176,7 @@ nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr
     cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester, cnt.read_replays]);
 
 /// `LastHit`: of `N` (at most 16) entries, the last whose `hit` is set: `any`, its index `idx`
-/// and its `d`. As an AND-OR of one-hot selects (`hit[i]` and none above it), written out as
+/// and its `d`. As a tree of 2:1 selects in which the upper half wins, written out as
 /// custom Verilog, in place of a chain of `N` 2:1 selects: the responder's READ-resource match
 /// went through 16 of them on its way to a register (11 LUT levels in the engine).
 #[derive(LogicBlock)]
@@ -1194,21 +1217,39 @@ impl<const N: usize, const W: usize> Logic for LastHit<N, W> {
         self.y.connect();
     }
     fn hdl(&self) -> Verilog {
-        let h: Vec<String> = (0..N).rev().map(|i| format!("hit${i}")).collect();
-        let mut v = format!("wire [{}:0] h = {{{}}};\n", N - 1, h.join(", "));
-        let (mut idx, mut y) = (Vec::new(), Vec::new());
-        for i in 0..N {
-            if i + 1 == N {
-                v += &format!("wire s{i} = h[{i}];\n");
-            } else {
-                v += &format!("wire s{i} = h[{i}] & ~|h[{}:{}];\n", N - 1, i + 1);
+        // a binary tree of (any, idx, y) pairs in which the upper half wins when it has a hit:
+        // each level is one 2:1 select on an OR of the level below, so the depth grows with
+        // log2(N) (a flat AND-OR of `hit[i] & ~|hit[N-1:i+1]` was mapped into a chain)
+        let mut v = String::new();
+        let mut cur: Vec<(String, Option<String>, String)> = (0..N).map(|i| (format!("hit${i}"), None, format!("d${i}"))).collect();
+        let mut lvl = 0;
+        while cur.len() > 1 {
+            let mut next = Vec::new();
+            for (k, pair) in cur.chunks(2).enumerate() {
+                let (a, ix, y) = (format!("a{lvl}_{k}"), format!("i{lvl}_{k}"), format!("y{lvl}_{k}"));
+                let lo = &pair[0];
+                let lo_ix = lo.1.clone().map_or("1'b0".to_string(), |i| format!("1'b0, {i}"));
+                match pair.get(1) {
+                    Some(hi) => {
+                        let hi_ix = hi.1.clone().map_or("1'b1".to_string(), |i| format!("1'b1, {i}"));
+                        v += &format!("wire {a} = {} | {};\n", hi.0, lo.0);
+                        v += &format!("wire [{lvl}:0] {ix} = {} ? {{{hi_ix}}} : {{{lo_ix}}};\n", hi.0);
+                        v += &format!("wire [{}:0] {y} = {} ? {} : {};\n", W - 1, hi.0, hi.2, lo.2);
+                    }
+                    None => {
+                        v += &format!("wire {a} = {};\n", lo.0);
+                        v += &format!("wire [{lvl}:0] {ix} = {{{lo_ix}}};\n");
+                        v += &format!("wire [{}:0] {y} = {};\n", W - 1, lo.2);
+                    }
+                }
+                next.push((a, Some(ix), y));
             }
-            if i > 0 {
-                idx.push(format!("({{4{{s{i}}}}} & 4'd{i})"));
-            }
-            y.push(format!("({{{W}{{s{i}}}}} & d${i})"));
+            cur = next;
+            lvl += 1;
         }
-        v += &format!("always @(*) begin\n  any = |h;\n  idx = {};\n  y = {};\nend\n", idx.join(" | "), y.join(" | "));
+        let (a, ix, y) = &cur[0];
+        let ix = ix.clone().unwrap();
+        v += &format!("always @(*) begin\n  any = {a};\n  idx = {};\n  y = {y};\nend\n", if lvl < 4 { format!("{{{}'d0, {ix}}}", 4 - lvl) } else { ix });
         Verilog::Custom(v)
     }
 }

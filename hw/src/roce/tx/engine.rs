@@ -47,10 +47,14 @@ const DQ_W: usize = DQ_BITS + 3;
 const SRC_BITS: usize = RbSrcFields::BITS;
 const SRC_W: usize = SRC_BITS + 3;
 const _: () = assert!(WINDOW_MAX * RB_SLOT == 1 << 16 && RB_SLOT == 1 << 12);
-const _: () = assert!(WINDOW_MAX < 32); // `w_lim` is 5 bits
-/// Parked work requests at most (the parking FIFO holds 32; new requests are taken only while
-/// it has this many or fewer).
-const DQ_ADMIT: u64 = 24;
+const _: () = assert!(WINDOW_MAX < 32); // the window checks clamp `window` to it (`w_lim_d`)
+/// Parked work requests at most (the parking FIFO holds 32 and its output stage 1; new requests
+/// are taken only while it has this many or fewer). A request is parked only from the TX's hand
+/// (which is empty when a new one is taken) and a retransmission never is, so the FIFO holds at
+/// most this many, plus the one taken and the paused one: 27, and a push never finds it full
+/// (the pushes do not look at its ready).
+const DQ_ADMIT: u64 = 25;
+const _: () = assert!(DQ_ADMIT + 2 <= 33);
 /// Payload bytes the TX fetches ahead of the deparser: enough to cover 2.6 µs of host read
 /// latency at line rate.
 pub const INFLIGHT_BUDGET: usize = 16384;
@@ -265,8 +269,17 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     dq: AxisFifo<DQ_BITS, 1, DQ_W, 5>,
     dq_wr_out: FromBits<SqWr, SQ_BITS>,
     dq_st_out: FromBits<DeferSt, DST_BITS>,
+    /// Requests in the parking FIFO (its output stage too), counted here as they go in and out:
+    /// `dq_room` is then one compare on a register, not a compare behind the FIFO's level
+    /// subtractor (LUT depth).
+    dq_n: DFF<Bits<6>>,
     dq_room: Signal<Local, Bit>,
-    dq_admit: Constant<Bits<16>>,
+    dq_push: Signal<Local, Bit>,
+    /// The FIFO's level and ready are not needed (`dq_n`, `DQ_ADMIT`); Verilator ignores names
+    /// matching *unused*.
+    dq_level_unused: Signal<Local, Bit>,
+    dq_pop: Signal<Local, Bit>,
+    dq_admit: Constant<Bits<6>>,
     /// The request in hand came from the parking FIFO; its place in its QP's order.
     r_def: DFF<Bit>,
     r_seq: DFF<Bits<6>>,
@@ -276,22 +289,27 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     rr: DFF<Bit>,
     i_dq: Signal<Local, Bit>,
     i_sq: Signal<Local, Bit>,
-    /// The window in packets (a register: `window` is configuration), at most `WINDOW_MAX`, so
-    /// 5 bits: a PSN is inside it when its distance from the oldest unacknowledged one
-    /// (`r_behind`, `l_behind`) has no bit above 4 set and its low five bits are below `w_lim`
-    /// (no 24-bit compare behind the subtraction).
-    w_lim: DFF<Bits<5>>,
+    /// The window in packets (a register: `window` is configuration), at most `WINDOW_MAX`: a
+    /// PSN is inside it when its distance from the oldest unacknowledged one (`r_behind`,
+    /// `l_beh_rd`, `l_beh_r`) is below `w_lim`, one 24-bit compare (a carry chain after the
+    /// subtractor's, one LUT between them: an OR of the distance's high bits behind the
+    /// subtractor was mapped as a chain of LUTs).
+    w_lim: DFF<Bits<24>>,
     w_lim_d: Signal<Local, Bits<24>>,
-    l_behind: Signal<Local, Bits<24>>,
+    /// The look-up's window check for each PSN it may use (the send PSN read, or `r_psn` for a
+    /// parked request that already started), selected after the compares, not before.
+    l_beh_rd: Signal<Local, Bits<24>>,
+    l_beh_r: Signal<Local, Bits<24>>,
+    l_out: Signal<Local, Bit>,
     una_d: Signal<Local, Bits<24>>,
     win_ok: Signal<Local, Bit>,
-    l_psn: Signal<Local, Bits<24>>,
     l_new: Signal<Local, Bit>,
     l_park: Signal<Local, Bit>,
     g_park: Signal<Local, Bit>,
     rtx_end: Signal<Local, Bit>,
     c_wmax: Constant<Bits<24>>,
     c1_6: Constant<Bits<6>>,
+    c0_6: Constant<Bits<6>>,
     psn_ram: Ram<24, A>,
     pmtu_ram: Ram<6, A>,
     /// Set by the completion side's error events, cleared by a control-plane write.
@@ -311,6 +329,11 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     s_flush: Constant<Bits<3>>,
     s_rec: Constant<Bits<3>>,
     r_pmtu: Signal<Local, Bits<16>>,
+    /// The packet in hand is its message's last (`r_left <= PMTU`), a register: worked out in
+    /// the look-up cycle from what is left then, and after each packet from `r_left <= 2 PMTU`
+    /// (what is left less a whole PMTU), so the send decision does not start behind a compare.
+    g_last: DFF<Bit>,
+    l_left: Signal<Local, Bits<32>>,
     r_last: Signal<Local, Bit>,
     r_plen: Signal<Local, Bits<32>>,
     r_npkts: Signal<Local, Bits<24>>,
@@ -500,7 +523,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             dq: AxisFifo::new(),
             dq_wr_out: Default::default(),
             dq_st_out: Default::default(),
+            dq_n: Default::default(),
             dq_room: Default::default(),
+            dq_push: Default::default(),
+            dq_level_unused: Default::default(),
+            dq_pop: Default::default(),
             dq_admit: Constant::new(DQ_ADMIT.into()),
             r_def: Default::default(),
             r_seq: Default::default(),
@@ -510,16 +537,18 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             i_sq: Default::default(),
             w_lim: Default::default(),
             w_lim_d: Default::default(),
-            l_behind: Default::default(),
+            l_beh_rd: Default::default(),
+            l_beh_r: Default::default(),
+            l_out: Default::default(),
             una_d: Default::default(),
             win_ok: Default::default(),
-            l_psn: Default::default(),
             l_new: Default::default(),
             l_park: Default::default(),
             g_park: Default::default(),
             rtx_end: Default::default(),
             c_wmax: c(WINDOW_MAX as u64),
             c1_6: c(1),
+            c0_6: c(0),
             rtx: Default::default(),
             rtx_valid: Default::default(),
             rtx_ready: Default::default(),
@@ -613,6 +642,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             s_flush: c(3),
             s_rec: c(4),
             r_pmtu: Default::default(),
+            g_last: Default::default(),
+            l_left: Default::default(),
             r_last: Default::default(),
             r_plen: Default::default(),
             r_npkts: Default::default(),
@@ -711,7 +742,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, dq_n, g_last, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -758,7 +789,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.dq_wr_out.x.next = self.dq.m_axis.tdata.val().get_bits::<251>(0);
         self.dq_st_out.x.next = self.dq.m_axis.tdata.val().get_bits::<128>(251);
         self.dq.m_axis.tready.next = false;
-        self.dq_room.next = self.dq.level.val() <= self.dq_admit.val();
+        self.dq_room.next = self.dq_n.q.val() <= self.dq_admit.val();
+        self.dq_level_unused.next = self.dq.level.val().any() | self.dq.s_axis.tready.val();
         // idle: parked requests and new ones take turns (a new one only while there is room to
         // park it)
         self.i_dq.next = self.dq.m_axis.tvalid.val() & !self.rtx_busy.q.val() & (!self.sq_q.m_valid.val() | self.rr.q.val() | !self.dq_room.val());
@@ -767,7 +799,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         if !self.window.val().any() | (self.w_lim_d.val() > self.c_wmax.val()) {
             self.w_lim_d.next = self.c_wmax.val();
         }
-        self.w_lim.d.next = bit_cast::<5, 24>(self.w_lim_d.val());
+        self.w_lim.d.next = self.w_lim_d.val();
         // una_ram: {busy, una}; zero (open) until the completion side reports a QP
         self.una_ram.we.next = self.una_wr.val();
         self.una_ram.waddr.next = self.una_qpn.val();
@@ -853,16 +885,23 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // the look-up cycle works out the message's PMTU and packet count from the RAM's output
         self.l_pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.pmtu_ram.rdata.val().get_bits::<3>(0));
         self.l_npk.len.next = self.r_wr.q.val().len;
+        // what is left as the look-up ends: a new message's length (`r_left` is loaded now), or
+        // where a retransmission or a resumed message starts
+        self.l_left.next = self.r_left.q.val();
+        if !self.r_rtx.q.val() & !self.r_resume.q.val() {
+            self.l_left.next = self.r_wr.q.val().len;
+        }
         self.l_npk.code.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
         self.l_npkts.next = self.l_npk.n.val();
         if self.r_st.q.val() == self.s_look.val() {
             self.g_code.d.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
             self.g_pmtu.d.next = self.l_pmtu.val();
+            self.g_last.d.next = self.l_left.val() <= bit_cast::<32, 16>(self.l_pmtu.val());
             self.g_npkts.d.next = self.l_npkts.val();
         }
         self.r_pmtu_code.next = self.g_code.q.val();
         self.r_pmtu.next = self.g_pmtu.q.val();
-        self.r_last.next = self.r_left.q.val() <= bit_cast::<32, 16>(self.r_pmtu.val());
+        self.r_last.next = self.g_last.q.val();
         self.r_plen.next = bit_cast::<32, 16>(self.r_pmtu.val());
         if self.r_last.val() {
             self.r_plen.next = self.r_left.q.val();
@@ -898,7 +937,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         }
         self.una_out_busy.next = self.una_ram.rdata.val().get_bit(24);
         self.r_behind.next = self.r_psn.q.val() - self.una_d.val();
-        self.win_ok.next = !self.una_out_busy.val() | (!self.r_behind.val().get_bits::<19>(5).any() & (self.r_behind.val().get_bits::<5>(0) < self.w_lim.q.val()));
+        self.win_ok.next = !self.una_out_busy.val() | (self.r_behind.val() < self.w_lim.q.val());
         self.rtx_end.next = self.r_rtx.q.val() & (self.r_psn.q.val() == self.r_lim.q.val());
         // a retransmitted packet the QP has meanwhile seen acknowledged is skipped (its slot in the
         // buffer may already hold a newer packet)
@@ -932,15 +971,16 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // look: a request from the SQ or the parking FIFO keeps its QP's order, and is parked
         // when its first packet is outside the QP's window
         self.l_new.next = !self.r_rtx.q.val() & (self.r_def.q.val() | !self.r_resume.q.val());
-        self.l_psn.next = self.r_psn.q.val();
+        self.l_beh_rd.next = self.psn_rd.val() - self.una2_d.val();
+        self.l_beh_r.next = self.r_psn.q.val() - self.una2_d.val();
+        self.l_out.next = self.l_beh_r.val() >= self.w_lim.q.val();
         if !self.r_rtx.q.val() & !self.r_resume.q.val() {
-            self.l_psn.next = self.psn_rd.val();
+            self.l_out.next = self.l_beh_rd.val() >= self.w_lim.q.val();
         }
-        self.l_behind.next = self.l_psn.val() - self.una2_d.val();
         self.l_park.next = (!self.r_def.q.val() & (self.dhead_ram.rdata.val() != self.dtail_ram.rdata.val()))
             | (self.r_def.q.val() & (self.r_seq.q.val() != self.dhead_ram.rdata.val()))
             | ((self.r_state.val() == self.c_rts.val()) & !self.err_ram.rdata.val().any() & self.una2_busy.val()
-                & (self.l_behind.val().get_bits::<19>(5).any() | (self.l_behind.val().get_bits::<5>(0) >= self.w_lim.q.val())));
+                & self.l_out.val());
         if self.r_st.q.val() == self.s_look.val() {
             if !self.r_rtx.q.val() & !self.r_resume.q.val() {
                 self.r_psn.d.next = self.psn_rd.val();
@@ -1098,6 +1138,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.r_addr.d.next = self.r_addr.q.val() + bit_cast::<64, 32>(self.r_plen.val());
             self.r_left.d.next = self.r_left.q.val() - self.r_plen.val();
             self.r_first.d.next = false;
+            self.g_last.d.next = self.r_left.q.val() <= (bit_cast::<32, 16>(self.r_pmtu.val()) << 1);
             // the QP's next unsent PSN, after every packet
             self.psn_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
             self.psn_ram.wdata.next = self.r_psn.q.val() + self.c1_24.val();
@@ -1130,7 +1171,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.r_st.d.next = self.s_idle.val();
         }
         // a started request whose window is full is parked (first in its QP's order again)
-        self.g_park.next = (self.r_st.q.val() == self.s_gen.val()) & !self.r_rtx.q.val() & !self.win_ok.val() & !self.preempt.val() & self.dq.s_axis.tready.val();
+        self.g_park.next = (self.r_st.q.val() == self.s_gen.val()) & !self.r_rtx.q.val() & !self.win_ok.val() & !self.preempt.val();
         if self.g_park.val() {
             self.r_st.d.next = self.s_idle.val();
             self.dhead_ram.we.next = true;
@@ -1244,6 +1285,13 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.dq.s_axis.tlast.next = true;
         self.dq.s_axis.tuser.next = false;
         self.dq.s_axis.tvalid.next = self.g_park.val() | ((self.r_st.q.val() == self.s_look.val()) & self.l_new.val() & self.l_park.val());
+        self.dq_push.next = self.dq.s_axis.tvalid.val();
+        self.dq_pop.next = self.dq.m_axis.tvalid.val() & self.dq.m_axis.tready.val();
+        if self.dq_push.val() & !self.dq_pop.val() {
+            self.dq_n.d.next = self.dq_n.q.val() + self.c1_6.val();
+        } else if self.dq_pop.val() & !self.dq_push.val() {
+            self.dq_n.d.next = self.dq_n.q.val() - self.c1_6.val();
+        }
         self.desc_in.x.next = self.pick.val();
         self.desc_fifo.s_axis.tdata.next = self.desc_in.y.val();
         self.desc_fifo.s_axis.tkeep.next = true.into();
@@ -1536,6 +1584,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
         if self.reset.val() {
+            self.dq_n.d.next = self.c0_6.val();
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
             self.a_pend.d.next = false;
