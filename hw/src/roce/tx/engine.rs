@@ -274,10 +274,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// subtractor (LUT depth).
     dq_n: DFF<Bits<6>>,
     dq_room: Signal<Local, Bit>,
-    dq_push: Signal<Local, Bit>,
-    /// The FIFO's level and ready are not needed (`dq_n`, `DQ_ADMIT`); Verilator ignores names
-    /// matching *unused*.
-    dq_level_unused: Signal<Local, Bit>,
     dq_pop: Signal<Local, Bit>,
     dq_admit: Constant<Bits<6>>,
     /// The request in hand came from the parking FIFO; its place in its QP's order.
@@ -525,8 +521,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             dq_st_out: Default::default(),
             dq_n: Default::default(),
             dq_room: Default::default(),
-            dq_push: Default::default(),
-            dq_level_unused: Default::default(),
             dq_pop: Default::default(),
             dq_admit: Constant::new(DQ_ADMIT.into()),
             r_def: Default::default(),
@@ -790,7 +784,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.dq_st_out.x.next = self.dq.m_axis.tdata.val().get_bits::<128>(251);
         self.dq.m_axis.tready.next = false;
         self.dq_room.next = self.dq_n.q.val() <= self.dq_admit.val();
-        self.dq_level_unused.next = self.dq.level.val().any() | self.dq.s_axis.tready.val();
         // idle: parked requests and new ones take turns (a new one only while there is room to
         // park it)
         self.i_dq.next = self.dq.m_axis.tvalid.val() & !self.rtx_busy.q.val() & (!self.sq_q.m_valid.val() | self.rr.q.val() | !self.dq_room.val());
@@ -1285,11 +1278,10 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.dq.s_axis.tlast.next = true;
         self.dq.s_axis.tuser.next = false;
         self.dq.s_axis.tvalid.next = self.g_park.val() | ((self.r_st.q.val() == self.s_look.val()) & self.l_new.val() & self.l_park.val());
-        self.dq_push.next = self.dq.s_axis.tvalid.val();
         self.dq_pop.next = self.dq.m_axis.tvalid.val() & self.dq.m_axis.tready.val();
-        if self.dq_push.val() & !self.dq_pop.val() {
+        if self.dq.s_axis.tvalid.val() & !self.dq_pop.val() {
             self.dq_n.d.next = self.dq_n.q.val() + self.c1_6.val();
-        } else if self.dq_pop.val() & !self.dq_push.val() {
+        } else if self.dq_pop.val() & !self.dq.s_axis.tvalid.val() {
             self.dq_n.d.next = self.dq_n.q.val() - self.c1_6.val();
         }
         self.desc_in.x.next = self.pick.val();
@@ -1575,6 +1567,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.rsp_fifo.level.val().any()
             | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val()
             | self.dq.m_axis.tkeep.val().any() | self.dq.m_axis.tlast.val() | self.dq.m_axis.tuser.val()
+            | self.dq.level.val().any() | self.dq.s_axis.tready.val()
             | self.rb_w.level.val().any() | self.rb_w.m_axis.tuser.val()
             | self.src_q.level.val().any()
             | self.src_q.m_axis.tkeep.val().any() | self.src_q.m_axis.tlast.val() | self.src_q.m_axis.tuser.val()
