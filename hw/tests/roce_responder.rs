@@ -886,3 +886,93 @@ fn held_first_and_only_write_nothing_before_a_good_verdict() {
         assert_eq!((counter(&mut v, "headers"), counter(&mut v, "writes"), counter(&mut v, "acks")), (4, 4, 2));
     }
 }
+
+/// `LastHit`'s custom Verilog (a tree of selects) under Verilator against its model: for every
+/// pattern of hits (N = 5) and for random ones with every count of hits (N = 16), `any`, `idx`
+/// and `y` are those of the last entry hit. The responder alone never exercises its priority (an
+/// accepted READ's PSN range overlaps no other's), so this is its only check.
+mod last_hit {
+    use nicgen_hw::roce::rx::responder::LastHit;
+    use nicgen_sim::*;
+    use rust_hdl::prelude::*;
+
+    /// `LastHit` with its entries' data made from one seed (`d[i] = seed ^ tag(i)`), so that a
+    /// wrong pick shows in `y` as well as in `idx`.
+    #[derive(LogicBlock)]
+    pub struct Probe<const N: usize> {
+        pub clock: Signal<In, Clock>,
+        pub hit: Signal<In, Bits<N>>,
+        pub seed: Signal<In, Bits<24>>,
+        pub any: Signal<Out, Bit>,
+        pub idx: Signal<Out, Bits<4>>,
+        pub y: Signal<Out, Bits<24>>,
+        tag: [Constant<Bits<24>>; N],
+        lh: LastHit<N, 24>,
+    }
+
+    pub fn tag(i: usize) -> u64 {
+        (0x9E3779 * (i as u64 + 1)) & 0xFF_FFFF
+    }
+
+    impl<const N: usize> Default for Probe<N> {
+        fn default() -> Self {
+            Probe {
+                clock: Default::default(),
+                hit: Default::default(),
+                seed: Default::default(),
+                any: Default::default(),
+                idx: Default::default(),
+                y: Default::default(),
+                tag: std::array::from_fn(|i| Constant::new(tag(i).into())),
+                lh: Default::default(),
+            }
+        }
+    }
+
+    impl<const N: usize> Logic for Probe<N> {
+        #[hdl_gen]
+        fn update(&mut self) {
+            for i in 0..N {
+                self.lh.hit[i].next = self.hit.val().get_bit(i);
+                self.lh.d[i].next = self.seed.val() ^ self.tag[i].val();
+            }
+            self.any.next = self.lh.any.val();
+            self.idx.next = self.lh.idx.val();
+            self.y.next = self.lh.y.val();
+        }
+    }
+
+    fn check<const N: usize>(patterns: &[u64]) {
+        let mut v = verilate(&mut Probe::<N>::default());
+        let (hit, seed, any, idx, y) = (v.port("hit"), v.port("seed"), v.port("any"), v.port("idx"), v.port("y"));
+        let mut rng = Rng::new(N as u64);
+        for &p in patterns {
+            let s = rng.below(1 << 24);
+            v.set_u64(hit, p);
+            v.set_u64(seed, s);
+            v.eval();
+            let hits: Vec<bool> = (0..N).map(|i| p >> i & 1 == 1).collect();
+            let d: Vec<u64> = (0..N).map(|i| s ^ tag(i)).collect();
+            let (a, i, yy) = LastHit::<N, 24>::model(&hits, &d);
+            assert_eq!((v.get_bit(any), v.get_u64(idx), v.get_u64(y)), (a, i, yy), "N = {N}, hits {p:#b}");
+            v.tick();
+        }
+    }
+
+    #[test]
+    fn last_hit_picks_the_last_entry_hit() {
+        check::<5>(&(0..32).collect::<Vec<_>>());
+        let mut rng = Rng::new(7);
+        // every count of hits from 0 to 16, in random places, many times over
+        let mut pats = vec![0, 0xFFFF, 1, 1 << 15];
+        for _ in 0..400 {
+            let k = rng.below(17);
+            let mut p = 0u64;
+            while p.count_ones() < k as u32 {
+                p |= 1 << rng.below(16);
+            }
+            pats.push(p);
+        }
+        check::<16>(&pats);
+    }
+}

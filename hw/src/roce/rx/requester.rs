@@ -32,6 +32,11 @@ use nicgen_model::opcode as op;
 use rust_hdl::prelude::*;
 
 const SENT_BITS: usize = SentWrFields::BITS;
+/// A ring entry: the sent record, and above it (bits 303..319) the length of the response at
+/// its last PSN (`last_len`), worked out as the record is written so that a READ response's
+/// length check does not start with three carry chains behind the ring RAM's output.
+const RING_BITS: usize = SENT_BITS + 16;
+const _: () = assert!(SENT_BITS == 303 && RING_BITS == 319);
 const RTX_BITS: usize = RtxWrFields::BITS;
 const RTX_W: usize = RTX_BITS + 3;
 /// Counters of the requester (`k`).
@@ -157,7 +162,22 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     rty_go: Signal<Local, Bit>,
     p_fin: Signal<Local, QpReq>,
     behind: Signal<Local, Bit>,
-    beh_d: Signal<Local, Bits<24>>,
+    /// The response's PSN against the QP's window [una, last], as registers: worked out in LOOK
+    /// from the state read (`w_in`, `w_beh`), and in each evaluation step for the oldest
+    /// unacknowledged PSN that completing the step's message leaves (`w_in_e`, `w_beh_e`: its
+    /// last PSN + 1); `w_mv` says the step before completed its message. Only a completion moves
+    /// the PSN without ending the evaluation, so `in_win` and `behind` are a select on registers,
+    /// not two subtractions and a compare behind `p`.
+    w_in: DFF<Bit>,
+    w_beh: DFF<Bit>,
+    w_in_e: DFF<Bit>,
+    w_beh_e: DFF<Bit>,
+    w_mv: DFF<Bit>,
+    w_in_now: Signal<Local, Bit>,
+    w_beh_now: Signal<Local, Bit>,
+    l_beh_d: Signal<Local, Bits<24>>,
+    e_una: Signal<Local, Bits<24>>,
+    e_beh_d: Signal<Local, Bits<24>>,
     // replay: ring entries tail .. tail + n - 1, the first from `rp_una`
     rp_i: DFF<Bits<5>>,
     rp_n: DFF<Bits<5>>,
@@ -210,7 +230,10 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     rr_op_last: Signal<Local, Bit>,
     pm_bytes: Signal<Local, Bits<16>>,
     last_len: Signal<Local, Bits<16>>,
-    e_len: Signal<Local, Bits<32>>,
+    /// The same for the record being written (`sent`), and its PMTU in bytes.
+    s_pm: Signal<Local, Bits<16>>,
+    s_len: Signal<Local, Bits<32>>,
+    s_last_len: Signal<Local, Bits<16>>,
     c256_16: Constant<Bits<16>>,
     c1_16: Constant<Bits<16>>,
     o_rl: Constant<Bits<8>>,
@@ -221,7 +244,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// stripper to the parser's trimmer, whose skid ends the path.
     dma_out: AxisReg<512, 64>,
     ptr_ram: Ram<QP_REQ_BITS, A>,
-    ring_ram: Ram<SENT_BITS, R>,
+    ring_ram: Ram<RING_BITS, R>,
     ptr_in: ToBits<QpReq, QP_REQ_BITS>,
     ptr_out: FromBits<QpReq, QP_REQ_BITS>,
     /// A state read issued in the cycle its QP's state was written (read-first RAM) takes the
@@ -381,7 +404,16 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             rty_go: Default::default(),
             p_fin: Default::default(),
             behind: Default::default(),
-            beh_d: Default::default(),
+            w_in: Default::default(),
+            w_beh: Default::default(),
+            w_in_e: Default::default(),
+            w_beh_e: Default::default(),
+            w_mv: Default::default(),
+            w_in_now: Default::default(),
+            w_beh_now: Default::default(),
+            l_beh_d: Default::default(),
+            e_una: Default::default(),
+            e_beh_d: Default::default(),
             rp_i: Default::default(),
             rp_n: Default::default(),
             rp_una: Default::default(),
@@ -419,7 +451,9 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             rr_op_last: Default::default(),
             pm_bytes: Default::default(),
             last_len: Default::default(),
-            e_len: Default::default(),
+            s_pm: Default::default(),
+            s_len: Default::default(),
+            s_last_len: Default::default(),
             c256_16: c(256),
             c1_16: c(1),
             o_rl: c(op::READ_RESP_LAST as u64),
@@ -527,7 +561,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, placed, vw_pl, vw_fit, vw_keep, p_lim, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, p_lim, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -608,7 +642,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
         self.qpn_a.next = bit_cast::<A, 24>(self.sent.val().qpn);
         self.ptr_out.x.next = self.ptr_ram.rdata.val();
-        self.ring_out.x.next = self.ring_ram.rdata.val();
+        self.ring_out.x.next = self.ring_ram.rdata.val().get_bits::<303>(0);
+        self.last_len.next = self.ring_ram.rdata.val().get_bits::<16>(303);
         self.e.next = self.ring_out.y.val();
         self.ptr_in.x.next = self.p.q.val();
         self.ptr_ram.wdata.next = self.ptr_in.y.val();
@@ -618,7 +653,14 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.ptr_ram.we.next = false;
         self.ptr_ram.oce.next = false;
         self.ring_in.x.next = self.sent.val();
-        self.ring_ram.wdata.next = self.ring_in.y.val();
+        // the length of the response at the READ's last PSN: ((len - 1) mod PMTU) + 1, or 0
+        self.s_pm.next = self.c256_16.val() << bit_cast::<16, 3>(self.sent.val().pmtu);
+        self.s_len.next = self.sent.val().len;
+        self.s_last_len.next = ((self.s_len.val().get_bits::<16>(0) - self.c1_16.val()) & (self.s_pm.val() - self.c1_16.val())) + self.c1_16.val();
+        if !self.s_len.val().any() {
+            self.s_last_len.next = self.c0_16m.val();
+        }
+        self.ring_ram.wdata.next = bit_cast::<319, 303>(self.ring_in.y.val()) | (bit_cast::<319, 16>(self.s_last_len.val()) << 303);
         self.ring_ram.waddr.next = (bit_cast::<R, A>(self.qpn_a.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().head);
         self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().tail);
         self.ring_ram.re.next = false;
@@ -699,9 +741,19 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.status.next = self.h_status.q.val();
         self.done_d_unused_low.next = self.cov_psn.val() - self.e.val().last_psn;
         self.e_done.next = !self.done_d_unused_low.val().get_bit(23);
-        self.beh_d.next = self.h.q.val().psn - self.p.q.val().sq_una_psn;
-        self.behind.next = self.beh_d.val().get_bit(23);
-        self.in_win.next = self.p.q.val().count.any() & ((self.h.q.val().psn - self.p.q.val().sq_una_psn) <= (self.p.q.val().sq_last_psn - self.p.q.val().sq_una_psn));
+        // the window check (h.psn - una <= last - una; behind: h.psn - una negative), for the
+        // state read in LOOK and for the PSN after this step's message
+        self.l_beh_d.next = self.h.q.val().psn - self.ptr_out.y.val().sq_una_psn;
+        self.e_una.next = self.e.val().last_psn + self.c1_24.val();
+        self.e_beh_d.next = self.h.q.val().psn - self.e_una.val();
+        self.w_in_now.next = self.w_in.q.val();
+        self.w_beh_now.next = self.w_beh.q.val();
+        if self.w_mv.q.val() {
+            self.w_in_now.next = self.w_in_e.q.val();
+            self.w_beh_now.next = self.w_beh_e.q.val();
+        }
+        self.behind.next = self.w_beh_now.val();
+        self.in_win.next = self.p.q.val().count.any() & self.w_in_now.val();
         self.room.next = self.cq_q.s_ready.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val() & self.err_q.s_ready.val();
         self.tail_nx.next = self.p.q.val().tail + self.c1_4.val();
         self.psn_off.next = self.h.q.val().psn - self.e.val().first_psn;
@@ -723,12 +775,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rr_next.next = (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn);
         self.rr_live.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err;
         self.pm_bytes.next = self.c256_16.val() << bit_cast::<16, 3>(self.e.val().pmtu);
-        // the length of the response at the READ's last PSN: ((len - 1) mod PMTU) + 1, or 0
-        self.e_len.next = self.e.val().len;
-        self.last_len.next = ((self.e_len.val().get_bits::<16>(0) - self.c1_16.val()) & (self.pm_bytes.val() - self.c1_16.val())) + self.c1_16.val();
-        if !self.e_len.val().any() {
-            self.last_len.next = self.c0_16m.val();
-        }
+        // (`last_len`, the length of the response at the READ's last PSN, is in the ring entry)
         self.rr_at_first.next = self.h.q.val().psn == self.e.val().first_psn;
         self.rr_at_last.next = self.h.q.val().psn == self.e.val().last_psn;
         self.rr_op_first.next = (self.h.q.val().opcode == self.o_rf.val()) | (self.h.q.val().opcode == self.o_ro.val());
@@ -792,6 +839,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.p.d.next = self.ptr_out.y.val();
             self.p_lim.d.next = self.lim_l.val();
             self.una0.d.next = self.ptr_out.y.val().sq_una_psn;
+            self.w_in.d.next = self.l_beh_d.val() <= (self.ptr_out.y.val().sq_last_psn - self.ptr_out.y.val().sq_una_psn);
+            self.w_beh.d.next = self.l_beh_d.val().get_bit(23);
+            self.w_mv.d.next = false;
             self.ring_ram.re.next = true;
             self.first.d.next = true;
             self.fatal.d.next = false;
@@ -799,6 +849,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         if self.st.q.val() == self.s_eval.val() {
             self.p_nx.next = self.p.q.val();
+            // the window check for the next step (`w_*`, above)
+            self.w_in.d.next = self.w_in_now.val();
+            self.w_beh.d.next = self.w_beh_now.val();
+            self.w_in_e.d.next = self.e_beh_d.val() <= (self.p.q.val().sq_last_psn - self.e_una.val());
+            self.w_beh_e.d.next = self.e_beh_d.val().get_bit(23);
             self.prog.next = self.pg_p.val();
             // by default re-read the same ring entry (a step that waits for room)
             self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
@@ -962,6 +1017,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 }
             }
             self.p.d.next = self.p_nx.val();
+            self.w_mv.d.next = self.complete.val();
             // progress (`prog`: the step moved the oldest unacknowledged PSN) restarts the timer
             // and restores the retries; a replay uses one
             self.p_fin.next = self.p_nx.val();
@@ -1138,7 +1194,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.h.q.val().ackreq | self.e.val().flush | self.e.val().signaled
             | self.rtx_fifo.m_axis.tkeep.val().any()
             | self.rtx_fifo.m_axis.tlast.val() | self.rtx_fifo.m_axis.tuser.val() | self.rtx_fifo.s_axis.tready.val()
-            | self.tmo_q.s_ready.val() | self.beh_d.val().any();
+            | self.tmo_q.s_ready.val() | self.l_beh_d.val().any() | self.e_beh_d.val().any();
         // the metadata queue moves in lock step with the command queue
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         // written with the QP's state

@@ -276,6 +276,13 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     dq_room: Signal<Local, Bit>,
     dq_pop: Signal<Local, Bit>,
     dq_admit: Constant<Bits<6>>,
+    /// Beats in the copy FIFO `rb_w` (its output stage too), counted the same way: the copy's
+    /// room is a compare on a register, not on the FIFO's pointer difference, which sat at the
+    /// head of the payload accept path (`acc`).
+    rbw_n: DFF<Bits<6>>,
+    rbw_room: Signal<Local, Bit>,
+    rbw_pop: Signal<Local, Bit>,
+    c31_6: Constant<Bits<6>>,
     /// The request in hand came from the parking FIFO; its place in its QP's order.
     r_def: DFF<Bit>,
     r_seq: DFF<Bits<6>>,
@@ -523,6 +530,10 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             dq_room: Default::default(),
             dq_pop: Default::default(),
             dq_admit: Constant::new(DQ_ADMIT.into()),
+            rbw_n: Default::default(),
+            rbw_room: Default::default(),
+            rbw_pop: Default::default(),
+            c31_6: c(31),
             r_def: Default::default(),
             r_seq: Default::default(),
             r_lim: Default::default(),
@@ -736,7 +747,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, dq_n, g_last, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, dq_n, rbw_n, g_last, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -1202,7 +1213,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
                 self.r_psn.d.next = self.rtx.val().start_psn;
                 self.r_addr.d.next = self.rtx.val().laddr + bit_cast::<64, 32>(self.rtx_off.val());
                 self.r_left.d.next = self.rtx.val().len - self.rtx_off.val();
-                self.r_first.d.next = !self.rtx_off.val().any();
+                // the first packet when the replay starts at the message's first PSN (the same as a zero
+                // offset, without the shift in the path)
+                self.r_first.d.next = self.rtx.val().start_psn == self.rtx.val().first_psn;
                 self.r_rtx.d.next = true;
                 self.r_def.d.next = false;
                 self.rtx_busy.d.next = !self.rtx.val().last;
@@ -1469,7 +1482,10 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.in_data.next = self.m_axi_rb.rdata.val();
         }
         self.hv.next = self.meta_q.m_axis.tvalid.val() & self.src_q.m_axis.tvalid.val();
-        self.cp_ok.next = !self.s_cp.val() | (self.rb_w.s_axis.tready.val() & (!self.pay_first.q.val() | self.rb_aw_q.s_ready.val()));
+        // the copy FIFO holds 32 in RAM: at most 31 beats in it (output stage included) leave
+        // room for one more
+        self.rbw_room.next = self.rbw_n.q.val() <= self.c31_6.val();
+        self.cp_ok.next = !self.s_cp.val() | (self.rbw_room.val() & (!self.pay_first.q.val() | self.rb_aw_q.s_ready.val()));
         self.slot.s_axis.tdata.next = self.in_data.val();
         self.slot.s_axis.tkeep.next = self.in_keep.val();
         self.slot.s_axis.tlast.next = self.in_last.val();
@@ -1508,6 +1524,12 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.m_axi_rb.wlast.next = self.rb_w.m_axis.tlast.val();
         self.m_axi_rb.wvalid.next = self.rb_w.m_axis.tvalid.val();
         self.rb_w.m_axis.tready.next = self.m_axi_rb.wready.val();
+        self.rbw_pop.next = self.rb_w.m_axis.tvalid.val() & self.m_axi_rb.wready.val();
+        if self.rb_w.s_axis.tvalid.val() & !self.rbw_pop.val() {
+            self.rbw_n.d.next = self.rbw_n.q.val() + self.c1_6.val();
+        } else if self.rbw_pop.val() & !self.rb_w.s_axis.tvalid.val() {
+            self.rbw_n.d.next = self.rbw_n.q.val() - self.c1_6.val();
+        }
         self.m_axi_rb.bready.next = true;
         if self.m_axi_rb.bvalid.val() {
             self.cp_done.d.next = self.cp_done.q.val() + self.c1_16.val();
@@ -1568,7 +1590,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val()
             | self.dq.m_axis.tkeep.val().any() | self.dq.m_axis.tlast.val() | self.dq.m_axis.tuser.val()
             | self.dq.level.val().any() | self.dq.s_axis.tready.val()
-            | self.rb_w.level.val().any() | self.rb_w.m_axis.tuser.val()
+            | self.rb_w.level.val().any() | self.rb_w.m_axis.tuser.val() | self.rb_w.s_axis.tready.val()
             | self.src_q.level.val().any()
             | self.src_q.m_axis.tkeep.val().any() | self.src_q.m_axis.tlast.val() | self.src_q.m_axis.tuser.val()
             | self.m_axi_rb.bresp.val().any() | self.m_axi_rb.rresp.val().any() | self.m_axi_rb.rlast.val()
@@ -1578,6 +1600,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
         if self.reset.val() {
             self.dq_n.d.next = self.c0_6.val();
+            self.rbw_n.d.next = self.c0_6.val();
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
             self.a_pend.d.next = false;
