@@ -332,6 +332,12 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     d_cmd: DFF<DmaCmd>,
     d_item: DFF<RespItem>,
     d_rq: DFF<QpRq>,
+    /// An accepted WRITE packet's new write address and bytes left, worked out in LOOK for every
+    /// header and written back in place of `d_rq`'s only when `d_wr_acc` (the packet was
+    /// accepted): the 96 wide selects no longer wait on LOOK's verdict, only one flag does.
+    d_wva: DFF<Bits<64>>,
+    d_wleft: DFF<Bits<32>>,
+    d_wr_acc: DFF<Bit>,
     d_do_cmd: DFF<Bit>,
     d_do_ack: DFF<Bit>,
     d_do_job: DFF<Bit>,
@@ -543,6 +549,9 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             d_cmd: Default::default(),
             d_item: Default::default(),
             d_rq: Default::default(),
+            d_wva: Default::default(),
+            d_wleft: Default::default(),
+            d_wr_acc: Default::default(),
             d_do_cmd: Default::default(),
             d_do_ack: Default::default(),
             d_do_job: Default::default(),
@@ -602,7 +611,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -856,6 +865,9 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.d_res.d.next.end_lo = self.va_end64.val().get_bits::<32>(0);
             self.d_dest.d.next = self.dest_drop.val();
             self.d_rq.d.next = self.rq_out.y.val();
+            self.d_wva.d.next = self.addr.val() + bit_cast::<64, 16>(self.h.q.val().plen);
+            self.d_wleft.d.next = self.left.val() - bit_cast::<32, 16>(self.h.q.val().plen);
+            self.d_wr_acc.d.next = false;
             self.d_cmd.d.next.addr = self.addr.val();
             self.d_cmd.d.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
             self.d_cmd.d.next.tag = self.h.q.val().dqpn;
@@ -950,8 +962,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_rq.d.next.rq_expected_psn = self.rq_out.y.val().rq_expected_psn + self.c1_24.val();
                 self.d_rq.d.next.rq_in_write = self.cls.wr_first.val() | self.cls.wr_mid.val();
                 self.d_rq.d.next.rq_nak_sent = false;
-                self.d_rq.d.next.rq_write_va = self.addr.val() + bit_cast::<64, 16>(self.h.q.val().plen);
-                self.d_rq.d.next.rq_write_left = self.left.val() - bit_cast::<32, 16>(self.h.q.val().plen);
+                self.d_wr_acc.d.next = true;
                 self.d_rq.d.next.rq_unacked = self.rq_out.y.val().rq_unacked + self.c1_8.val();
                 if self.cls.wr_last.val() | self.cls.wr_only.val() {
                     self.d_rq.d.next.rq_msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
@@ -1019,6 +1030,10 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         if self.commit.val() {
             self.out_q.s_valid.next = self.d_do_ack.q.val() | self.d_do_job.q.val();
             self.rq_in.x.next = self.d_rq.q.val();
+            if self.d_wr_acc.q.val() {
+                self.rq_in.x.next.rq_write_va = self.d_wva.q.val();
+                self.rq_in.x.next.rq_write_left = self.d_wleft.q.val();
+            }
             self.rq_ram.waddr.next = self.h_qpn.val();
             self.rq_ram.we.next = self.d_do_wb.q.val();
             if self.d_res_new.q.val() {
@@ -1196,9 +1211,10 @@ impl<const N: usize, const W: usize> Default for LastHit<N, W> {
 }
 
 impl<const N: usize, const W: usize> LastHit<N, W> {
-    /// The model: (any, idx, y) of the last entry hit (false, 0, 0 for none).
+    /// The model: (any, idx, y) of the last entry hit; for none, (false, 0, d[0]), as the tree
+    /// gives (its selects fall to the lowest entry).
     pub fn model(hit: &[bool], d: &[u64]) -> (bool, u64, u64) {
-        hit.iter().rposition(|&h| h).map_or((false, 0, 0), |i| (true, i as u64, d[i]))
+        hit.iter().rposition(|&h| h).map_or((false, 0, d[0]), |i| (true, i as u64, d[i]))
     }
 }
 
