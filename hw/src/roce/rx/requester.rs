@@ -158,8 +158,10 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     pg_h1: Signal<Local, Bit>,
     pg_h: Signal<Local, Bit>,
     pg_e1: Signal<Local, Bit>,
-    rl: Signal<Local, Bits<3>>,
     rty_go: Signal<Local, Bit>,
+    /// `rty_go` if the step made progress (`_p`, the retries restored first) and if not (`_n`).
+    rty_go_p: Signal<Local, Bit>,
+    rty_go_n: Signal<Local, Bit>,
     p_fin: Signal<Local, QpReq>,
     behind: Signal<Local, Bit>,
     /// The response's PSN against the QP's window [una, last], as registers: worked out in LOOK
@@ -400,8 +402,9 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             pg_h1: Default::default(),
             pg_h: Default::default(),
             pg_e1: Default::default(),
-            rl: Default::default(),
             rty_go: Default::default(),
+            rty_go_p: Default::default(),
+            rty_go_n: Default::default(),
             p_fin: Default::default(),
             behind: Default::default(),
             w_in: Default::default(),
@@ -704,6 +707,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         self.expired.next = self.p.q.val().count.any() & !self.p.q.val().err & self.p.q.val().timeout.any() & ((self.now.q.val() - self.p.q.val().stamp) >= self.p_lim.q.val());
         self.want_rty.next = false;
+        self.rty_go_p.next = false;
+        self.rty_go_n.next = false;
         self.fail.next = false;
         self.fail_status.next = self.st_op.val();
         self.prog.next = false;
@@ -711,7 +716,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.pg_h1.next = (self.h.q.val().psn + self.c1_24.val()) != self.una0.q.val();
         self.pg_h.next = self.h.q.val().psn != self.una0.q.val();
         self.pg_e1.next = (self.e.val().last_psn + self.c1_24.val()) != self.una0.q.val();
-        self.rl.next = self.p.q.val().retry_left;
         self.p_fin.next = self.p.q.val();
         self.rty_go.next = false;
         // evaluation of one step
@@ -1020,18 +1024,28 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.w_mv.d.next = self.complete.val();
             // progress (`prog`: the step moved the oldest unacknowledged PSN) restarts the timer
             // and restores the retries; a replay uses one
-            self.p_fin.next = self.p_nx.val();
+            // (written out for progress and for none, `prog` selecting last: `prog` and
+            // `want_rty` come from the step's decision, the rest from registers)
+            self.rty_go_p.next = self.want_rty.val() & self.p.q.val().retry_cnt.any() & self.rtx_room.val();
+            self.rty_go_n.next = self.want_rty.val() & self.p.q.val().retry_left.any() & self.rtx_room.val() & !(self.p.q.val().rty & !self.scan.q.val());
+            self.rty_go.next = self.rty_go_n.val();
             if self.prog.val() {
-                self.rl.next = self.p.q.val().retry_cnt;
-                self.p_fin.next.retry_left = self.p.q.val().retry_cnt;
-                self.p_fin.next.rty = false;
+                self.rty_go.next = self.rty_go_p.val();
+            }
+            self.p_fin.next = self.p_nx.val();
+            if self.prog.val() | self.rty_go_n.val() {
                 self.p_fin.next.stamp = self.now.q.val();
             }
-            self.rty_go.next = self.want_rty.val() & self.rl.val().any() & self.rtx_room.val() & !(self.p.q.val().rty & !self.prog.val() & !self.scan.q.val());
-            if self.rty_go.val() {
+            if self.rty_go_n.val() {
                 self.p_fin.next.rty = true;
-                self.p_fin.next.retry_left = self.rl.val() - self.c1_3.val();
-                self.p_fin.next.stamp = self.now.q.val();
+                self.p_fin.next.retry_left = self.p.q.val().retry_left - self.c1_3.val();
+            }
+            if self.prog.val() {
+                self.p_fin.next.rty = self.rty_go_p.val();
+                self.p_fin.next.retry_left = self.p.q.val().retry_cnt;
+                if self.rty_go_p.val() {
+                    self.p_fin.next.retry_left = self.p.q.val().retry_cnt - self.c1_3.val();
+                }
             }
             if self.finish.val() {
                 // write the state back (with this step's changes) and hand the payload on

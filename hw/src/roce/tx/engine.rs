@@ -1160,8 +1160,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // a retransmission pauses a new message between two of its packets: one of another QP,
         // or one still waiting for its record (its QP's ring may be full, and only the
         // retransmission can free it)
+        // (a new message whose window is closed is never taken, so that case does not wait on
+        // `r_take`)
         self.preempt.next = !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_go.val()
-            & (((self.r_st.q.val() == self.s_gen.val()) & (((self.rtx.val().qpn != self.r_wr.q.val().qpn) & self.r_sent1.q.val()) | !self.win_ok.val()) & !self.r_take.val())
+            & (((self.r_st.q.val() == self.s_gen.val()) & !self.win_ok.val())
+                | ((self.r_st.q.val() == self.s_gen.val()) & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & self.r_sent1.q.val() & !self.r_take.val())
                 | ((self.r_st.q.val() == self.s_rec.val()) & !self.sent_ready.val()));
         if self.preempt.val() {
             self.p_valid.d.next = true;
