@@ -177,9 +177,12 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     w_mv: DFF<Bit>,
     w_in_now: Signal<Local, Bit>,
     w_beh_now: Signal<Local, Bit>,
-    l_beh_d: Signal<Local, Bits<24>>,
-    e_una: Signal<Local, Bits<24>>,
-    e_beh_d: Signal<Local, Bits<24>>,
+    /// The window [una, last] the check is made against (LOOK: the state read; EVAL: after this
+    /// step's message), the response's distance from `una`, and the check's two results.
+    w_una: Signal<Local, Bits<24>>,
+    w_last: Signal<Local, Bits<24>>,
+    w_d: Signal<Local, Bits<24>>,
+    w_new_in: Signal<Local, Bit>,
     // replay: ring entries tail .. tail + n - 1, the first from `rp_una`
     rp_i: DFF<Bits<5>>,
     rp_n: DFF<Bits<5>>,
@@ -414,9 +417,10 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             w_mv: Default::default(),
             w_in_now: Default::default(),
             w_beh_now: Default::default(),
-            l_beh_d: Default::default(),
-            e_una: Default::default(),
-            e_beh_d: Default::default(),
+            w_una: Default::default(),
+            w_last: Default::default(),
+            w_d: Default::default(),
+            w_new_in: Default::default(),
             rp_i: Default::default(),
             rp_n: Default::default(),
             rp_una: Default::default(),
@@ -746,10 +750,15 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.done_d_unused_low.next = self.cov_psn.val() - self.e.val().last_psn;
         self.e_done.next = !self.done_d_unused_low.val().get_bit(23);
         // the window check (h.psn - una <= last - una; behind: h.psn - una negative), for the
-        // state read in LOOK and for the PSN after this step's message
-        self.l_beh_d.next = self.h.q.val().psn - self.ptr_out.y.val().sq_una_psn;
-        self.e_una.next = self.e.val().last_psn + self.c1_24.val();
-        self.e_beh_d.next = self.h.q.val().psn - self.e_una.val();
+        // state read in LOOK, and in EVAL for the PSN after this step's message
+        self.w_una.next = self.e.val().last_psn + self.c1_24.val();
+        self.w_last.next = self.p.q.val().sq_last_psn;
+        if self.st.q.val() == self.s_look.val() {
+            self.w_una.next = self.ptr_out.y.val().sq_una_psn;
+            self.w_last.next = self.ptr_out.y.val().sq_last_psn;
+        }
+        self.w_d.next = self.h.q.val().psn - self.w_una.val();
+        self.w_new_in.next = self.w_d.val() <= (self.w_last.val() - self.w_una.val());
         self.w_in_now.next = self.w_in.q.val();
         self.w_beh_now.next = self.w_beh.q.val();
         if self.w_mv.q.val() {
@@ -843,8 +852,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.p.d.next = self.ptr_out.y.val();
             self.p_lim.d.next = self.lim_l.val();
             self.una0.d.next = self.ptr_out.y.val().sq_una_psn;
-            self.w_in.d.next = self.l_beh_d.val() <= (self.ptr_out.y.val().sq_last_psn - self.ptr_out.y.val().sq_una_psn);
-            self.w_beh.d.next = self.l_beh_d.val().get_bit(23);
+            self.w_in.d.next = self.w_new_in.val();
+            self.w_beh.d.next = self.w_d.val().get_bit(23);
             self.w_mv.d.next = false;
             self.ring_ram.re.next = true;
             self.first.d.next = true;
@@ -856,8 +865,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             // the window check for the next step (`w_*`, above)
             self.w_in.d.next = self.w_in_now.val();
             self.w_beh.d.next = self.w_beh_now.val();
-            self.w_in_e.d.next = self.e_beh_d.val() <= (self.p.q.val().sq_last_psn - self.e_una.val());
-            self.w_beh_e.d.next = self.e_beh_d.val().get_bit(23);
+            self.w_in_e.d.next = self.w_new_in.val();
+            self.w_beh_e.d.next = self.w_d.val().get_bit(23);
             self.prog.next = self.pg_p.val();
             // by default re-read the same ring entry (a step that waits for room)
             self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
@@ -1208,7 +1217,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.h.q.val().ackreq | self.e.val().flush | self.e.val().signaled
             | self.rtx_fifo.m_axis.tkeep.val().any()
             | self.rtx_fifo.m_axis.tlast.val() | self.rtx_fifo.m_axis.tuser.val() | self.rtx_fifo.s_axis.tready.val()
-            | self.tmo_q.s_ready.val() | self.l_beh_d.val().any() | self.e_beh_d.val().any();
+            | self.tmo_q.s_ready.val() | self.w_d.val().any();
         // the metadata queue moves in lock step with the command queue
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         // written with the QP's state
