@@ -1,7 +1,11 @@
 //! `RoceResponder` (`qp/` state lookup + `rx/dispatch`): checks each parsed request against its
-//! QP and acts on it. One header every 3 cycles (lookup, check, act), or every 2 when it is for
-//! another QP than the one before (the next lookup starts in the act cycle); payloads move
-//! beside it at one beat per cycle. So long packets run at line rate, 64-byte WRITEs at up to
+//! QP and acts on it. The QP tables read the QP of the header waiting at the input, so its state
+//! is there the cycle after it arrives; the header is taken with its checks worked out from that
+//! state (registered: [`RespChecks`]), decided on in LOOK and acted on in ACT. One header every 3
+//! cycles on one QP (its state written back in ACT reaches the next header's checks through a
+//! forwarding register), or every 2 when it is for another QP than the one before (it is taken
+//! in the act cycle); a header that finds the responder idle waits one cycle for its lookup.
+//! Payloads move beside it at one beat per cycle. So long packets run at line rate, 64-byte WRITEs at up to
 //! 125 Mpps over several QPs (83 Mpps on one), and READ requests (98 bytes on the wire, at most
 //! 128 M/s) at 125 M/s.
 //!
@@ -118,6 +122,44 @@ impl Logic for RespOpClass {
     }
 }
 
+/// What LOOK needs of a header and its QP's state, worked out in the cycle the header is taken
+/// (from the header at the input and the tables' outputs) and registered (`k`), so LOOK's verdict
+/// starts from flops and not behind the tables' RAM outputs and their compares.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RespChecks {
+    pub wr_first: Bit,
+    pub wr_mid: Bit,
+    pub wr_last: Bit,
+    pub wr_only: Bit,
+    pub rd_req: Bit,
+    pub resp: Bit,
+    pub other: Bit,
+    /// The QPN is inside the table.
+    pub qp_ok: Bit,
+    /// The QP is in ERROR; in RTR or RTS (`live`).
+    pub err: Bit,
+    pub live: Bit,
+    /// The PSN is behind the expected one (a duplicate); it is not the expected one.
+    pub behind: Bit,
+    pub psn_ne: Bit,
+    pub seq_ok: Bit,
+    pub len_ok: Bit,
+    pub acc_ok: Bit,
+    pub dup_fits: Bit,
+    pub dup_near: Bit,
+    pub ack_now: Bit,
+    /// The packet carries a payload.
+    pub plen_nz: Bit,
+    /// A READ's PSNs; a WRITE packet's address and the bytes its WRITE has left before it.
+    pub npkts: Bits<24>,
+    pub addr: Bits<64>,
+    pub left: Bits<32>,
+    /// va + DMA length, with the carry.
+    pub va_end: Bits<65>,
+    /// The QP's PMTU code.
+    pub pmtu: Bits<3>,
+}
+
 /// Per-cause counters of the responder (wrap at 2^32).
 #[derive(LogicInterface, Default)]
 pub struct RespCounters {
@@ -212,6 +254,8 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     rng_ram: Ram<96, R>,
     rng_ra: Signal<Local, Bits<R>>,
     rng_wa: Signal<Local, Bits<R>>,
+    /// The request's end (va + length, from `k`), its low 64 bits and its carry.
+    k_ve: Signal<Local, Bits<65>>,
     va_end64: Signal<Local, Bits<64>>,
     va_ovf: Signal<Local, Bit>,
     r_psn: [Signal<Local, Bits<24>>; RD_RES],
@@ -270,6 +314,19 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     cfg_out: FromBits<QpCfg, QP_CFG_BITS>,
     rq_out: FromBits<QpRq, QP_RQ_BITS>,
     cls: RespOpClass,
+    /// The checks of the header taken, for LOOK ([`RespChecks`]).
+    k: DFF<RespChecks>,
+    /// The tables read the QP of the header at the input every cycle (but for a control-plane
+    /// read), so their outputs hold its state from the cycle after it arrives (`ra_v`: it was at
+    /// the input last cycle and not taken, and the control plane neither read nor wrote); only
+    /// then is it taken, with its checks worked out from them.
+    ra_v: DFF<Bit>,
+    /// Last cycle wrote the receive state of the QP it read (the header acted on and the one
+    /// waiting are of one QP): the RAM's output is the old state, and the state written
+    /// (`wb_rq`) is used in its place (`rq_sel`).
+    fwd: DFF<Bit>,
+    wb_rq: DFF<Bits<QP_RQ_BITS>>,
+    rq_sel: Signal<Local, Bits<QP_RQ_BITS>>,
     // outputs
     cmd_q: ChanSkid<DmaCmd>,
     meta_q: ChanSkid<SlotMeta>,
@@ -347,7 +404,7 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     d_dest: DFF<Bits<2>>,
     d_cause: [DFF<Bit>; 16],
     counters: [DFF<Bits<32>>; 16],
-    // LOOK-stage logic
+    // the checks, on the header at the input (registered in `k` as it is taken)
     qp_ok: Signal<Local, Bit>,
     live: Signal<Local, Bit>,
     psn_delta: Signal<Local, Bits<24>>,
@@ -467,6 +524,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             rng_ram: Ram::new(RamStyle::Ultra, false),
             rng_ra: Default::default(),
             rng_wa: Default::default(),
+            k_ve: Default::default(),
             va_end64: Default::default(),
             va_ovf: Default::default(),
             r_psn: Default::default(),
@@ -508,6 +566,11 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             cfg_out: Default::default(),
             rq_out: Default::default(),
             cls: Default::default(),
+            k: Default::default(),
+            ra_v: Default::default(),
+            fwd: Default::default(),
+            wb_rq: Default::default(),
+            rq_sel: Default::default(),
             cmd_q: Default::default(),
             meta_q: Default::default(),
             d_meta: Default::default(),
@@ -611,7 +674,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_hd, d_res_new, d_res, d_rdh, st, h, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -669,13 +732,19 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.cnt.read_replays.next = self.counters[15].q.val();
         // ------------------------------------------------ tables
         self.cfg_out.x.next = self.cfg_ram.rdata.val();
-        self.rq_out.x.next = self.rq_ram.rdata.val();
+        self.rq_sel.next = self.rq_ram.rdata.val();
+        if self.fwd.q.val() {
+            self.rq_sel.next = self.wb_rq.q.val();
+        }
+        self.rq_out.x.next = self.rq_sel.val();
+        self.wb_rq.d.next = self.rq_in.y.val();
+        self.fwd.d.next = false;
         self.rd_cfg.next = self.cfg_out.y.val();
         self.rd_rq.next = self.rq_out.y.val();
         self.cfg_ram.oce.next = false;
         self.rq_ram.oce.next = false;
-        self.cfg_ram.re.next = false;
-        self.rq_ram.re.next = false;
+        self.cfg_ram.re.next = true;
+        self.rq_ram.re.next = true;
         self.cfg_ram.raddr.next = self.in_qpn.val();
         self.rq_ram.raddr.next = self.in_qpn.val();
         self.cfg_in.x.next = self.ctl_cfg.val();
@@ -688,33 +757,34 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.rq_ram.we.next = false;
         self.hdr_ready.next = false;
         self.ctl_done.next = false;
-        // ------------------------------------------------ LOOK: checks on the header and its QP
-        self.cls.op.next = self.h.q.val().opcode;
-        self.qp_ok.next = self.h.q.val().dqpn < self.num_qps.val();
+        // ------------------------------------------------ the checks on the header at the input and
+        // its QP (the tables' outputs), for LOOK: registered in `k` as the header is taken
+        self.cls.op.next = self.hdr.val().opcode;
+        self.qp_ok.next = self.hdr.val().dqpn < self.num_qps.val();
         self.live.next = (self.rq_out.y.val().state == self.c_rtr.val()) | (self.rq_out.y.val().state == self.c_rts.val());
-        self.psn_delta.next = self.h.q.val().psn - self.rq_out.y.val().rq_expected_psn;
+        self.psn_delta.next = self.hdr.val().psn - self.rq_out.y.val().rq_expected_psn;
         self.seq_ok.next = (self.cls.wr_mid.val() | self.cls.wr_last.val()) == self.rq_out.y.val().rq_in_write;
         self.pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.cfg_out.y.val().pmtu);
         self.first_like.next = self.cls.wr_first.val() | self.cls.wr_only.val() | self.cls.rd_req.val();
         self.len_ok.next = false;
         if self.cls.wr_first.val() {
-            self.len_ok.next = (self.h.q.val().plen == self.pmtu.val()) & (self.h.q.val().dma_len > bit_cast::<32, 16>(self.pmtu.val()));
+            self.len_ok.next = (self.hdr.val().plen == self.pmtu.val()) & (self.hdr.val().dma_len > bit_cast::<32, 16>(self.pmtu.val()));
         }
         if self.cls.wr_mid.val() {
-            self.len_ok.next = (self.h.q.val().plen == self.pmtu.val()) & (self.rq_out.y.val().rq_write_left > bit_cast::<32, 16>(self.pmtu.val()));
+            self.len_ok.next = (self.hdr.val().plen == self.pmtu.val()) & (self.rq_out.y.val().rq_write_left > bit_cast::<32, 16>(self.pmtu.val()));
         }
         if self.cls.wr_last.val() {
-            self.len_ok.next = (bit_cast::<32, 16>(self.h.q.val().plen) == self.rq_out.y.val().rq_write_left) & (self.h.q.val().plen <= self.pmtu.val()) & self.h.q.val().plen.any();
+            self.len_ok.next = (bit_cast::<32, 16>(self.hdr.val().plen) == self.rq_out.y.val().rq_write_left) & (self.hdr.val().plen <= self.pmtu.val()) & self.hdr.val().plen.any();
         }
         if self.cls.wr_only.val() {
-            self.len_ok.next = (bit_cast::<32, 16>(self.h.q.val().plen) == self.h.q.val().dma_len) & (self.h.q.val().plen <= self.pmtu.val());
+            self.len_ok.next = (bit_cast::<32, 16>(self.hdr.val().plen) == self.hdr.val().dma_len) & (self.hdr.val().plen <= self.pmtu.val());
         }
         if self.cls.rd_req.val() {
-            self.len_ok.next = !self.h.q.val().plen.any();
+            self.len_ok.next = !self.hdr.val().plen.any();
         }
-        self.va_end.next = bit_cast::<65, 64>(self.h.q.val().va) + bit_cast::<65, 32>(self.h.q.val().dma_len);
+        self.va_end.next = bit_cast::<65, 64>(self.hdr.val().va) + bit_cast::<65, 32>(self.hdr.val().dma_len);
         self.mr_end.next = bit_cast::<65, 64>(self.cfg_out.y.val().mr_base) + bit_cast::<65, 64>(self.cfg_out.y.val().mr_len);
-        self.acc_ok.next = (self.h.q.val().rkey == self.cfg_out.y.val().rkey) & (self.h.q.val().va >= self.cfg_out.y.val().mr_base) & (self.va_end.val() <= self.mr_end.val());
+        self.acc_ok.next = (self.hdr.val().rkey == self.cfg_out.y.val().rkey) & (self.hdr.val().va >= self.cfg_out.y.val().mr_base) & (self.va_end.val() <= self.mr_end.val());
         if self.cls.rd_req.val() {
             if !(self.cfg_out.y.val().access & self.acc_r.val()).any() {
                 self.acc_ok.next = false;
@@ -722,30 +792,32 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         } else if !(self.cfg_out.y.val().access & self.acc_w.val()).any() {
             self.acc_ok.next = false;
         }
-        if !self.h.q.val().dma_len.any() {
+        if !self.hdr.val().dma_len.any() {
             self.acc_ok.next = true;
         }
         // READ: PSNs the response takes, max(1, ceil(len / PMTU))
-        self.npk.len.next = self.h.q.val().dma_len;
+        self.npk.len.next = self.hdr.val().dma_len;
         self.npk.code.next = self.cfg_out.y.val().pmtu;
         self.npkts.next = self.npk.n.val();
-        self.dup_fits.next = (self.rq_out.y.val().rq_expected_psn - self.h.q.val().psn) >= self.npkts.val();
+        self.dup_fits.next = (self.rq_out.y.val().rq_expected_psn - self.hdr.val().psn) >= self.npkts.val();
         self.addr.next = self.rq_out.y.val().rq_write_va;
         self.left.next = self.rq_out.y.val().rq_write_left;
         if self.cls.wr_first.val() | self.cls.wr_only.val() {
-            self.addr.next = self.h.q.val().va;
-            self.left.next = self.h.q.val().dma_len;
+            self.addr.next = self.hdr.val().va;
+            self.left.next = self.hdr.val().dma_len;
         }
-        self.ack_now.next = self.h.q.val().ackreq | (self.ack_every.val().any() & ((self.rq_out.y.val().rq_unacked + self.c1_8.val()) >= self.ack_every.val()));
-        self.va_end64.next = bit_cast::<64, 65>(self.va_end.val());
-        self.va_ovf.next = self.va_end.val().get_bit(64);
+        self.ack_now.next = self.hdr.val().ackreq | (self.ack_every.val().any() & ((self.rq_out.y.val().rq_unacked + self.c1_8.val()) >= self.ack_every.val()));
+        self.dup_near.next = (self.rq_out.y.val().rq_expected_psn - self.hdr.val().psn) <= self.c16_24.val();
+        // the request's end, for a duplicate READ's range check in ACT
+        self.k_ve.next = self.k.q.val().va_end;
+        self.va_end64.next = bit_cast::<64, 65>(self.k_ve.val());
+        self.va_ovf.next = self.k_ve.val().get_bit(64);
         self.ve_m.next = self.va_end64.val() - self.c_2p32.val();
         self.ve_small.next = !self.va_end64.val().get_bits::<32>(32).any();
         // responder resources: read with the QP's state, written on a new READ, cleared by a
         // control-plane write of the QP
         self.res_in.x.next = self.d_res.q.val();
-        self.pm_sh.next = bit_cast::<64, 3>(self.cfg_out.y.val().pmtu) + self.c8_64.val();
-        self.dup_near.next = (self.rq_out.y.val().rq_expected_psn - self.h.q.val().psn) <= self.c16_24.val();
+        self.pm_sh.next = bit_cast::<64, 3>(self.k.q.val().pmtu) + self.c8_64.val();
         for i in 0..RD_RES {
             self.res_ram[i].clock.next = self.clock.val();
             self.res_ram[i].raddr.next = self.in_qpn.val();
@@ -833,8 +905,6 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 } else {
                     self.cfg_ram.raddr.next = self.ctl_qpn.val();
                     self.rq_ram.raddr.next = self.ctl_qpn.val();
-                    self.cfg_ram.re.next = true;
-                    self.rq_ram.re.next = true;
                     self.st.d.next = self.s_ctlrd.val();
                 }
             } else {
@@ -853,22 +923,21 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.d_do_job.d.next = false;
             self.d_do_resp.d.next = false;
             self.d_do_wb.d.next = false;
-            self.d_pay.d.next = self.h.q.val().plen.any();
-            self.d_hold.d.next = self.h.q.val().spec & (self.cls.wr_first.val() | self.cls.wr_only.val()) & !self.reth_early.val();
+            self.d_pay.d.next = self.k.q.val().plen_nz;
+            self.d_hold.d.next = self.h.q.val().spec & (self.k.q.val().wr_first | self.k.q.val().wr_only) & !self.reth_early.val();
             self.d_res_new.d.next = false;
             self.d_dup.d.next = false;
             self.d_dup2.d.next = false;
             self.d_rdh.d.next = self.rdh_ram.rdata.val();
             self.d_res.d.next.psn = self.h.q.val().psn;
-            self.d_res.d.next.n = self.npkts.val();
+            self.d_res.d.next.n = self.k.q.val().npkts;
             self.d_res.d.next.va = self.h.q.val().va;
             self.d_res.d.next.end_lo = self.va_end64.val().get_bits::<32>(0);
             self.d_dest.d.next = self.dest_drop.val();
-            self.d_rq.d.next = self.rq_out.y.val();
-            self.d_wva.d.next = self.addr.val() + bit_cast::<64, 16>(self.h.q.val().plen);
-            self.d_wleft.d.next = self.left.val() - bit_cast::<32, 16>(self.h.q.val().plen);
+            self.d_wva.d.next = self.k.q.val().addr + bit_cast::<64, 16>(self.h.q.val().plen);
+            self.d_wleft.d.next = self.k.q.val().left - bit_cast::<32, 16>(self.h.q.val().plen);
             self.d_wr_acc.d.next = false;
-            self.d_cmd.d.next.addr = self.addr.val();
+            self.d_cmd.d.next.addr = self.k.q.val().addr;
             self.d_cmd.d.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
             self.d_cmd.d.next.tag = self.h.q.val().dqpn;
             self.d_meta.d.next.qpn = self.h.q.val().dqpn;
@@ -878,97 +947,97 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.d_item.d.next.read = false;
             self.d_item.d.next.qpn = self.h.q.val().dqpn;
             self.d_item.d.next.syndrome = self.syn_ack.val();
-            self.d_item.d.next.msn = self.rq_out.y.val().rq_msn;
+            self.d_item.d.next.msn = self.d_rq.q.val().rq_msn;
             self.d_item.d.next.psn = self.h.q.val().psn;
             self.d_item.d.next.va = self.h.q.val().va;
             self.d_item.d.next.len = self.h.q.val().dma_len;
-            self.d_item.d.next.pmtu = self.cfg_out.y.val().pmtu;
+            self.d_item.d.next.pmtu = self.k.q.val().pmtu;
             self.d_item.d.next.again = false;
             self.d_item.d.next.rb = false;
             self.cause[0].next = true;
-            if !self.qp_ok.val() {
+            if !self.k.q.val().qp_ok {
                 self.cause[1].next = true;
-            } else if self.rq_out.y.val().state == self.c_err.val() {
+            } else if self.k.q.val().err {
                 self.cause[3].next = true;
-            } else if !self.live.val() {
+            } else if !self.k.q.val().live {
                 self.cause[2].next = true;
-            } else if self.cls.resp.val() {
+            } else if self.k.q.val().resp {
                 self.cause[14].next = true;
                 self.d_do_resp.d.next = true;
                 self.d_dest.d.next = self.dest_resp.val();
             } else if !self.h.q.val().known | self.h.q.val().len_err {
                 self.cause[4].next = true;
-            } else if self.psn_delta.val().get_bit(23) {
+            } else if self.k.q.val().behind {
                 // a duplicate (rxe): a WRITE that asks for an ACK is ACKed again (expected PSN
                 // - 1) and not executed again; a READ that asks for a subset of a READ this QP
                 // accepted (inside its PSNs and its range, with the QP's rkey), still valid for
                 // the QP's memory region, is answered again (decided in ACT's second cycle, with
                 // the range); anything else is dropped
                 self.cause[5].next = true;
-                if self.cls.rd_req.val() {
-                    if self.dup_fits.val() & self.acc_ok.val() & self.len_ok.val() {
+                if self.k.q.val().rd_req {
+                    if self.k.q.val().dup_fits & self.k.q.val().acc_ok & self.k.q.val().len_ok {
                         self.d_dup.d.next = true;
                         self.d_item.d.next.read = true;
                         self.d_item.d.next.again = true;
                     }
                 } else if self.h.q.val().ackreq {
                     self.d_do_ack.d.next = true;
-                    self.d_item.d.next.psn = self.rq_out.y.val().rq_expected_psn - self.c1_24.val();
+                    self.d_item.d.next.psn = self.d_rq.q.val().rq_expected_psn - self.c1_24.val();
                 }
-            } else if self.psn_delta.val().any() {
+            } else if self.k.q.val().psn_ne {
                 self.cause[6].next = true;
-                if !self.rq_out.y.val().rq_nak_sent {
+                if !self.d_rq.q.val().rq_nak_sent {
                     self.d_do_ack.d.next = true;
                     self.d_item.d.next.syndrome = self.syn_seq.val();
-                    self.d_item.d.next.psn = self.rq_out.y.val().rq_expected_psn;
+                    self.d_item.d.next.psn = self.d_rq.q.val().rq_expected_psn;
                     self.d_do_wb.d.next = true;
                     self.d_rq.d.next.rq_nak_sent = true;
                 }
-            } else if !self.seq_ok.val() | self.cls.other.val() {
+            } else if !self.k.q.val().seq_ok | self.k.q.val().other {
                 self.cause[7].next = true;
                 self.d_do_ack.d.next = true;
                 self.d_item.d.next.syndrome = self.syn_inv.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
-            } else if !self.len_ok.val() {
+            } else if !self.k.q.val().len_ok {
                 self.cause[8].next = true;
                 self.d_do_ack.d.next = true;
                 self.d_item.d.next.syndrome = self.syn_inv.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
-            } else if self.first_like.val() & !self.acc_ok.val() {
+            } else if !self.k.q.val().acc_ok {
                 self.cause[9].next = true;
                 self.d_do_ack.d.next = true;
                 self.d_item.d.next.syndrome = self.syn_acc.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
-            } else if self.cls.rd_req.val() {
+            } else if self.k.q.val().rd_req {
                 self.cause[11].next = true;
                 self.d_res_new.d.next = true;
                 self.d_do_job.d.next = true;
                 self.d_item.d.next.read = true;
-                self.d_item.d.next.msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
+                self.d_item.d.next.msn = self.d_rq.q.val().rq_msn + self.c1_24.val();
                 self.d_do_wb.d.next = true;
-                self.d_rq.d.next.rq_expected_psn = self.rq_out.y.val().rq_expected_psn + self.npkts.val();
-                self.d_rq.d.next.rq_msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
+                self.d_rq.d.next.rq_expected_psn = self.d_rq.q.val().rq_expected_psn + self.k.q.val().npkts;
+                self.d_rq.d.next.rq_msn = self.d_rq.q.val().rq_msn + self.c1_24.val();
                 self.d_rq.d.next.rq_nak_sent = false;
                 self.d_rq.d.next.rq_unacked = self.c0_8.val();
             } else {
                 // an accepted WRITE packet
                 self.cause[10].next = true;
-                self.d_do_cmd.d.next = self.h.q.val().plen.any();
+                self.d_do_cmd.d.next = self.k.q.val().plen_nz;
                 self.d_dest.d.next = self.dest_dma.val();
                 self.d_do_wb.d.next = true;
-                self.d_rq.d.next.rq_expected_psn = self.rq_out.y.val().rq_expected_psn + self.c1_24.val();
-                self.d_rq.d.next.rq_in_write = self.cls.wr_first.val() | self.cls.wr_mid.val();
+                self.d_rq.d.next.rq_expected_psn = self.d_rq.q.val().rq_expected_psn + self.c1_24.val();
+                self.d_rq.d.next.rq_in_write = self.k.q.val().wr_first | self.k.q.val().wr_mid;
                 self.d_rq.d.next.rq_nak_sent = false;
                 self.d_wr_acc.d.next = true;
-                self.d_rq.d.next.rq_unacked = self.rq_out.y.val().rq_unacked + self.c1_8.val();
-                if self.cls.wr_last.val() | self.cls.wr_only.val() {
-                    self.d_rq.d.next.rq_msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
-                    self.d_item.d.next.msn = self.rq_out.y.val().rq_msn + self.c1_24.val();
+                self.d_rq.d.next.rq_unacked = self.d_rq.q.val().rq_unacked + self.c1_8.val();
+                if self.k.q.val().wr_last | self.k.q.val().wr_only {
+                    self.d_rq.d.next.rq_msn = self.d_rq.q.val().rq_msn + self.c1_24.val();
+                    self.d_item.d.next.msn = self.d_rq.q.val().rq_msn + self.c1_24.val();
                 }
-                if self.ack_now.val() {
+                if self.k.q.val().ack_now {
                     self.d_do_ack.d.next = true;
                     self.d_rq.d.next.rq_unacked = self.c0_8.val();
                 }
@@ -989,7 +1058,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 if self.g_in.val() {
                     self.d_cause[15].d.next = true;
                     self.d_do_job.d.next = true;
-                    self.d_item.d.next.rb = self.g_al.val() & self.dup_near.val();
+                    self.d_item.d.next.rb = self.g_al.val() & self.k.q.val().dup_near;
                 }
             } else if self.wt.q.val() {
                 // a cut-through frame's verdict: its held-back effects now, or none
@@ -1036,6 +1105,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             }
             self.rq_ram.waddr.next = self.h_qpn.val();
             self.rq_ram.we.next = self.d_do_wb.q.val();
+            self.fwd.d.next = self.d_do_wb.q.val() & (self.h_qpn.val() == self.in_qpn.val());
             if self.d_res_new.q.val() {
                 self.rdh_ram.we.next = true;
                 self.rng_ram.we.next = true;
@@ -1062,18 +1132,43 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.counters[15].d.next = self.counters[15].q.val() + 1;
             }
         }
-        if self.take.val() {
+        if self.take.val() & self.ra_v.q.val() {
             self.hdr_ready.next = true;
             if self.hdr_valid.val() {
                 self.h.d.next = self.hdr.val();
-                self.cfg_ram.re.next = true;
-                self.rq_ram.re.next = true;
+                self.d_rq.d.next = self.rq_out.y.val();
+                self.k.d.next.wr_first = self.cls.wr_first.val();
+                self.k.d.next.wr_mid = self.cls.wr_mid.val();
+                self.k.d.next.wr_last = self.cls.wr_last.val();
+                self.k.d.next.wr_only = self.cls.wr_only.val();
+                self.k.d.next.rd_req = self.cls.rd_req.val();
+                self.k.d.next.resp = self.cls.resp.val();
+                self.k.d.next.other = self.cls.other.val();
+                self.k.d.next.qp_ok = self.qp_ok.val();
+                self.k.d.next.err = self.rq_out.y.val().state == self.c_err.val();
+                self.k.d.next.live = self.live.val();
+                self.k.d.next.behind = self.psn_delta.val().get_bit(23);
+                self.k.d.next.psn_ne = self.psn_delta.val().any();
+                self.k.d.next.seq_ok = self.seq_ok.val();
+                self.k.d.next.len_ok = self.len_ok.val();
+                // (the access check applies to a FIRST, ONLY or READ REQUEST)
+                self.k.d.next.acc_ok = self.acc_ok.val() | !self.first_like.val();
+                self.k.d.next.dup_fits = self.dup_fits.val();
+                self.k.d.next.dup_near = self.dup_near.val();
+                self.k.d.next.ack_now = self.ack_now.val();
+                self.k.d.next.plen_nz = self.hdr.val().plen.any();
+                self.k.d.next.npkts = self.npkts.val();
+                self.k.d.next.addr = self.addr.val();
+                self.k.d.next.left = self.left.val();
+                self.k.d.next.va_end = self.va_end.val();
+                self.k.d.next.pmtu = self.cfg_out.y.val().pmtu;
                 for i in 0..RD_RES {
                     self.res_ram[i].re.next = true;
                 }
                 self.st.d.next = self.s_look.val();
             }
         }
+        self.ra_v.d.next = self.hdr_valid.val() & !(self.take.val() & self.ra_v.q.val()) & !((self.st.q.val() == self.s_idle.val()) & self.ctl_req.val());
         // ------------------------------------------------ payload mover
         // a payload that ends before its length (a cut-through frame cut short) is padded with
         // zero beats to that length: the beat moved is the input's, or a zero one while padding
@@ -1162,6 +1257,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
+            self.ra_v.d.next = false;
+            self.fwd.d.next = false;
             self.d_dup.d.next = false;
             self.d_dup2.d.next = false;
             self.wt.d.next = false;
