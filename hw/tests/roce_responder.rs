@@ -571,6 +571,52 @@ fn responses_go_to_the_requester_side() {
     assert!(out.cmds.is_empty() && out.acks.is_empty());
 }
 
+/// The QP tables read the QP of the header waiting at the input ahead of taking it. A
+/// control-plane write of that QP while the header waits must reach its checks: here the QP is
+/// moved to ERROR (and, in the second run, a control-plane read of another QP comes between), so
+/// the waiting WRITE is dropped as `qp_error` and not ACKed.
+#[test]
+fn a_control_write_while_a_header_waits_reaches_its_checks() {
+    for read_between in [false, true] {
+        let mut sim = verilate(&mut RoceResponder500::default());
+        let mut rng = Rng::new(6);
+        start(&mut sim, 0);
+        let q = qp(&mut rng, 9);
+        let other = qp(&mut rng, 10);
+        setup(&mut sim, &q);
+        setup(&mut sim, &other);
+        let (h, v, r) = (sim.port("hdr"), sim.port("hdr_valid"), sim.port("hdr_ready"));
+        let rv = sim.port("rsp_valid");
+        let rr = sim.port("rsp_ready");
+        sim.set_bit(rr, true);
+        let w = only(&q, q.rq.rq_expected_psn, q.cfg.mr_base, q.cfg.rkey, 0).0;
+        sim.set(h, &w.to_words());
+        sim.set_bit(v, true);
+        sim.eval();
+        // the header has been at the input for a cycle: its QP's state is read
+        sim.tick();
+        if read_between {
+            read_qp(&mut sim, other.qpn);
+        }
+        let err = QpRqFields { state: state::ERROR, ..q.rq };
+        ctl(&mut sim, true, q.qpn, &q.cfg, &err);
+        let mut taken = false;
+        let mut rsp = 0;
+        for _ in 0..40 {
+            sim.eval();
+            rsp += sim.get_bit(rv) as u32;
+            let fire = sim.get_bit(v) && sim.get_bit(r);
+            sim.tick();
+            if fire {
+                taken = true;
+                sim.set_bit(v, false);
+            }
+        }
+        assert!(taken, "the header was never taken");
+        assert_eq!((counter(&mut sim, "qp_error"), counter(&mut sim, "writes"), rsp), (1, 0, 0), "read between: {read_between}");
+    }
+}
+
 #[test]
 fn qp_tables_of_4096_build_and_run() {
     let mut sim = verilate(&mut RoceResponder4k::default());
