@@ -441,6 +441,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         // parser → responder
         self.responder.hdr.next = self.parse.hdr.val();
         self.responder.hdr_valid.next = self.parse.hdr_valid.val();
+        self.responder.hdr_pre_qpn.next = self.parse.hdr_pre_qpn.val();
+        self.responder.hdr_pre_valid.next = self.parse.hdr_pre_valid.val();
         self.parse.hdr_ready.next = self.responder.hdr_ready.val();
         self.responder.s_axis.tdata.next = self.parse.m_axis.tdata.val();
         self.responder.s_axis.tkeep.next = self.parse.m_axis.tkeep.val();

@@ -37,9 +37,15 @@ pub struct RoceRxParse {
     pub hdr: Signal<Out, RoceHdr>,
     pub hdr_valid: Signal<Out, Bit>,
     pub hdr_ready: Signal<In, Bit>,
+    /// The header entering the header channel's output register in this cycle when that
+    /// register is empty (`hdr_valid` low): its QPN, and whether there is one. The responder
+    /// reads its QP's state a cycle ahead with it.
+    pub hdr_pre_qpn: Signal<Out, Bits<24>>,
+    pub hdr_pre_valid: Signal<Out, Bit>,
     pub frames: Signal<Out, Bits<32>>,
     pub not_roce: Signal<Out, Bits<32>>,
     info_in: RoceFrameInfo,
+    hs_v: Signal<Local, Bit>,
     strip_len: HdrLenOfCode,
     hx: RoceHdrExtract,
     /// The frame's limit (its bytes without the pad, from the first beat), registered as the
@@ -169,7 +175,10 @@ impl Logic for RoceRxParse {
             self.hskid.s_data.next.len_err = true;
             self.hskid.s_data.next.plen = bit_cast::<16, 1>(false.into());
         }
-        self.hskid.s_valid.next = (self.take.val() & !self.discard.val() & self.emit.val()) | self.late.q.val();
+        self.hs_v.next = (self.take.val() & !self.discard.val() & self.emit.val()) | self.late.q.val();
+        self.hskid.s_valid.next = self.hs_v.val();
+        self.hdr_pre_valid.next = self.hs_v.val();
+        self.hdr_pre_qpn.next = self.hx.hdr.val().dqpn;
         if self.late.q.val() & self.hskid.s_ready.val() {
             self.late.d.next = false;
         }
@@ -214,4 +223,4 @@ impl Logic for RoceRxParse {
 nicgen_sim::impl_ports!(RoceRxParse, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_flag, s_spec,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
-    hdr, hdr_valid, hdr_ready, frames, not_roce]);
+    hdr, hdr_valid, hdr_ready, hdr_pre_qpn, hdr_pre_valid, frames, not_roce]);

@@ -226,6 +226,11 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// MIDDLE. Low (the default): it is held, and its DMA command and payload go only after a
     /// good verdict (a bad one's payload is dropped), because its address comes from its own RETH.
     pub reth_early: Signal<In, Bit>,
+    /// The header arriving at `hdr` next cycle when `hdr_valid` is low (the parser's
+    /// [`crate::roce::rx::parse::RoceRxParse::hdr_pre_qpn`]): the tables read its QP now, so it
+    /// is taken as it arrives. Tied low, a header that finds the input empty waits a cycle.
+    pub hdr_pre_qpn: Signal<In, Bits<24>>,
+    pub hdr_pre_valid: Signal<In, Bit>,
     /// QPs in the table (QPNs 0..num_qps-1).
     pub num_qps: Signal<In, Bits<24>>,
     /// Coalescing: an ACK at the latest every `ack_every` accepted WRITE packets (1 = every
@@ -321,6 +326,12 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// the input last cycle and not taken, and the control plane neither read nor wrote); only
     /// then is it taken, with its checks worked out from them.
     ra_v: DFF<Bit>,
+    /// `ra_v`, and the header at the input is for another QP than the one in `h` (neither
+    /// changes while the header waits): it may be taken in the act cycle.
+    ra_o: DFF<Bit>,
+    ra_n: Signal<Local, Bit>,
+    /// The QP the tables read: the header's at the input, or (none there) the one arriving.
+    la_qpn: Signal<Local, Bits<A>>,
     /// Last cycle wrote the receive state of the QP it read (the header acted on and the one
     /// waiting are of one QP): the RAM's output is the old state, and the state written
     /// (`wb_rq`) is used in its place (`rq_sel`).
@@ -507,6 +518,8 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             vd_valid: Default::default(),
             vd_ready: Default::default(),
             reth_early: Default::default(),
+            hdr_pre_qpn: Default::default(),
+            hdr_pre_valid: Default::default(),
             num_qps: Default::default(),
             ack_every: Default::default(),
             ctl_req: Default::default(),
@@ -568,6 +581,9 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             cls: Default::default(),
             k: Default::default(),
             ra_v: Default::default(),
+            ra_o: Default::default(),
+            ra_n: Default::default(),
+            la_qpn: Default::default(),
             fwd: Default::default(),
             wb_rq: Default::default(),
             rq_sel: Default::default(),
@@ -674,7 +690,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, ra_o, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -745,8 +761,12 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.rq_ram.oce.next = false;
         self.cfg_ram.re.next = true;
         self.rq_ram.re.next = true;
-        self.cfg_ram.raddr.next = self.in_qpn.val();
-        self.rq_ram.raddr.next = self.in_qpn.val();
+        self.la_qpn.next = bit_cast::<A, 24>(self.hdr_pre_qpn.val());
+        if self.hdr_valid.val() {
+            self.la_qpn.next = self.in_qpn.val();
+        }
+        self.cfg_ram.raddr.next = self.la_qpn.val();
+        self.rq_ram.raddr.next = self.la_qpn.val();
         self.cfg_in.x.next = self.ctl_cfg.val();
         self.rq_in.x.next = self.ctl_rq.val();
         self.cfg_ram.wdata.next = self.cfg_in.y.val();
@@ -1082,7 +1102,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                     // the next header, in the same cycle, when it is for another QP (this
                     // cycle's write-back is to this header's QP; the RAMs read first) and the
                     // control plane is not waiting: two cycles a header
-                    if !self.ctl_req.val() & (self.in_qpn.val() != self.h_qpn.val()) {
+                    if !self.ctl_req.val() & self.ra_o.q.val() {
                         self.take.next = true;
                     }
                 }
@@ -1105,7 +1125,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             }
             self.rq_ram.waddr.next = self.h_qpn.val();
             self.rq_ram.we.next = self.d_do_wb.q.val();
-            self.fwd.d.next = self.d_do_wb.q.val() & (self.h_qpn.val() == self.in_qpn.val());
+            self.fwd.d.next = self.d_do_wb.q.val() & (self.h_qpn.val() == self.la_qpn.val());
             if self.d_res_new.q.val() {
                 self.rdh_ram.we.next = true;
                 self.rng_ram.we.next = true;
@@ -1168,7 +1188,12 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.st.d.next = self.s_look.val();
             }
         }
-        self.ra_v.d.next = self.hdr_valid.val() & !(self.take.val() & self.ra_v.q.val()) & !((self.st.q.val() == self.s_idle.val()) & self.ctl_req.val());
+        self.ra_n.next = self.hdr_pre_valid.val() & !((self.st.q.val() == self.s_idle.val()) & self.ctl_req.val());
+        if self.hdr_valid.val() {
+            self.ra_n.next = !(self.take.val() & self.ra_v.q.val()) & !((self.st.q.val() == self.s_idle.val()) & self.ctl_req.val());
+        }
+        self.ra_v.d.next = self.ra_n.val();
+        self.ra_o.d.next = self.ra_n.val() & (self.la_qpn.val() != self.h_qpn.val());
         // ------------------------------------------------ payload mover
         // a payload that ends before its length (a cut-through frame cut short) is padded with
         // zero beats to that length: the beat moved is the input's, or a zero one while padding
@@ -1258,6 +1283,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         if self.reset.val() {
             self.st.d.next = self.s_idle.val();
             self.ra_v.d.next = false;
+            self.ra_o.d.next = false;
             self.fwd.d.next = false;
             self.d_dup.d.next = false;
             self.d_dup2.d.next = false;
@@ -1283,7 +1309,7 @@ nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     rsp, rsp_valid, rsp_ready, resp, resp_valid, resp_ready,
     m_axis_resp.tdata, m_axis_resp.tkeep, m_axis_resp.tlast, m_axis_resp.tuser, m_axis_resp.tvalid, m_axis_resp.tready,
-    resp_vd, resp_vd_valid, resp_vd_ready, vd, vd_valid, vd_ready, reth_early, num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
+    resp_vd, resp_vd_valid, resp_vd_ready, vd, vd_valid, vd_ready, reth_early, hdr_pre_qpn, hdr_pre_valid, num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
     cnt.headers, cnt.unknown_qp, cnt.qp_not_ready, cnt.qp_error, cnt.malformed, cnt.duplicate, cnt.psn_out_of_window,
     cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester, cnt.read_replays]);
 
