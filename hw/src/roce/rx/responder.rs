@@ -275,11 +275,15 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// Some entry holds the PSN (`any`): the last such (PSN ranges of accepted READs do not
     /// overlap), its index (`idx`) and the PSN's offset in it (`y`).
     last_hit: LastHit<RD_RES, 24>,
-    /// A duplicate READ spends two cycles in ACT: the first picks its entry (`d_dup`) and reads
-    /// its range, the second (`d_dup2`: an entry was found) checks the request against it; the
+    /// A duplicate READ spends three cycles in ACT: the first picks its entry (`d_dup`) and
+    /// reads its range, the second (`d_dup2`: an entry was found) checks the request against it
+    /// (`g_in_q`, `g_al_q`: the checks, registered), the third (`d_dup3`) acts on the result; the
     /// PSN offset in the entry.
     d_dup: DFF<Bit>,
     d_dup2: DFF<Bit>,
+    d_dup3: DFF<Bit>,
+    g_in_q: DFF<Bit>,
+    g_al_q: DFF<Bit>,
     d_hd: DFF<Bits<24>>,
     /// The entry's range from `rng_ram`: va, and va + length with va's high word (see `g_end_c`).
     g_va: Signal<Local, Bits<64>>,
@@ -548,6 +552,9 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             last_hit: Default::default(),
             d_dup: Default::default(),
             d_dup2: Default::default(),
+            d_dup3: Default::default(),
+            g_in_q: Default::default(),
+            g_al_q: Default::default(),
             d_hd: Default::default(),
             g_va: Default::default(),
             g_end: Default::default(),
@@ -690,7 +697,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, ra_o, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_dup3, g_in_q, g_al_q, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, ra_o, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -948,6 +955,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.d_res_new.d.next = false;
             self.d_dup.d.next = false;
             self.d_dup2.d.next = false;
+            self.d_dup3.d.next = false;
             self.d_rdh.d.next = self.rdh_ram.rdata.val();
             self.d_res.d.next.psn = self.h.q.val().psn;
             self.d_res.d.next.n = self.k.q.val().npkts;
@@ -991,7 +999,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 // a duplicate (rxe): a WRITE that asks for an ACK is ACKed again (expected PSN
                 // - 1) and not executed again; a READ that asks for a subset of a READ this QP
                 // accepted (inside its PSNs and its range, with the QP's rkey), still valid for
-                // the QP's memory region, is answered again (decided in ACT's second cycle, with
+                // the QP's memory region, is answered again (decided in ACT's third cycle, with
                 // the range); anything else is dropped
                 self.cause[5].next = true;
                 if self.k.q.val().rd_req {
@@ -1073,12 +1081,18 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_dup2.d.next = self.last_hit.any.val();
                 self.d_hd.d.next = self.last_hit.y.val();
             } else if self.d_dup2.q.val() {
-                // its entry's range is here; answered if inside it
+                // its entry's range is here: the request checked against it
                 self.d_dup2.d.next = false;
-                if self.g_in.val() {
+                self.d_dup3.d.next = true;
+                self.g_in_q.d.next = self.g_in.val();
+                self.g_al_q.d.next = self.g_al.val();
+            } else if self.d_dup3.q.val() {
+                // answered if inside the range
+                self.d_dup3.d.next = false;
+                if self.g_in_q.q.val() {
                     self.d_cause[15].d.next = true;
                     self.d_do_job.d.next = true;
-                    self.d_item.d.next.rb = self.g_al.val() & self.k.q.val().dup_near;
+                    self.d_item.d.next.rb = self.g_al_q.q.val() & self.k.q.val().dup_near;
                 }
             } else if self.wt.q.val() {
                 // a cut-through frame's verdict: its held-back effects now, or none
@@ -1287,6 +1301,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.fwd.d.next = false;
             self.d_dup.d.next = false;
             self.d_dup2.d.next = false;
+            self.d_dup3.d.next = false;
             self.wt.d.next = false;
             self.mv_mid.d.next = false;
             self.mv_pad.d.next = false;

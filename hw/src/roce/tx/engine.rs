@@ -355,6 +355,13 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// The READ job's PMTU, worked out as the job is taken (not a shift behind `j_job`).
     j_pm: DFF<Bits<16>>,
     j_last: Signal<Local, Bit>,
+    /// The READ response packet in hand is the job's last (`j_left <= PMTU`) and the job has
+    /// bytes left (`j_left != 0`), registers: set as the job is loaded, and after each packet
+    /// from `j_left <= 2 PMTU` (what is left less a whole PMTU, never 0), as `g_last` is for
+    /// requests, so the send decision does not start behind a 32-bit compare and OR.
+    jg_last: DFF<Bit>,
+    j_nz: DFF<Bit>,
+    j_pm_new: Signal<Local, Bits<16>>,
     j_desc: Signal<Local, TxDesc>,
     j_take: Signal<Local, Bit>,
     // ACK generator
@@ -665,6 +672,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             j_pmtu: Default::default(),
             j_pm: Default::default(),
             j_last: Default::default(),
+            jg_last: Default::default(),
+            j_nz: Default::default(),
+            j_pm_new: Default::default(),
             j_desc: Default::default(),
             j_take: Default::default(),
             a_desc: Default::default(),
@@ -747,7 +757,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, dq_n, rbw_n, g_last, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, dq_n, rbw_n, g_last, jg_last, j_nz, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -1023,7 +1033,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         }
         // ------------------------------------------------ READ responder
         self.j_pmtu.next = bit_cast::<32, 16>(self.j_pm.q.val());
-        self.j_last.next = self.j_left.q.val() <= self.j_pmtu.val();
+        self.j_last.next = self.jg_last.q.val();
         self.j_desc.next.qpn = self.j_job.q.val().qpn;
         self.j_desc.next.psn = self.j_psn.q.val();
         self.j_desc.next.va = self.j_job.q.val().va;
@@ -1053,10 +1063,13 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         }
         // the next response, in order: an ACK/NAK, or a READ to stream
         self.rsp_fifo.m_axis.tready.next = !self.j_active.q.val() & !self.a_pend.q.val();
+        self.j_pm_new.next = self.c256.val() << bit_cast::<16, 3>(self.rsp_out.y.val().pmtu);
         if !self.j_active.q.val() & !self.a_pend.q.val() & self.rsp_fifo.m_axis.tvalid.val() {
             if self.rsp_out.y.val().read {
                 self.j_job.d.next = self.rsp_out.y.val();
-                self.j_pm.d.next = self.c256.val() << bit_cast::<16, 3>(self.rsp_out.y.val().pmtu);
+                self.j_pm.d.next = self.j_pm_new.val();
+                self.jg_last.d.next = self.rsp_out.y.val().len <= bit_cast::<32, 16>(self.j_pm_new.val());
+                self.j_nz.d.next = self.rsp_out.y.val().len.any();
                 self.j_addr.d.next = self.rsp_out.y.val().va;
                 self.j_left.d.next = self.rsp_out.y.val().len;
                 self.j_psn.d.next = self.rsp_out.y.val().psn;
@@ -1071,6 +1084,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.j_psn.d.next = self.j_psn.q.val() + self.c1_24.val();
             self.j_addr.d.next = self.j_addr.q.val() + bit_cast::<64, 16>(self.j_desc.val().plen);
             self.j_left.d.next = self.j_left.q.val() - bit_cast::<32, 16>(self.j_desc.val().plen);
+            self.jg_last.d.next = self.j_left.q.val() <= (self.j_pmtu.val() << 1);
+            self.j_nz.d.next = true;
             self.j_first.d.next = false;
             if self.j_last.val() {
                 self.j_active.d.next = false;
@@ -1117,7 +1132,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         }
         // a PMTU is never 0, so only a last packet can be empty (a READ request always is); with
         // a payload, a descriptor's `rb` is its job's (or its retransmission flag)
-        self.j_pay.next = !self.j_last.val() | self.j_left.q.val().any();
+        self.j_pay.next = !self.j_last.val() | self.j_nz.q.val();
         self.r_pay.next = (!self.r_last.val() | self.r_left.q.val().any()) & (self.r_wr.q.val().op != self.op_read.val());
         self.fire_j.next = self.desc_fifo.s_axis.tready.val()
             & (!self.j_pay.val() | (((self.j_job.q.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.j_job.q.val().rb & self.cmd_q.s_ready.val())) & self.j_fits.val()));
