@@ -277,13 +277,15 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     last_hit: LastHit<RD_RES, 24>,
     /// A duplicate READ spends three cycles in ACT: the first picks its entry (`d_dup`) and
     /// reads its range, the second (`d_dup2`: an entry was found) checks the request against it
-    /// (`g_in_q`, `g_al_q`: the checks, registered), the third (`d_dup3`) acts on the result; the
+    /// (`g_in_q`: the range check, registered), the third (`d_dup3`) acts on the result; the
     /// PSN offset in the entry.
     d_dup: DFF<Bit>,
     d_dup2: DFF<Bit>,
     d_dup3: DFF<Bit>,
     g_in_q: DFF<Bit>,
-    g_al_q: DFF<Bit>,
+    /// The request's PSN offset in the entry times the PMTU, registered in `d_dup2` for
+    /// `g_al` in `d_dup3` (the entry's range RAM stays read).
+    g_off_q: DFF<Bits<64>>,
     d_hd: DFF<Bits<24>>,
     /// The entry's range from `rng_ram`: va, and va + length with va's high word (see `g_end_c`).
     g_va: Signal<Local, Bits<64>>,
@@ -554,7 +556,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             d_dup2: Default::default(),
             d_dup3: Default::default(),
             g_in_q: Default::default(),
-            g_al_q: Default::default(),
+            g_off_q: Default::default(),
             d_hd: Default::default(),
             g_va: Default::default(),
             g_end: Default::default(),
@@ -697,7 +699,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_dup3, g_in_q, g_al_q, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, ra_o, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_dup3, g_in_q, g_off_q, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, ra_o, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -887,7 +889,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.g_in.next = (self.h.q.val().va >= self.g_va.val()) & !self.va_ovf.val() & self.g_end_ok.val();
         // (PSN - its PSN) mod 2^24 times the PMTU
         self.g_off.next = bit_cast::<64, 24>(self.d_hd.q.val()) << self.pm_sh.val();
-        self.g_al.next = (self.h.q.val().va - self.g_va.val()) == self.g_off.val();
+        self.g_off_q.d.next = self.g_off.val();
+        self.g_al.next = (self.h.q.val().va - self.g_va.val()) == self.g_off_q.q.val();
         self.rdh_ram.raddr.next = self.in_qpn.val();
         self.rdh_ram.re.next = true;
         self.rdh_ram.oce.next = false;
@@ -1085,14 +1088,13 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_dup2.d.next = false;
                 self.d_dup3.d.next = true;
                 self.g_in_q.d.next = self.g_in.val();
-                self.g_al_q.d.next = self.g_al.val();
             } else if self.d_dup3.q.val() {
                 // answered if inside the range
                 self.d_dup3.d.next = false;
                 if self.g_in_q.q.val() {
                     self.d_cause[15].d.next = true;
                     self.d_do_job.d.next = true;
-                    self.d_item.d.next.rb = self.g_al_q.q.val() & self.k.q.val().dup_near;
+                    self.d_item.d.next.rb = self.g_al.val() & self.k.q.val().dup_near;
                 }
             } else if self.wt.q.val() {
                 // a cut-through frame's verdict: its held-back effects now, or none

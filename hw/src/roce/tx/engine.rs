@@ -280,6 +280,15 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// room is a compare on a register, not on the FIFO's pointer difference, which sat at the
     /// head of the payload accept path (`acc`).
     rbw_n: DFF<Bits<6>>,
+    /// Descriptors in `desc_fifo` (its output stage too), counted the same way: a packet's room
+    /// in it (`df_room`) is a compare on a register, not the FIFO's pointer difference, which
+    /// sat at the head of the send decision (`fire`).
+    df_n: DFF<Bits<10>>,
+    df_room: Signal<Local, Bit>,
+    df_pop: Signal<Local, Bit>,
+    c255_10: Constant<Bits<10>>,
+    c1_10: Constant<Bits<10>>,
+    c0_10: Constant<Bits<10>>,
     rbw_room: Signal<Local, Bit>,
     rbw_pop: Signal<Local, Bit>,
     c31_6: Constant<Bits<6>>,
@@ -538,6 +547,12 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             dq_pop: Default::default(),
             dq_admit: Constant::new(DQ_ADMIT.into()),
             rbw_n: Default::default(),
+            df_n: Default::default(),
+            df_room: Default::default(),
+            df_pop: Default::default(),
+            c255_10: c(255),
+            c1_10: c(1),
+            c0_10: c(0),
             rbw_room: Default::default(),
             rbw_pop: Default::default(),
             c31_6: c(31),
@@ -757,7 +772,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, dq_n, rbw_n, g_last, jg_last, j_nz, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, dq_n, rbw_n, df_n, g_last, jg_last, j_nz, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -1134,13 +1149,14 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // a payload, a descriptor's `rb` is its job's (or its retransmission flag)
         self.j_pay.next = !self.j_last.val() | self.j_nz.q.val();
         self.r_pay.next = (!self.r_last.val() | self.r_left.q.val().any()) & (self.r_wr.q.val().op != self.op_read.val());
-        self.fire_j.next = self.desc_fifo.s_axis.tready.val()
+        self.df_room.next = self.df_n.q.val() <= self.c255_10.val();
+        self.fire_j.next = self.df_room.val()
             & (!self.j_pay.val() | (((self.j_job.q.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.j_job.q.val().rb & self.cmd_q.s_ready.val())) & self.j_fits.val()));
-        self.fire_r.next = self.desc_fifo.s_axis.tready.val()
+        self.fire_r.next = self.df_room.val()
             & (!self.r_pay.val() | (((self.r_rtx.q.val() & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.r_rtx.q.val() & self.cmd_q.s_ready.val())) & self.r_fits.val()));
         self.fire.next = self.r_valid.val() & self.fire_r.val();
         if self.a_pend.q.val() {
-            self.fire.next = self.desc_fifo.s_axis.tready.val();
+            self.fire.next = self.df_room.val();
         } else if self.j_active.q.val() {
             self.fire.next = self.fire_j.val();
         }
@@ -1403,9 +1419,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.desc_fifo.m_axis.tready.next = false;
         self.hdr_q.s_valid.next = false;
         self.x_go.next = false;
+        self.df_pop.next = false;
         if !self.x_st.q.val() {
             if self.desc_fifo.m_axis.tvalid.val() {
                 self.desc_fifo.m_axis.tready.next = true;
+                self.df_pop.next = true;
                 self.x_desc.d.next = self.desc_out.y.val();
                 self.cfg_ram.re.next = true;
                 self.x_st.d.next = true;
@@ -1548,6 +1566,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         } else if self.rbw_pop.val() & !self.rb_w.s_axis.tvalid.val() {
             self.rbw_n.d.next = self.rbw_n.q.val() - self.c1_6.val();
         }
+        if self.fire.val() & !self.df_pop.val() {
+            self.df_n.d.next = self.df_n.q.val() + self.c1_10.val();
+        } else if self.df_pop.val() & !self.fire.val() {
+            self.df_n.d.next = self.df_n.q.val() - self.c1_10.val();
+        }
         self.m_axi_rb.bready.next = true;
         if self.m_axi_rb.bvalid.val() {
             self.cp_done.d.next = self.cp_done.q.val() + self.c1_16.val();
@@ -1608,7 +1631,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.rsp_fifo.m_axis.tkeep.val().any() | self.rsp_fifo.m_axis.tlast.val() | self.rsp_fifo.m_axis.tuser.val()
             | self.dq.m_axis.tkeep.val().any() | self.dq.m_axis.tlast.val() | self.dq.m_axis.tuser.val()
             | self.dq.level.val().any() | self.dq.s_axis.tready.val()
-            | self.rb_w.level.val().any() | self.rb_w.m_axis.tuser.val() | self.rb_w.s_axis.tready.val()
+            | self.rb_w.level.val().any() | self.rb_w.m_axis.tuser.val() | self.rb_w.s_axis.tready.val() | self.desc_fifo.s_axis.tready.val()
             | self.src_q.level.val().any()
             | self.src_q.m_axis.tkeep.val().any() | self.src_q.m_axis.tlast.val() | self.src_q.m_axis.tuser.val()
             | self.m_axi_rb.bresp.val().any() | self.m_axi_rb.rresp.val().any() | self.m_axi_rb.rlast.val()
@@ -1619,6 +1642,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         if self.reset.val() {
             self.dq_n.d.next = self.c0_6.val();
             self.rbw_n.d.next = self.c0_6.val();
+            self.df_n.d.next = self.c0_10.val();
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
             self.a_pend.d.next = false;
