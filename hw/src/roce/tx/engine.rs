@@ -280,6 +280,8 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// room is a compare on a register, not on the FIFO's pointer difference, which sat at the
     /// head of the payload accept path (`acc`).
     rbw_n: DFF<Bits<6>>,
+    rbw_room: Signal<Local, Bit>,
+    rbw_pop: Signal<Local, Bit>,
     /// Descriptors in `desc_fifo` (its output stage too), counted the same way: a packet's room
     /// in it (`df_room`) is a compare on a register, not the FIFO's pointer difference, which
     /// sat at the head of the send decision (`fire`).
@@ -289,8 +291,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     c255_10: Constant<Bits<10>>,
     c1_10: Constant<Bits<10>>,
     c0_10: Constant<Bits<10>>,
-    rbw_room: Signal<Local, Bit>,
-    rbw_pop: Signal<Local, Bit>,
     c31_6: Constant<Bits<6>>,
     /// The request in hand came from the parking FIFO; its place in its QP's order.
     r_def: DFF<Bit>,
