@@ -1,10 +1,11 @@
 //! `RoceResponder` (`qp/` state lookup + `rx/dispatch`): checks each parsed request against its
-//! QP and acts on it. The QP tables read the QP of the header waiting at the input, so its state
-//! is there the cycle after it arrives; the header is taken with its checks worked out from that
-//! state (registered: [`RespChecks`]), decided on in LOOK and acted on in ACT. One header every 3
-//! cycles on one QP (its state written back in ACT reaches the next header's checks through a
-//! forwarding register), or every 2 when it is for another QP than the one before (it is taken
-//! in the act cycle); a header that finds the responder idle waits one cycle for its lookup.
+//! QP and acts on it. The QP tables read the QP of the header waiting at the input or, with the
+//! input empty, of the one the parser is loading into it (`hdr_pre_qpn`), so its state is there
+//! when it arrives; the header is taken with its checks worked out from that state (registered:
+//! [`RespChecks`]), decided on in LOOK and acted on in ACT. One header every 3 cycles on one QP
+//! (its state written back in ACT reaches the next header's checks through a forwarding
+//! register), or every 2 when it is for another QP than the one before (it is taken in the act
+//! cycle). With `hdr_pre_valid` tied low, a header that finds the input empty waits one cycle.
 //! Payloads move beside it at one beat per cycle. So long packets run at line rate, 64-byte WRITEs at up to
 //! 125 Mpps over several QPs (83 Mpps on one), and READ requests (98 bytes on the wire, at most
 //! 128 M/s) at 125 M/s.
@@ -327,10 +328,11 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     cls: RespOpClass,
     /// The checks of the header taken, for LOOK ([`RespChecks`]).
     k: DFF<RespChecks>,
-    /// The tables read the QP of the header at the input every cycle (but for a control-plane
-    /// read), so their outputs hold its state from the cycle after it arrives (`ra_v`: it was at
-    /// the input last cycle and not taken, and the control plane neither read nor wrote); only
-    /// then is it taken, with its checks worked out from them.
+    /// The tables read every cycle (but for a control-plane read) the QP of the header at the
+    /// input, or, with none there, of the one arriving (`la_qpn`), so their outputs hold the
+    /// state of the header at the input (`ra_v`: last cycle read its QP, it was not taken, and
+    /// the control plane neither read nor wrote); only then is it taken, with its checks worked
+    /// out from them.
     ra_v: DFF<Bit>,
     /// `ra_v`, and the header at the input is for another QP than the one in `h` (neither
     /// changes while the header waits): it may be taken in the act cycle.
