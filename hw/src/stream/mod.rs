@@ -8,6 +8,8 @@ pub mod ram;
 pub use ram::*;
 pub mod fifo;
 pub use fifo::*;
+pub mod count;
+pub use count::*;
 pub mod cut;
 pub use cut::*;
 pub mod keep;

@@ -143,6 +143,10 @@ crate::record!(
         /// The parallel tap flagged an accepted response packet of the oldest outstanding READ:
         /// its completion carries the flag ([`crate::roce::CqEntryFields::tap_flag`]).
         flagged: bool = 1,
+        /// The last PSN of the oldest outstanding message (the ring entry at `tail`; meaningless
+        /// when `count` is 0), so that whether an ACK covers it is worked out from this word in
+        /// the look-up cycle, a register before the first step's decision.
+        tail_last: u32 = 24,
     }
 );
 pub const QP_REQ_BITS: usize = QpReqFields::BITS;

@@ -140,11 +140,8 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     tmo_q: ChanSkid<Bits<A>>,
     scan: DFF<Bit>,
     una0: DFF<Bits<24>>,
-    /// The QP's timer limit, worked out from the state as it is read (`lim_l`) and held beside
-    /// `p` (the timeout changes only by a control-plane write), so that no shift is on the
-    /// step's path.
+    /// The QP's timer limit, worked out from the state as it is read (for `p_exp`).
     lim_l: Signal<Local, Bits<32>>,
-    p_lim: DFF<Bits<32>>,
     expired: Signal<Local, Bit>,
     want_rty: Signal<Local, Bit>,
     /// The oldest message fails with `fail_status` (a fatal NAK, or retry exceeded).
@@ -250,6 +247,35 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     dma_out: AxisReg<512, 64>,
     ptr_ram: Ram<QP_REQ_BITS, A>,
     ring_ram: Ram<RING_BITS, R>,
+    /// Beside the ring: word `qpn * 16 + i` holds the last PSN of entry `i + 1`, written with
+    /// that entry, and read with the ring at the same address. A step that completes the oldest
+    /// message so has the next one's last PSN a cycle early, and whether the ACK covers it
+    /// (`e_done`) is a register, not a carry chain behind the ring RAM at the head of the step's
+    /// decision.
+    nx_ram: Ram<24, R>,
+    /// The ring's read address and enable, given to both RAMs.
+    r_raddr: Signal<Local, Bits<R>>,
+    r_re: Signal<Local, Bit>,
+    nx_last: Signal<Local, Bits<24>>,
+    /// `e_done` for the step: loaded in LOOK from the state's `tail_last`, and after a step
+    /// that completes the oldest message from `nx_last`.
+    e_done_q: DFF<Bit>,
+    ed_look: Signal<Local, Bit>,
+    ed_nx: Signal<Local, Bit>,
+    ed_look_unused_low: Signal<Local, Bits<24>>,
+    ed_nx_unused_low: Signal<Local, Bits<24>>,
+    /// The same for `rr_at_last` (the header's PSN is the oldest message's last) and `pg_e1`
+    /// (completing the oldest message moves the oldest unacknowledged PSN): registers loaded in
+    /// LOOK from `tail_last` and after a completing step from `nx_last`.
+    rl_q: DFF<Bit>,
+    /// The ring slot before `head` (the entry whose `nx_ram` word a new record writes).
+    head_m1: Signal<Local, Bits<4>>,
+    pe_q: DFF<Bit>,
+    /// The retransmit timer's expiry for a timer job, worked out in LOOK from the state read
+    /// (one cycle before the step that acts on it), so the two carry chains are not on the
+    /// step's path.
+    p_exp: DFF<Bit>,
+    exp_l: Signal<Local, Bit>,
     ptr_in: ToBits<QpReq, QP_REQ_BITS>,
     ptr_out: FromBits<QpReq, QP_REQ_BITS>,
     /// A state read issued in the cycle its QP's state was written (read-first RAM) takes the
@@ -292,7 +318,6 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     h_cov: DFF<Bits<24>>,
     h_status: DFF<Bits<4>>,
     e_done: Signal<Local, Bit>,
-    done_d_unused_low: Signal<Local, Bits<24>>,
     psn_off: Signal<Local, Bits<24>>,
     syn: Signal<Local, Bits<8>>,
     c0_4: Constant<Bits<4>>,
@@ -395,7 +420,6 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             scan: Default::default(),
             una0: Default::default(),
             lim_l: Default::default(),
-            p_lim: Default::default(),
             expired: Default::default(),
             want_rty: Default::default(),
             fail: Default::default(),
@@ -504,7 +528,20 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             h_cov: Default::default(),
             h_status: Default::default(),
             e_done: Default::default(),
-            done_d_unused_low: Default::default(),
+            nx_ram: Ram::new(if R > 12 { RamStyle::Ultra } else { RamStyle::Block }, false),
+            r_raddr: Default::default(),
+            r_re: Default::default(),
+            nx_last: Default::default(),
+            e_done_q: Default::default(),
+            ed_look: Default::default(),
+            ed_nx: Default::default(),
+            ed_look_unused_low: Default::default(),
+            ed_nx_unused_low: Default::default(),
+            rl_q: Default::default(),
+            head_m1: Default::default(),
+            pe_q: Default::default(),
+            p_exp: Default::default(),
+            exp_l: Default::default(),
             psn_off: Default::default(),
             syn: Default::default(),
             c0_4: c(0),
@@ -568,8 +605,8 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, p_lim, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
-        clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram);
+        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram, nx_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
             self.k[i].d.next = self.k[i].q.val();
@@ -669,10 +706,16 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         self.ring_ram.wdata.next = bit_cast::<319, 303>(self.ring_in.y.val()) | (bit_cast::<319, 16>(self.s_last_len.val()) << 303);
         self.ring_ram.waddr.next = (bit_cast::<R, A>(self.qpn_a.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().head);
-        self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().tail);
-        self.ring_ram.re.next = false;
+        self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().tail);
+        self.r_re.next = false;
         self.ring_ram.we.next = false;
         self.ring_ram.oce.next = false;
+        self.nx_ram.wdata.next = self.sent.val().last_psn;
+        self.head_m1.next = self.ptr_out.y.val().head - self.c1_4.val();
+        self.nx_ram.waddr.next = (bit_cast::<R, A>(self.qpn_a.val()) << 4) | bit_cast::<R, 4>(self.head_m1.val());
+        self.nx_ram.we.next = false;
+        self.nx_ram.oce.next = false;
+        self.nx_last.next = self.nx_ram.rdata.val();
         self.sent_ready.next = false;
         self.resp_q.m_ready.next = false;
         self.ctl_done.next = false;
@@ -709,7 +752,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         if self.ptr_out.y.val().timeout > self.c21.val() {
             self.lim_l.next = self.c2_31.val();
         }
-        self.expired.next = self.p.q.val().count.any() & !self.p.q.val().err & self.p.q.val().timeout.any() & ((self.now.q.val() - self.p.q.val().stamp) >= self.p_lim.q.val());
+        self.exp_l.next = self.ptr_out.y.val().count.any() & !self.ptr_out.y.val().err & self.ptr_out.y.val().timeout.any() & ((self.now.q.val() - self.ptr_out.y.val().stamp) >= self.lim_l.val());
+        self.expired.next = self.p_exp.q.val();
         self.want_rty.next = false;
         self.rty_go_p.next = false;
         self.rty_go_n.next = false;
@@ -719,7 +763,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.pg_p.next = self.p.q.val().sq_una_psn != self.una0.q.val();
         self.pg_h1.next = (self.h.q.val().psn + self.c1_24.val()) != self.una0.q.val();
         self.pg_h.next = self.h.q.val().psn != self.una0.q.val();
-        self.pg_e1.next = (self.e.val().last_psn + self.c1_24.val()) != self.una0.q.val();
+        self.pg_e1.next = self.pe_q.q.val();
         self.p_fin.next = self.p.q.val();
         self.rty_go.next = false;
         // evaluation of one step
@@ -747,8 +791,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.is_rr.next = self.h_rr.q.val();
         self.cov_psn.next = self.h_cov.q.val();
         self.status.next = self.h_status.q.val();
-        self.done_d_unused_low.next = self.cov_psn.val() - self.e.val().last_psn;
-        self.e_done.next = !self.done_d_unused_low.val().get_bit(23);
+        self.e_done.next = self.e_done_q.q.val();
+        self.ed_look_unused_low.next = self.cov_psn.val() - self.ptr_out.y.val().tail_last;
+        self.ed_look.next = !self.ed_look_unused_low.val().get_bit(23);
+        self.ed_nx_unused_low.next = self.cov_psn.val() - self.nx_last.val();
+        self.ed_nx.next = !self.ed_nx_unused_low.val().get_bit(23);
         // the window check (h.psn - una <= last - una; behind: h.psn - una negative), for the
         // state read in LOOK, and in EVAL for the PSN after this step's message
         self.w_una.next = self.e.val().last_psn + self.c1_24.val();
@@ -790,7 +837,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.pm_bytes.next = self.c256_16.val() << bit_cast::<16, 3>(self.e.val().pmtu);
         // (`last_len`, the length of the response at the READ's last PSN, is in the ring entry)
         self.rr_at_first.next = self.h.q.val().psn == self.e.val().first_psn;
-        self.rr_at_last.next = self.h.q.val().psn == self.e.val().last_psn;
+        self.rr_at_last.next = self.rl_q.q.val();
         self.rr_op_first.next = (self.h.q.val().opcode == self.o_rf.val()) | (self.h.q.val().opcode == self.o_ro.val());
         self.rr_op_last.next = (self.h.q.val().opcode == self.o_rl.val()) | (self.h.q.val().opcode == self.o_ro.val());
         self.rr_len_ok.next = self.h.q.val().plen == self.pm_bytes.val();
@@ -813,7 +860,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         if self.st.q.val() == self.s_sent.val() {
             // record the message if the ring has room; a QP in error completes it as flushed
             self.p.d.next = self.ptr_out.y.val();
-            self.p_lim.d.next = self.lim_l.val();
             self.ptr_ram.waddr.next = self.qpn_a.val();
             self.cq_q.s_data.next.wr_id = self.sent.val().wr_id;
             self.cq_q.s_data.next.qpn = self.sent.val().qpn;
@@ -834,11 +880,13 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.sblk.d.next = true;
             } else {
                 self.ring_ram.we.next = true;
+                self.nx_ram.we.next = true;
                 self.ptr_in.x.next.head = self.ptr_out.y.val().head + self.c1_4.val();
                 self.ptr_in.x.next.count = self.ptr_out.y.val().count + self.c1_5.val();
                 self.ptr_in.x.next.sq_last_psn = self.sent.val().last_psn;
                 if !self.ptr_out.y.val().count.any() {
                     self.ptr_in.x.next.sq_una_psn = self.sent.val().first_psn;
+                    self.ptr_in.x.next.tail_last = self.sent.val().last_psn;
                     self.ptr_in.x.next.stamp = self.now.q.val();
                     self.ptr_in.x.next.retry_left = self.ptr_out.y.val().retry_cnt;
                     self.ptr_in.x.next.rty = false;
@@ -850,12 +898,15 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         if self.st.q.val() == self.s_look.val() {
             self.p.d.next = self.ptr_out.y.val();
-            self.p_lim.d.next = self.lim_l.val();
             self.una0.d.next = self.ptr_out.y.val().sq_una_psn;
+            self.e_done_q.d.next = self.ed_look.val();
+            self.rl_q.d.next = self.h.q.val().psn == self.ptr_out.y.val().tail_last;
+            self.pe_q.d.next = (self.ptr_out.y.val().tail_last + self.c1_24.val()) != self.ptr_out.y.val().sq_una_psn;
+            self.p_exp.d.next = self.exp_l.val();
             self.w_in.d.next = self.w_new_in.val();
             self.w_beh.d.next = self.w_d.val().get_bit(23);
             self.w_mv.d.next = false;
-            self.ring_ram.re.next = true;
+            self.r_re.next = true;
             self.first.d.next = true;
             self.fatal.d.next = false;
             self.st.d.next = self.s_eval.val();
@@ -869,8 +920,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.w_beh_e.d.next = self.w_d.val().get_bit(23);
             self.prog.next = self.pg_p.val();
             // by default re-read the same ring entry (a step that waits for room)
-            self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
-            self.ring_ram.re.next = true;
+            self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
+            self.r_re.next = true;
             // whether a response cut through the RX buffer may be placed before its verdict
             self.vw_pl.d.next = self.rr_live.val() & self.rr_next.val();
             self.vw_keep.d.next = self.rr_live.val() & (self.rr_next.val() | ((self.e.val().op == self.op_write.val()) & self.e_done.val()));
@@ -1015,13 +1066,17 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     self.p_nx.next.flagged = false;
                 }
                 self.p_nx.next.tail = self.tail_nx.val();
+                self.p_nx.next.tail_last = self.nx_last.val();
+                self.e_done_q.d.next = self.ed_nx.val();
+                self.rl_q.d.next = self.h.q.val().psn == self.nx_last.val();
+                self.pe_q.d.next = (self.nx_last.val() + self.c1_24.val()) != self.una0.q.val();
                 self.p_nx.next.count = self.p.q.val().count - self.c1_5.val();
                 self.p_nx.next.sq_una_psn = self.e.val().last_psn + self.c1_24.val();
                 self.prog.next = self.pg_e1.val();
                 if self.cq_q.s_valid.val() {
                     self.bump[6].next = true;
                 }
-                self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.tail_nx.val());
+                self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.tail_nx.val());
                 // the last message in the ring, or one that ends exactly at an ACK's PSN (later
                 // messages end after it, so none of them is covered: a step saved per ACK)
                 if (self.p.q.val().count == self.c1_5.val())
@@ -1141,8 +1196,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // as if it had been stored (without moving its payload again); a bad one leaves no trace
         // but its placed bytes. Only a response behind WRITEs it completes waits whole.
         if self.st.q.val() == self.s_vw.val() {
-            self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
-            self.ring_ram.re.next = true;
+            self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
+            self.r_re.next = true;
             if self.vd_q.m_valid.val() {
                 if !self.vd_q.m_data.val().get_bit(0) {
                     self.vd_q.m_ready.next = true;
@@ -1174,8 +1229,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         // ------------------------------------------------ replay: one ring entry every 2 cycles
         if self.st.q.val() == self.s_rp_rd.val() {
-            self.ring_ram.raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.rp_ptr.q.val());
-            self.ring_ram.re.next = true;
+            self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.rp_ptr.q.val());
+            self.r_re.next = true;
             self.st.d.next = self.s_rp_em.val();
         }
         if self.st.q.val() == self.s_rp_em.val() {
@@ -1187,6 +1242,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.st.d.next = self.s_idle.val();
             }
         }
+        // the ring's read, to both of its RAMs (the last value written above wins)
+        self.ring_ram.raddr.next = self.r_raddr.val();
+        self.ring_ram.re.next = self.r_re.val();
+        self.nx_ram.raddr.next = self.r_raddr.val();
+        self.nx_ram.re.next = self.r_re.val();
         for i in 0..NK {
             if self.bump[i].val() {
                 self.k[i].d.next = self.k[i].q.val() + 1;

@@ -272,25 +272,23 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// Requests in the parking FIFO (its output stage too), counted here as they go in and out:
     /// `dq_room` is then one compare on a register, not a compare behind the FIFO's level
     /// subtractor (LUT depth).
-    dq_n: DFF<Bits<6>>,
+    dq_n: FillCount<6>,
     dq_room: Signal<Local, Bit>,
     dq_pop: Signal<Local, Bit>,
     dq_admit: Constant<Bits<6>>,
     /// Beats in the copy FIFO `rb_w` (its output stage too), counted the same way: the copy's
     /// room is a compare on a register, not on the FIFO's pointer difference, which sat at the
     /// head of the payload accept path (`acc`).
-    rbw_n: DFF<Bits<6>>,
+    rbw_n: FillCount<6>,
     rbw_room: Signal<Local, Bit>,
     rbw_pop: Signal<Local, Bit>,
     /// Descriptors in `desc_fifo` (its output stage too), counted the same way: a packet's room
     /// in it (`df_room`) is a compare on a register, not the FIFO's pointer difference, which
     /// sat at the head of the send decision (`fire`).
-    df_n: DFF<Bits<10>>,
+    df_n: FillCount<10>,
     df_room: Signal<Local, Bit>,
     df_pop: Signal<Local, Bit>,
     c255_10: Constant<Bits<10>>,
-    c1_10: Constant<Bits<10>>,
-    c0_10: Constant<Bits<10>>,
     c31_6: Constant<Bits<6>>,
     /// The request in hand came from the parking FIFO; its place in its QP's order.
     r_def: DFF<Bit>,
@@ -321,7 +319,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     rtx_end: Signal<Local, Bit>,
     c_wmax: Constant<Bits<24>>,
     c1_6: Constant<Bits<6>>,
-    c0_6: Constant<Bits<6>>,
     psn_ram: Ram<24, A>,
     pmtu_ram: Ram<6, A>,
     /// Set by the completion side's error events, cleared by a control-plane write.
@@ -551,8 +548,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             df_room: Default::default(),
             df_pop: Default::default(),
             c255_10: c(255),
-            c1_10: c(1),
-            c0_10: c(0),
             rbw_room: Default::default(),
             rbw_pop: Default::default(),
             c31_6: c(31),
@@ -575,7 +570,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             rtx_end: Default::default(),
             c_wmax: c(WINDOW_MAX as u64),
             c1_6: c(1),
-            c0_6: c(0),
             rtx: Default::default(),
             rtx_valid: Default::default(),
             rtx_ready: Default::default(),
@@ -772,8 +766,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, dq_n, rbw_n, df_n, g_last, jg_last, j_nz, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo);
+        dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo, dq_n, rbw_n, df_n);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
@@ -782,6 +776,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.build.reset.next = self.reset.val();
         self.out_fifo.reset.next = self.reset.val();
         self.slot.reset.next = self.reset.val();
+        self.dq_n.reset.next = self.reset.val();
+        self.rbw_n.reset.next = self.reset.val();
+        self.df_n.reset.next = self.reset.val();
         self.meta_q.reset.next = self.reset.val();
         self.dq.reset.next = self.reset.val();
         self.rb_rd_q.reset.next = self.reset.val();
@@ -819,7 +816,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.dq_wr_out.x.next = self.dq.m_axis.tdata.val().get_bits::<251>(0);
         self.dq_st_out.x.next = self.dq.m_axis.tdata.val().get_bits::<128>(251);
         self.dq.m_axis.tready.next = false;
-        self.dq_room.next = self.dq_n.q.val() <= self.dq_admit.val();
+        self.dq_room.next = self.dq_n.n.val() <= self.dq_admit.val();
         // idle: parked requests and new ones take turns (a new one only while there is room to
         // park it)
         self.i_dq.next = self.dq.m_axis.tvalid.val() & !self.rtx_busy.q.val() & (!self.sq_q.m_valid.val() | self.rr.q.val() | !self.dq_room.val());
@@ -1149,7 +1146,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // a payload, a descriptor's `rb` is its job's (or its retransmission flag)
         self.j_pay.next = !self.j_last.val() | self.j_nz.q.val();
         self.r_pay.next = (!self.r_last.val() | self.r_left.q.val().any()) & (self.r_wr.q.val().op != self.op_read.val());
-        self.df_room.next = self.df_n.q.val() <= self.c255_10.val();
+        self.df_room.next = self.df_n.n.val() <= self.c255_10.val();
         self.fire_j.next = self.df_room.val()
             & (!self.j_pay.val() | (((self.j_job.q.val().rb & self.rb_rd_q.s_ready.val() & !self.rbp_valid.q.val()) | (!self.j_job.q.val().rb & self.cmd_q.s_ready.val())) & self.j_fits.val()));
         self.fire_r.next = self.df_room.val()
@@ -1326,11 +1323,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.dq.s_axis.tuser.next = false;
         self.dq.s_axis.tvalid.next = self.g_park.val() | ((self.r_st.q.val() == self.s_look.val()) & self.l_new.val() & self.l_park.val());
         self.dq_pop.next = self.dq.m_axis.tvalid.val() & self.dq.m_axis.tready.val();
-        if self.dq.s_axis.tvalid.val() & !self.dq_pop.val() {
-            self.dq_n.d.next = self.dq_n.q.val() + self.c1_6.val();
-        } else if self.dq_pop.val() & !self.dq.s_axis.tvalid.val() {
-            self.dq_n.d.next = self.dq_n.q.val() - self.c1_6.val();
-        }
+        self.dq_n.push.next = self.dq.s_axis.tvalid.val();
+        self.dq_n.pop.next = self.dq_pop.val();
         self.desc_in.x.next = self.pick.val();
         self.desc_fifo.s_axis.tdata.next = self.desc_in.y.val();
         self.desc_fifo.s_axis.tkeep.next = true.into();
@@ -1520,7 +1514,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.hv.next = self.meta_q.m_axis.tvalid.val() & self.src_q.m_axis.tvalid.val();
         // the copy FIFO holds 32 in RAM: at most 31 beats in it (output stage included) leave
         // room for one more
-        self.rbw_room.next = self.rbw_n.q.val() <= self.c31_6.val();
+        self.rbw_room.next = self.rbw_n.n.val() <= self.c31_6.val();
         self.cp_ok.next = !self.s_cp.val() | (self.rbw_room.val() & (!self.pay_first.q.val() | self.rb_aw_q.s_ready.val()));
         self.slot.s_axis.tdata.next = self.in_data.val();
         self.slot.s_axis.tkeep.next = self.in_keep.val();
@@ -1561,16 +1555,10 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.m_axi_rb.wvalid.next = self.rb_w.m_axis.tvalid.val();
         self.rb_w.m_axis.tready.next = self.m_axi_rb.wready.val();
         self.rbw_pop.next = self.rb_w.m_axis.tvalid.val() & self.m_axi_rb.wready.val();
-        if self.rb_w.s_axis.tvalid.val() & !self.rbw_pop.val() {
-            self.rbw_n.d.next = self.rbw_n.q.val() + self.c1_6.val();
-        } else if self.rbw_pop.val() & !self.rb_w.s_axis.tvalid.val() {
-            self.rbw_n.d.next = self.rbw_n.q.val() - self.c1_6.val();
-        }
-        if self.fire.val() & !self.df_pop.val() {
-            self.df_n.d.next = self.df_n.q.val() + self.c1_10.val();
-        } else if self.df_pop.val() & !self.fire.val() {
-            self.df_n.d.next = self.df_n.q.val() - self.c1_10.val();
-        }
+        self.rbw_n.push.next = self.rb_w.s_axis.tvalid.val();
+        self.rbw_n.pop.next = self.rbw_pop.val();
+        self.df_n.push.next = self.fire.val();
+        self.df_n.pop.next = self.df_pop.val();
         self.m_axi_rb.bready.next = true;
         if self.m_axi_rb.bvalid.val() {
             self.cp_done.d.next = self.cp_done.q.val() + self.c1_16.val();
@@ -1640,9 +1628,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
         if self.reset.val() {
-            self.dq_n.d.next = self.c0_6.val();
-            self.rbw_n.d.next = self.c0_6.val();
-            self.df_n.d.next = self.c0_10.val();
             self.r_st.d.next = self.s_idle.val();
             self.j_active.d.next = false;
             self.a_pend.d.next = false;
