@@ -136,6 +136,13 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     t_stamp: Signal<Local, Bits<32>>,
     t_to: Signal<Local, Bits<5>>,
     t_lim: Signal<Local, Bits<32>>,
+    /// The scan's second stage: the entry read, armed (with a non-zero timeout), its stamp, its
+    /// limit (the shift worked out in the first), and its QP; the expiry compare starts from
+    /// these registers.
+    tm_v: DFF<Bit>,
+    tm_stamp: DFF<Bits<32>>,
+    tm_lim: DFF<Bits<32>>,
+    tm_q: DFF<Bits<A>>,
     t_in: Signal<Local, Bits<38>>,
     tmo_q: ChanSkid<Bits<A>>,
     scan: DFF<Bit>,
@@ -415,6 +422,10 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             t_stamp: Default::default(),
             t_to: Default::default(),
             t_lim: Default::default(),
+            tm_v: Default::default(),
+            tm_stamp: Default::default(),
+            tm_lim: Default::default(),
+            tm_q: Default::default(),
             t_in: Default::default(),
             tmo_q: Default::default(),
             scan: Default::default(),
@@ -605,7 +616,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_stamp, tm_lim, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram, nx_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -666,8 +677,12 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.t_lim.next = self.c2_31.val();
         }
         self.tmo_q.reset.next = self.reset.val();
-        self.tmo_q.s_data.next = self.scan_qd.q.val();
-        self.tmo_q.s_valid.next = self.tmr_ram.rdata.val().get_bit(37) & self.t_to.val().any() & ((self.now.q.val() - self.t_stamp.val()) >= self.t_lim.val());
+        self.tm_v.d.next = self.tmr_ram.rdata.val().get_bit(37) & self.t_to.val().any();
+        self.tm_stamp.d.next = self.t_stamp.val();
+        self.tm_lim.d.next = self.t_lim.val();
+        self.tm_q.d.next = self.scan_qd.q.val();
+        self.tmo_q.s_data.next = self.tm_q.q.val();
+        self.tmo_q.s_valid.next = self.tm_v.q.val() & ((self.now.q.val() - self.tm_stamp.q.val()) >= self.tm_lim.q.val());
         self.tmo_q.m_ready.next = false;
         self.rtx_fifo.reset.next = self.reset.val();
         self.rtx_fifo.s_axis.tdata.next = self.rtx_in.y.val();
