@@ -203,14 +203,17 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     rb_sh: Signal<Local, Bits<7>>,
     c0_8: Constant<Bits<8>>,
     c_half16: Constant<Bits<16>>,
-    c_half24: Constant<Bits<24>>,
     rtx_go: Signal<Local, Bit>,
     rtx_hold: DFF<Bit>,
     /// The new message in hand sent a packet since it was taken (only then may a retransmission
     /// pause it for another QP).
     r_sent1: DFF<Bit>,
     r_stale: Signal<Local, Bit>,
-    r_behind: Signal<Local, Bits<24>>,
+    /// The packet's PSN less the oldest unacknowledged one, and less the window's end (only
+    /// their signs are used): a PSN is inside the window when it is not behind the oldest
+    /// unacknowledged PSN and is behind the end.
+    r_behind_unused_low: Signal<Local, Bits<24>>,
+    r_dend_unused_low: Signal<Local, Bits<24>>,
     /// The QP read from `una_ram` has packets outstanding.
     una_out_busy: Signal<Local, Bit>,
     // inputs
@@ -252,7 +255,14 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     k_rtx: DFF<Bits<32>>,
     // ACK-clocked window: a QP whose window is full parks its work request (in its QP's order)
     // and the TX goes on with other QPs
-    una_ram: Ram<25, A>,
+    /// Per QP {end, busy, una}: `end` is `una + w_lim`, added as the completion side writes the
+    /// word, so each packet's window check is the signs of two subtractions side by side (no
+    /// compare behind a subtractor on the send decision). A change of `window` applies to a
+    /// QP from its next write.
+    una_ram: Ram<49, A>,
+    una_w: Signal<Local, Bits<25>>,
+    una_end: Signal<Local, Bits<24>>,
+    una_end_d: Signal<Local, Bits<24>>,
     /// A copy of `una_ram` read at the next request's QP (the look-up's window check), while
     /// `una_ram` is read at the current message's QP (each packet's window check).
     una2_ram: Ram<25, A>,
@@ -300,10 +310,10 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     i_dq: Signal<Local, Bit>,
     i_sq: Signal<Local, Bit>,
     /// The window in packets (a register: `window` is configuration), at most `WINDOW_MAX`: a
-    /// PSN is inside it when its distance from the oldest unacknowledged one (`r_behind`,
-    /// `l_beh_rd`, `l_beh_r`) is below `w_lim`, one 24-bit compare (a carry chain after the
-    /// subtractor's, one LUT between them: an OR of the distance's high bits behind the
-    /// subtractor was mapped as a chain of LUTs).
+    /// PSN is inside it when its distance from the oldest unacknowledged one (`l_beh_rd`,
+    /// `l_beh_r`) is below `w_lim`, one 24-bit compare (a carry chain after the subtractor's,
+    /// one LUT between them: an OR of the distance's high bits behind the subtractor was mapped
+    /// as a chain of LUTs); each packet's check uses the window's end (`una_ram`).
     w_lim: DFF<Bits<24>>,
     w_lim_d: Signal<Local, Bits<24>>,
     /// The look-up's window check for each PSN it may use (the send PSN read, or `r_psn` for a
@@ -638,12 +648,15 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             rb_sh: Default::default(),
             c0_8: c(0),
             c_half16: c(0x8000),
-            c_half24: c(0x80_0000),
             rtx_go: Default::default(),
             rtx_hold: Default::default(),
             r_sent1: Default::default(),
             r_stale: Default::default(),
-            r_behind: Default::default(),
+            r_behind_unused_low: Default::default(),
+            r_dend_unused_low: Default::default(),
+            una_w: Default::default(),
+            una_end: Default::default(),
+            una_end_d: Default::default(),
             una_out_busy: Default::default(),
             psn_ram: Ram::new_forwarding(style),
             pmtu_ram: Ram::new(style, false),
@@ -830,18 +843,21 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.una_ram.we.next = self.una_wr.val();
         self.una_ram.waddr.next = self.una_qpn.val();
         self.una_busy.next = !self.una_open.val();
-        self.una_ram.wdata.next = bit_cast::<25, 24>(self.una_psn.val()) | (bit_cast::<25, 1>(self.una_busy.val().into()) << 24);
+        self.una_w.next = bit_cast::<25, 24>(self.una_psn.val()) | (bit_cast::<25, 1>(self.una_busy.val().into()) << 24);
+        self.una_end.next = self.una_psn.val() + self.w_lim.q.val();
+        self.una_ram.wdata.next = bit_cast::<49, 25>(self.una_w.val()) | (bit_cast::<49, 24>(self.una_end.val()) << 25);
         self.una_ram.re.next = true;
         self.una_ram.oce.next = false;
         self.una2_ram.we.next = self.una_wr.val();
         self.una2_ram.waddr.next = self.una_qpn.val();
-        self.una2_ram.wdata.next = self.una_ram.wdata.val();
+        self.una2_ram.wdata.next = self.una_w.val();
         self.una2_ram.re.next = true;
         self.una2_ram.oce.next = false;
         self.una2_d.next = self.una2_ram.rdata.val().get_bits::<24>(0);
         self.una2_busy.next = self.una2_ram.rdata.val().get_bit(24);
         self.psn_rd.next = self.psn_ram.rdata.val();
         self.una_d.next = self.una_ram.rdata.val().get_bits::<24>(0);
+        self.una_end_d.next = self.una_ram.rdata.val().get_bits::<24>(25);
         // tables
         self.wr_qpn.next = bit_cast::<A, 24>(self.sq_q.m_data.val().qpn);
         // replay pacing: after a run of retransmissions, one new message (when one waits) goes
@@ -962,12 +978,13 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.r_desc.next.cp = false;
         }
         self.una_out_busy.next = self.una_ram.rdata.val().get_bit(24);
-        self.r_behind.next = self.r_psn.q.val() - self.una_d.val();
-        self.win_ok.next = !self.una_out_busy.val() | (self.r_behind.val() < self.w_lim.q.val());
+        self.r_behind_unused_low.next = self.r_psn.q.val() - self.una_d.val();
+        self.r_dend_unused_low.next = self.r_psn.q.val() - self.una_end_d.val();
+        self.win_ok.next = !self.una_out_busy.val() | (self.r_dend_unused_low.val().get_bit(23) & !self.r_behind_unused_low.val().get_bit(23));
         self.rtx_end.next = self.r_rtx.q.val() & (self.r_psn.q.val() == self.r_lim.q.val());
         // a retransmitted packet the QP has meanwhile seen acknowledged is skipped (its slot in the
         // buffer may already hold a newer packet)
-        self.r_stale.next = self.r_rtx.q.val() & (!self.una_out_busy.val() | (self.r_behind.val() >= self.c_half24.val()));
+        self.r_stale.next = self.r_rtx.q.val() & (!self.una_out_busy.val() | self.r_behind_unused_low.val().get_bit(23));
         // a new message's first packet may go in the cycle its record is taken
         self.r_valid.next = ((self.r_st.q.val() == self.s_gen.val()) | ((self.r_st.q.val() == self.s_rec.val()) & self.sent_ready.val()))
             & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
