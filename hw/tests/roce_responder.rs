@@ -115,7 +115,10 @@ fn run_v<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], vds: &[u32]
     for v in vds {
         vd.push(vec![*v]);
     }
-    let mut hd = ChanDriver::new(sim, "hdr", valid, seed);
+    // the header channel with the parser's look-ahead: in a cycle with no header at the input,
+    // `hdr_pre_*` names the QP of the one that arrives next cycle
+    let mut hd = ChanDriver::new(sim, "hdr", valid, seed).lookahead();
+    let (pq, pv) = (sim.port("hdr_pre_qpn"), sim.port("hdr_pre_valid"));
     let d = AxisDriver::new(sim, "s_axis", valid, seed + 1);
     let m_dma = AxisMonitor::new(sim, "m_axis_dma_wr", ready, seed + 2);
     let m_resp = AxisMonitor::new(sim, "m_axis_resp", ready, seed + 3);
@@ -134,6 +137,9 @@ fn run_v<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], vds: &[u32]
     let mut quiet = 0;
     while quiet < 50 {
         hd.drive(sim);
+        let hint = hd.hint().map(|w| RxHdrFields::from_words(w).dqpn as u64);
+        sim.set_bit(pv, hint.is_some());
+        sim.set_u64(pq, hint.unwrap_or(0));
         vd.drive(sim);
         cm.drive(sim);
         am.drive(sim);

@@ -57,11 +57,29 @@ pub struct ChanDriver {
     queue: VecDeque<Vec<u32>>,
     presenting: bool,
     pub sent: u64,
+    /// With [`ChanDriver::lookahead`]: whether a word is presented next cycle, drawn a cycle
+    /// early while none is presented.
+    look: bool,
+    next: Option<bool>,
 }
 
 impl ChanDriver {
     pub fn new<S: CycleSim + ?Sized>(sim: &S, data: &str, valid_pct: u32, seed: u64) -> Self {
-        ChanDriver { ports: ChanPorts::find(sim, data), valid_pct, rng: Rng::new(seed), queue: VecDeque::new(), presenting: false, sent: 0 }
+        ChanDriver { ports: ChanPorts::find(sim, data), valid_pct, rng: Rng::new(seed), queue: VecDeque::new(), presenting: false, sent: 0, look: false, next: None }
+    }
+    /// Draw each cycle's valid a cycle early, so that [`ChanDriver::hint`] can tell what comes
+    /// next, as a producer that loads its output register knows (the RX parser's header skid).
+    pub fn lookahead(mut self) -> Self {
+        self.look = true;
+        self
+    }
+    /// With `lookahead`: the word presented next cycle, when none is presented now.
+    pub fn hint(&self) -> Option<&Vec<u32>> {
+        if !self.presenting && self.next == Some(true) {
+            self.queue.front()
+        } else {
+            None
+        }
     }
     pub fn push(&mut self, w: Vec<u32>) {
         self.queue.push_back(w);
@@ -71,7 +89,13 @@ impl ChanDriver {
     }
     pub fn drive<S: CycleSim + ?Sized>(&mut self, sim: &mut S) {
         if !self.presenting {
-            self.presenting = !self.queue.is_empty() && self.rng.chance(self.valid_pct);
+            self.presenting = match self.next.take() {
+                Some(p) => p,
+                None => !self.queue.is_empty() && self.rng.chance(self.valid_pct),
+            };
+            if self.look && !self.presenting {
+                self.next = Some(!self.queue.is_empty() && self.rng.chance(self.valid_pct));
+            }
         }
         sim.set_bit(self.ports.valid, self.presenting);
         if let Some(w) = self.queue.front() {
