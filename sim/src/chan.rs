@@ -81,6 +81,10 @@ impl ChanDriver {
             None
         }
     }
+    /// One cycle's valid: a word waits and the valid percentage says present it.
+    fn draw(&mut self) -> bool {
+        !self.queue.is_empty() && self.rng.chance(self.valid_pct)
+    }
     pub fn push(&mut self, w: Vec<u32>) {
         self.queue.push_back(w);
     }
@@ -91,10 +95,10 @@ impl ChanDriver {
         if !self.presenting {
             self.presenting = match self.next.take() {
                 Some(p) => p,
-                None => !self.queue.is_empty() && self.rng.chance(self.valid_pct),
+                None => self.draw(),
             };
             if self.look && !self.presenting {
-                self.next = Some(!self.queue.is_empty() && self.rng.chance(self.valid_pct));
+                self.next = Some(self.draw());
             }
         }
         sim.set_bit(self.ports.valid, self.presenting);
