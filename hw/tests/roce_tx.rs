@@ -95,6 +95,9 @@ fn run<S: CycleSim>(sim: &mut S, wrs: &[SqWrFields], rsps: &[RespItemFields], va
         }
         cm.drive(sim);
         sm.drive(sim);
+        // the completion side's answer in `rec` is its ready (a new message's record)
+        let take = sim.get_bit(sm.ports.ready);
+        sim.set_bit(sim.port("sent_take"), take);
         rb.drive(sim);
         let moved = b.step_with(sim, |s| {
             let mut m = rb.sample(s);

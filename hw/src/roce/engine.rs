@@ -515,6 +515,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.req.sent.next = self.tx.sent.val();
         self.req.sent_valid.next = self.tx.sent_valid.val();
         self.tx.sent_ready.next = self.req.sent_ready.val();
+        self.tx.sent_take.next = self.req.sent_take.val();
         self.req.sent_soon.next = self.tx.sent_soon.val();
         self.cq.next = self.req.cq.val();
         self.cq_valid.next = self.req.cq_valid.val();

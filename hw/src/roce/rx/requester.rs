@@ -36,6 +36,8 @@ const SENT_BITS: usize = SentWrFields::BITS;
 /// its last PSN (`last_len`), worked out as the record is written so that a READ response's
 /// length check does not start with three carry chains behind the ring RAM's output.
 const RING_BITS: usize = SENT_BITS + 16;
+// a full ring is `count` bit 4 (`rec_full_unused_low`), and its slots are 4-bit indices
+const _: () = assert!(RING == 16);
 const _: () = assert!(SENT_BITS == 303 && RING_BITS == 319);
 const RTX_BITS: usize = RtxWrFields::BITS;
 const RTX_W: usize = RTX_BITS + 3;
@@ -78,6 +80,10 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     pub sent: Signal<In, SentWr>,
     pub sent_valid: Signal<In, Bit>,
     pub sent_ready: Signal<Out, Bit>,
+    /// `sent_ready` for a new message's record (not a flush), without `sent_valid`: the record
+    /// would be taken now. The TX uses it in its `rec` state, where it equals `sent_ready`, so
+    /// that its send decision does not wait on its own `sent_valid` going through this block.
+    pub sent_take: Signal<Out, Bit>,
     /// The TX's hint that a record may follow next cycle, for the QP on `sent` now: its ring
     /// state is read at once (a hint that no record follows costs one cycle).
     pub sent_soon: Signal<In, Bit>,
@@ -125,6 +131,10 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     rtx_fifo: AxisFifo<RTX_BITS, 1, RTX_W, 6>,
     rtx_out: FromBits<RtxWr, RTX_BITS>,
     rtx_room: Signal<Local, Bit>,
+    /// `rtx_room` a cycle late, as a register: only a replay fills the FIFO, and no step
+    /// follows a replay's last write by less than two cycles (idle, LOOK), so the late value
+    /// is never above the true level.
+    rtx_room_q: DFF<Bit>,
     /// Free-running cycle count (the retransmit timers' time base).
     now: DFF<Bits<32>>,
     /// Retransmit timers: a copy of each QP's {armed, timeout, stamp}, written with the QP's
@@ -161,6 +171,13 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     pg_p: Signal<Local, Bit>,
     pg_h1: Signal<Local, Bit>,
     pg_h: Signal<Local, Bit>,
+    /// `pg_h` and `pg_h1` as registers: the header and `una0` are fixed for a job, so both
+    /// are compared in LOOK, from the state read. `pg_p` is a register too: false after LOOK
+    /// (`p` is the state read, whose PSN is `una0`), and after each step the step's `prog`
+    /// (which is exactly "the PSN the step leaves differs from `una0`").
+    pgh_q: DFF<Bit>,
+    pgh1_q: DFF<Bit>,
+    pgp_q: DFF<Bit>,
     pg_e1: Signal<Local, Bit>,
     rty_go: Signal<Local, Bit>,
     /// `rty_go` if the step made progress (`_p`, the retries restored first) and if not (`_n`).
@@ -221,7 +238,10 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// Its payload may be placed after a good verdict (`vw_pl`, or behind WRITEs it completes);
     /// otherwise it is dropped at once, whatever the verdict.
     vw_keep: DFF<Bit>,
-    rf_end: Signal<Local, Bits<33>>,
+    /// Whether the response's length is at most the READ's last length (`rf_last`), and at most
+    /// its PMTU (`le_sh`, from `h_le`).
+    rf_last: Signal<Local, Bit>,
+    le_sh: Signal<Local, Bits<8>>,
     /// The response is the next one of the oldest message, a READ (its PSN the oldest
     /// unacknowledged one); and it is a READ response with something outstanding, QP not in error.
     rr_next: Signal<Local, Bit>,
@@ -237,7 +257,30 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     rr_at_last: Signal<Local, Bit>,
     rr_op_first: Signal<Local, Bit>,
     rr_op_last: Signal<Local, Bit>,
-    pm_bytes: Signal<Local, Bits<16>>,
+    /// Decoded as the header is taken from `resp_q` (like `h_rr`): FIRST or ONLY, LAST or ONLY,
+    /// and bit k: the payload length is 256 << k (the PMTU of code k).
+    h_rof: DFF<Bit>,
+    h_rol: DFF<Bit>,
+    h_pm: DFF<Bits<8>>,
+    /// Bit k: the payload length is at most 256 << k. From the length's high byte smeared
+    /// right (`n_s*`: bit k set when the high byte is 2^k or more), or `n_pm`.
+    h_le: DFF<Bits<8>>,
+    n_pm: Signal<Local, Bits<8>>,
+    n_s1: Signal<Local, Bits<8>>,
+    n_s2: Signal<Local, Bits<8>>,
+    n_s3: Signal<Local, Bits<8>>,
+    c255_8: Constant<Bits<8>>,
+    n_hi: Signal<Local, Bits<8>>,
+    n_plen: Signal<Local, Bits<16>>,
+    pm_sh: Signal<Local, Bits<8>>,
+    c1_8: Constant<Bits<8>>,
+    c0_8: Constant<Bits<8>>,
+    /// The header's PSN is the oldest unacknowledged one (`h.psn == p.sq_una_psn`), as a
+    /// register: compared in LOOK with the state read, and set with each step's new PSN (the
+    /// header's PSN + 1: no; the header's PSN: yes; the entry's last PSN + 1: `rn_e`).
+    rn_q: DFF<Bit>,
+    rn_e: Signal<Local, Bit>,
+    rn_nx: Signal<Local, Bit>,
     last_len: Signal<Local, Bits<16>>,
     /// The same for the record being written (`sent`), and its PMTU in bytes.
     s_pm: Signal<Local, Bits<16>>,
@@ -347,10 +390,11 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     s_look: Constant<Bits<3>>,
     s_eval: Constant<Bits<3>>,
     s_sent: Constant<Bits<3>>,
+    /// The state read's `count` (at most 16): bit 4 is "the ring is full".
+    rec_full_unused_low: Signal<Local, Bits<5>>,
     c1_4: Constant<Bits<4>>,
     c1_5: Constant<Bits<5>>,
     c1_24: Constant<Bits<24>>,
-    c16: Constant<Bits<5>>,
     c0_5: Constant<Bits<5>>,
     o_ack: Constant<Bits<8>>,
     o_rf: Constant<Bits<8>>,
@@ -379,6 +423,8 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             sent: Default::default(),
             sent_valid: Default::default(),
             sent_ready: Default::default(),
+            sent_take: Default::default(),
+            rec_full_unused_low: Default::default(),
             sent_soon: Default::default(),
             resp: Default::default(),
             resp_valid: Default::default(),
@@ -415,6 +461,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             rtx_fifo: AxisFifo::new(),
             rtx_out: Default::default(),
             rtx_room: Default::default(),
+            rtx_room_q: Default::default(),
             now: Default::default(),
             tmr_ram: Ram::new(style, false),
             scan_q: Default::default(),
@@ -439,6 +486,9 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             pg_p: Default::default(),
             pg_h1: Default::default(),
             pg_h: Default::default(),
+            pgh_q: Default::default(),
+            pgh1_q: Default::default(),
+            pgp_q: Default::default(),
             pg_e1: Default::default(),
             rty_go: Default::default(),
             rty_go_p: Default::default(),
@@ -482,7 +532,8 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             vw_pl: Default::default(),
             vw_fit: Default::default(),
             vw_keep: Default::default(),
-            rf_end: Default::default(),
+            rf_last: Default::default(),
+            le_sh: Default::default(),
             rr_next: Default::default(),
             rr_live: Default::default(),
             rr_shape: Default::default(),
@@ -491,7 +542,23 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             rr_at_last: Default::default(),
             rr_op_first: Default::default(),
             rr_op_last: Default::default(),
-            pm_bytes: Default::default(),
+            h_rof: Default::default(),
+            h_rol: Default::default(),
+            h_pm: Default::default(),
+            h_le: Default::default(),
+            n_pm: Default::default(),
+            n_s1: Default::default(),
+            n_s2: Default::default(),
+            n_s3: Default::default(),
+            c255_8: c(255),
+            n_hi: Default::default(),
+            n_plen: Default::default(),
+            pm_sh: Default::default(),
+            c1_8: c(1),
+            c0_8: c(0),
+            rn_q: Default::default(),
+            rn_e: Default::default(),
+            rn_nx: Default::default(),
             last_len: Default::default(),
             s_pm: Default::default(),
             s_len: Default::default(),
@@ -576,7 +643,6 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             c1_4: c(1),
             c1_5: c(1),
             c1_24: c(1),
-            c16: c(RING as u64),
             c0_5: c(0),
             o_ack: c(op::ACK as u64),
             o_rf: c(op::READ_RESP_FIRST as u64),
@@ -616,7 +682,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_stamp, tm_lim, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una);
+        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_stamp, tm_lim, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, pgh_q, pgh1_q, pgp_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram, nx_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -696,6 +762,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rtx_fifo.m_axis.tready.next = self.rtx_ready.val();
         // a replay starts only when its whole run (at most 16) fits
         self.rtx_room.next = self.rtx_fifo.level.val() <= self.c48.val();
+        self.rtx_room_q.d.next = self.rtx_room.val();
         // tables
         self.in_qpn.next = bit_cast::<A, 24>(self.resp_q.m_data.val().dqpn);
         self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
@@ -732,6 +799,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.nx_ram.oce.next = false;
         self.nx_last.next = self.nx_ram.rdata.val();
         self.sent_ready.next = false;
+        self.rec_full_unused_low.next = self.ptr_out.y.val().count;
+        self.sent_take.next = (self.st.q.val() == self.s_sent.val()) & !self.rec_full_unused_low.val().get_bit(4);
+        if self.ptr_out.y.val().err {
+            self.sent_take.next = (self.st.q.val() == self.s_sent.val()) & self.cq_q.s_ready.val();
+        }
         self.resp_q.m_ready.next = false;
         self.ctl_done.next = false;
         // outputs default
@@ -775,9 +847,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.fail.next = false;
         self.fail_status.next = self.st_op.val();
         self.prog.next = false;
-        self.pg_p.next = self.p.q.val().sq_una_psn != self.una0.q.val();
-        self.pg_h1.next = (self.h.q.val().psn + self.c1_24.val()) != self.una0.q.val();
-        self.pg_h.next = self.h.q.val().psn != self.una0.q.val();
+        self.pg_p.next = self.pgp_q.q.val();
+        self.pg_h1.next = self.pgh1_q.q.val();
+        self.pg_h.next = self.pgh_q.q.val();
         self.pg_e1.next = self.pe_q.q.val();
         self.p_fin.next = self.p.q.val();
         self.rty_go.next = false;
@@ -804,6 +876,15 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.is_nak_seq.next = self.h_nak_seq.q.val();
         self.is_nak_fatal.next = self.h_nak_fatal.q.val();
         self.is_rr.next = self.h_rr.q.val();
+        self.n_plen.next = self.resp_q.m_data.val().plen;
+        self.n_hi.next = self.n_plen.val().get_bits::<8>(8);
+        self.n_pm.next = self.c0_8.val();
+        if !self.n_plen.val().get_bits::<8>(0).any() & !(self.n_hi.val() & (self.n_hi.val() - self.c1_8.val())).any() {
+            self.n_pm.next = self.n_hi.val();
+        }
+        self.n_s1.next = self.n_hi.val() | (self.n_hi.val() >> 1);
+        self.n_s2.next = self.n_s1.val() | (self.n_s1.val() >> 2);
+        self.n_s3.next = self.n_s2.val() | (self.n_s2.val() >> 4);
         self.cov_psn.next = self.h_cov.q.val();
         self.status.next = self.h_status.q.val();
         self.e_done.next = self.e_done_q.q.val();
@@ -845,17 +926,20 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             6 => self.roff.next = self.roffs[6].val(),
             _ => self.roff.next = self.roffs[7].val(),
         }
-        // where a READ response's bytes end in its READ's buffer
-        self.rf_end.next = bit_cast::<33, 32>(self.roff.val().get_bits::<32>(0)) + bit_cast::<33, 16>(self.h.q.val().plen);
-        self.rr_next.next = (self.e.val().op == self.op_read.val()) & (self.h.q.val().psn == self.p.q.val().sq_una_psn);
+        // whether a READ response's bytes stay inside its READ's buffer (`vw_fit`)
+        self.rf_last.next = self.h.q.val().plen <= self.last_len.val();
+        self.le_sh.next = self.h_le.q.val() >> bit_cast::<8, 3>(self.e.val().pmtu);
+        self.rr_next.next = (self.e.val().op == self.op_read.val()) & self.rn_q.q.val();
+        self.rn_e.next = self.h.q.val().psn == (self.e.val().last_psn + self.c1_24.val());
+        self.rn_nx.next = self.rn_q.q.val();
         self.rr_live.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err;
-        self.pm_bytes.next = self.c256_16.val() << bit_cast::<16, 3>(self.e.val().pmtu);
         // (`last_len`, the length of the response at the READ's last PSN, is in the ring entry)
         self.rr_at_first.next = self.h.q.val().psn == self.e.val().first_psn;
         self.rr_at_last.next = self.rl_q.q.val();
-        self.rr_op_first.next = (self.h.q.val().opcode == self.o_rf.val()) | (self.h.q.val().opcode == self.o_ro.val());
-        self.rr_op_last.next = (self.h.q.val().opcode == self.o_rl.val()) | (self.h.q.val().opcode == self.o_ro.val());
-        self.rr_len_ok.next = self.h.q.val().plen == self.pm_bytes.val();
+        self.rr_op_first.next = self.h_rof.q.val();
+        self.rr_op_last.next = self.h_rol.q.val();
+        self.pm_sh.next = self.h_pm.q.val() >> bit_cast::<8, 3>(self.e.val().pmtu);
+        self.rr_len_ok.next = (self.pm_sh.val() & self.c1_8.val()).any();
         if self.rr_at_last.val() {
             self.rr_len_ok.next = self.h.q.val().plen == self.last_len.val();
         }
@@ -890,7 +974,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     self.bump[6].next = true;
                     self.sent_ready.next = true;
                 }
-            } else if self.ptr_out.y.val().count == self.c16.val() {
+            } else if self.rec_full_unused_low.val().get_bit(4) {
                 // ring full: let responses through until one frees a slot
                 self.sblk.d.next = true;
             } else {
@@ -914,6 +998,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         if self.st.q.val() == self.s_look.val() {
             self.p.d.next = self.ptr_out.y.val();
             self.una0.d.next = self.ptr_out.y.val().sq_una_psn;
+            self.pgh_q.d.next = self.h.q.val().psn != self.ptr_out.y.val().sq_una_psn;
+            self.pgh1_q.d.next = (self.h.q.val().psn + self.c1_24.val()) != self.ptr_out.y.val().sq_una_psn;
+            self.pgp_q.d.next = false;
+            self.rn_q.d.next = self.h.q.val().psn == self.ptr_out.y.val().sq_una_psn;
             self.e_done_q.d.next = self.ed_look.val();
             self.rl_q.d.next = self.h.q.val().psn == self.ptr_out.y.val().tail_last;
             self.pe_q.d.next = (self.ptr_out.y.val().tail_last + self.c1_24.val()) != self.ptr_out.y.val().sq_una_psn;
@@ -940,7 +1028,12 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             // whether a response cut through the RX buffer may be placed before its verdict
             self.vw_pl.d.next = self.rr_live.val() & self.rr_next.val();
             self.vw_keep.d.next = self.rr_live.val() & (self.rr_next.val() | ((self.e.val().op == self.op_write.val()) & self.e_done.val()));
-            self.vw_fit.d.next = !self.roff.val().get_bits::<32>(32).any() & (self.rf_end.val() <= bit_cast::<33, 32>(self.e.val().len));
+            // (placed only with `vw_pl`: the response's PSN is the oldest unacknowledged one, so
+            // within the READ; before its last PSN at most a PMTU fits, at it the last length)
+            self.vw_fit.d.next = (self.le_sh.val() & self.c1_8.val()).any();
+            if self.rr_at_last.val() {
+                self.vw_fit.d.next = self.rf_last.val();
+            }
             if self.h.q.val().spec & !self.scan.q.val() {
                 // cut through: nothing is decided before the verdict
                 self.st.d.next = self.s_vw.val();
@@ -998,6 +1091,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             }
                             if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) {
                                 self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                                self.rn_nx.next = false;
                                 self.prog.next = self.pg_h1.val();
                             }
                             if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & self.e_done.val() {
@@ -1011,6 +1105,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             self.bump[2].next = true;
                             if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) {
                                 self.p_nx.next.sq_una_psn = self.h.q.val().psn;
+                                self.rn_nx.next = true;
                                 self.prog.next = self.pg_h.val();
                             }
                             self.want_rty.next = self.p.q.val().count.any();
@@ -1042,6 +1137,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         self.pay_dma.next = self.h.q.val().plen.any();
                         self.cmd_q.s_valid.next = self.h.q.val().plen.any() & !self.placed.q.val();
                         self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                        self.rn_nx.next = false;
                         self.prog.next = self.pg_h1.val();
                         // the tap's flag of an accepted response sticks to the READ
                         self.p_nx.next.flagged = self.p.q.val().flagged | self.h.q.val().tap_flag;
@@ -1087,6 +1183,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.pe_q.d.next = (self.nx_last.val() + self.c1_24.val()) != self.una0.q.val();
                 self.p_nx.next.count = self.p.q.val().count - self.c1_5.val();
                 self.p_nx.next.sq_una_psn = self.e.val().last_psn + self.c1_24.val();
+                self.rn_nx.next = self.rn_e.val();
                 self.prog.next = self.pg_e1.val();
                 if self.cq_q.s_valid.val() {
                     self.bump[6].next = true;
@@ -1100,13 +1197,15 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 }
             }
             self.p.d.next = self.p_nx.val();
+            self.pgp_q.d.next = self.prog.val();
+            self.rn_q.d.next = self.rn_nx.val();
             self.w_mv.d.next = self.complete.val();
             // progress (`prog`: the step moved the oldest unacknowledged PSN) restarts the timer
             // and restores the retries; a replay uses one
             // (written out for progress and for none, `prog` selecting last: `prog` and
             // `want_rty` come from the step's decision, the rest from registers)
-            self.rty_go_p.next = self.want_rty.val() & self.p.q.val().retry_cnt.any() & self.rtx_room.val();
-            self.rty_go_n.next = self.want_rty.val() & self.p.q.val().retry_left.any() & self.rtx_room.val() & !(self.p.q.val().rty & !self.scan.q.val());
+            self.rty_go_p.next = self.want_rty.val() & self.p.q.val().retry_cnt.any() & self.rtx_room_q.q.val();
+            self.rty_go_n.next = self.want_rty.val() & self.p.q.val().retry_left.any() & self.rtx_room_q.q.val() & !(self.p.q.val().rty & !self.scan.q.val());
             self.rty_go.next = self.rty_go_n.val();
             if self.prog.val() {
                 self.rty_go.next = self.rty_go_p.val();
@@ -1178,6 +1277,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.ptr_ram.re.next = true;
                 self.h.d.next.dqpn = bit_cast::<24, A>(self.tmo_q.m_data.val());
                 self.h.d.next.plen = self.c0_16m.val();
+                self.h_pm.d.next = self.c0_8.val();
+                self.h_le.d.next = self.c255_8.val();
                 self.h.d.next.spec = false;
                 self.scan.d.next = true;
                 self.st.d.next = self.s_look.val();
@@ -1194,6 +1295,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.h_nak_seq.d.next = self.n_nak_seq.val();
                 self.h_nak_fatal.d.next = self.n_nak_fatal.val();
                 self.h_rr.d.next = self.n_rr.val();
+                self.h_rof.d.next = (self.resp_q.m_data.val().opcode == self.o_rf.val()) | (self.resp_q.m_data.val().opcode == self.o_ro.val());
+                self.h_rol.d.next = (self.resp_q.m_data.val().opcode == self.o_rl.val()) | (self.resp_q.m_data.val().opcode == self.o_ro.val());
+                self.h_pm.d.next = self.n_pm.val();
+                self.h_le.d.next = !self.n_s3.val() | self.n_pm.val();
                 self.h_cov.d.next = self.n_cov.val();
                 self.h_status.d.next = self.n_status.val();
                 self.ptr_ram.re.next = true;
@@ -1318,7 +1423,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
 
 pub type RoceRequester500 = RoceRequester<9, 13>;
 
-nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, sent_soon, resp, resp_valid, resp_ready,
+nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, sent_take, sent_soon, resp, resp_valid, resp_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, vd, vd_valid, vd_ready,
     cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta, err_qpn, err_valid, err_ready,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,

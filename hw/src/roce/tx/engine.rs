@@ -94,6 +94,9 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     pub sent: Signal<Out, SentWr>,
     pub sent_valid: Signal<Out, Bit>,
     pub sent_ready: Signal<In, Bit>,
+    /// The completion side would take a new message's record now (`sent_ready` as it is while
+    /// `rec` offers one, without waiting on `sent_valid`): the `rec` state's answer.
+    pub sent_take: Signal<In, Bit>,
     /// A record may follow next cycle (its QPN is on `sent` now): a hint, not a handshake.
     pub sent_soon: Signal<Out, Bit>,
     pub dma_rd_cmd: Signal<Out, DmaCmd>,
@@ -492,6 +495,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             sent: Default::default(),
             sent_valid: Default::default(),
             sent_ready: Default::default(),
+            sent_take: Default::default(),
             sent_soon: Default::default(),
             dma_rd_cmd: Default::default(),
             dma_rd_cmd_valid: Default::default(),
@@ -986,7 +990,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // buffer may already hold a newer packet)
         self.r_stale.next = self.r_rtx.q.val() & (!self.una_out_busy.val() | self.r_behind_unused_low.val().get_bit(23));
         // a new message's first packet may go in the cycle its record is taken
-        self.r_valid.next = ((self.r_st.q.val() == self.s_gen.val()) | ((self.r_st.q.val() == self.s_rec.val()) & self.sent_ready.val()))
+        self.r_valid.next = ((self.r_st.q.val() == self.s_gen.val()) | ((self.r_st.q.val() == self.s_rec.val()) & self.sent_take.val()))
             & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
         if (self.r_st.q.val() == self.s_gen.val()) & self.rtx_end.val() {
             self.r_st.d.next = self.s_idle.val();
@@ -1047,7 +1051,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             }
             // (the park decision comes last, below)
         }
-        if (self.r_st.q.val() == self.s_rec.val()) & self.sent_ready.val() {
+        if (self.r_st.q.val() == self.s_rec.val()) & self.sent_take.val() {
             self.r_st.d.next = self.s_gen.val();
         }
         if self.r_st.q.val() == self.s_flush.val() {
@@ -1210,7 +1214,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.preempt.next = !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_go.val()
             & (((self.r_st.q.val() == self.s_gen.val()) & !self.win_ok.val())
                 | ((self.r_st.q.val() == self.s_gen.val()) & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & self.r_sent1.q.val() & !self.r_take.val())
-                | ((self.r_st.q.val() == self.s_rec.val()) & !self.sent_ready.val()));
+                | ((self.r_st.q.val() == self.s_rec.val()) & !self.sent_take.val()));
         if self.preempt.val() {
             self.p_valid.d.next = true;
             self.p_wr.d.next = self.r_wr.q.val();
@@ -1677,7 +1681,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 pub type RoceTx500 = RoceTx<9, 13, 1, { kind::PASS }, SLOT_A_SHORT>;
 
 nicgen_sim::impl_ports!(RoceTx500, clock = clock, [clock, reset, sq, sq_valid, sq_ready, rsp, rsp_valid, rsp_ready,
-    sent, sent_valid, sent_ready, sent_soon, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
+    sent, sent_valid, sent_ready, sent_take, sent_soon, dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
     una_wr, una_qpn, una_psn, una_open, window,
