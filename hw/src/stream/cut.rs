@@ -55,6 +55,17 @@ pub struct AxisCutFifo<const D: usize, const K: usize, const W: usize, const A: 
     zero32: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     go: Signal<Local, Bit>,
+    /// `go` as a register, worked out a cycle ahead from the counts' next values: `cnt` moves
+    /// by at most one a cycle, so it is one of three compares on flops (`ge_*`), selected by the
+    /// write and the read; a cycle that changes `thr` leaves `go` low for a cycle. The read
+    /// decision starts from a flop, not from a compare behind the counter.
+    go_q: DFF<Bit>,
+    ge_now: Signal<Local, Bit>,
+    ge_up: Signal<Local, Bit>,
+    ge_dn: Signal<Local, Bit>,
+    ge_nx: Signal<Local, Bit>,
+    done_nx: Signal<Local, Bit>,
+    thr_mv: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     push_last: Signal<Local, Bit>,
@@ -97,6 +108,13 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisCutFifo
             zero32: Constant::new(0u64.into()),
             one32: Constant::new(1u64.into()),
             go: Default::default(),
+            go_q: Default::default(),
+            ge_now: Default::default(),
+            ge_up: Default::default(),
+            ge_dn: Default::default(),
+            ge_nx: Default::default(),
+            done_nx: Default::default(),
+            thr_mv: Default::default(),
             push: Default::default(),
             pop: Default::default(),
             push_last: Default::default(),
@@ -109,7 +127,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisCutFifo
 impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for AxisCutFifo<D, K, W, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, cnt, done, mid, ab, p1, p2, l1, l2, flush, thr, c_abort);
+        dff_setup!(self, clock, cnt, done, mid, ab, p1, p2, l1, l2, flush, thr, c_abort, go_q);
         clock!(self, clock, fifo);
         self.fifo.reset.next = self.reset.val();
         self.fifo.s_axis.tdata.next = self.s_axis.tdata.val();
@@ -119,7 +137,8 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         self.fifo.s_axis.tvalid.next = self.s_axis.tvalid.val();
         self.s_axis.tready.next = self.fifo.s_axis.tready.val();
         // a frame may start: one is whole, or the head one has `thr` beats here
-        self.go.next = self.done.q.val().any() | (self.cnt.q.val() >= bit_cast::<16, 8>(self.thr.q.val()));
+        self.go.next = self.go_q.q.val();
+        self.thr_mv.next = false;
         self.m_axis.tdata.next = self.fifo.m_axis.tdata.val();
         self.m_axis.tkeep.next = self.fifo.m_axis.tkeep.val();
         self.m_axis.tlast.next = self.fifo.m_axis.tlast.val();
@@ -151,6 +170,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
                     self.mid.d.next = false;
                     self.flush.d.next = true;
                     self.c_abort.d.next = self.c_abort.q.val() + self.one32.val();
+                    self.thr_mv.next = true;
                     self.thr.d.next = (self.thr.q.val() << self.one8.val()) | self.one8.val();
                     if self.thr.q.val().get_bit(7) {
                         self.thr.d.next = self.all8.val();
@@ -187,10 +207,30 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         if self.start_load.val() {
             self.thr.d.next = self.start.val();
         }
+        // next cycle's `go` (the counts after this cycle's write and read, the same `thr`)
+        self.ge_now.next = self.cnt.q.val() >= bit_cast::<16, 8>(self.thr.q.val());
+        self.ge_up.next = (self.cnt.q.val() + self.one16.val()) >= bit_cast::<16, 8>(self.thr.q.val());
+        self.ge_dn.next = self.cnt.q.val() > bit_cast::<16, 8>(self.thr.q.val());
+        self.ge_nx.next = self.ge_now.val();
+        if self.p2.q.val() & !self.pop.val() {
+            self.ge_nx.next = self.ge_up.val();
+        }
+        if !self.p2.q.val() & self.pop.val() {
+            self.ge_nx.next = self.ge_dn.val();
+        }
+        self.done_nx.next = self.done.q.val().any();
+        if self.l2.q.val() & !self.pop_last.val() {
+            self.done_nx.next = true;
+        }
+        if !self.l2.q.val() & self.pop_last.val() {
+            self.done_nx.next = self.done.q.val().get_bits::<15>(1).any();
+        }
+        self.go_q.d.next = (self.done_nx.val() | self.ge_nx.val()) & !self.thr_mv.val() & !self.start_load.val();
         self.thr_now.next = self.thr.q.val();
         self.aborts.next = self.c_abort.q.val();
         self.unused.next = self.fifo.level.val().any();
         if self.reset.val() {
+            self.go_q.d.next = false;
             self.cnt.d.next = self.zero16.val();
             self.done.d.next = self.zero16.val();
             self.mid.d.next = false;
