@@ -196,14 +196,8 @@ pub struct AxisFifo<const D: usize, const K: usize, const W: usize, const A: usi
     fall_through: Constant<Bit>,
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
-    /// Bits 0..A-1 of a pointer, and bit A.
-    low_a: Constant<Bits<16>>,
-    bit_a: Constant<Bits<16>>,
+    full_at: Constant<Bits<16>>,
     used: Signal<Local, Bits<16>>,
-    /// The pointers' difference, bit for bit: the RAM is full (`used` is 2^A; it never exceeds
-    /// it) exactly when the pointers agree below bit A and differ at bit A. An XOR of flops,
-    /// not the subtraction and compare behind `s_tready`.
-    ptr_x: Signal<Local, Bits<16>>,
     full: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
 }
@@ -229,7 +223,6 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D,
         Self::build(true, false)
     }
     fn build(packet_mode: bool, fall_through: bool) -> Self {
-        assert!(A < 16, "a pointer is 16 bits and bit A is its wrap bit");
         AxisFifo {
             clock: Default::default(),
             reset: Default::default(),
@@ -243,10 +236,8 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D,
             fall_through: Constant::new(fall_through),
             one16: Constant::new(1u64.into()),
             zero16: Constant::new(0u64.into()),
-            low_a: Constant::new(((1u64 << A) - 1).to_bits()),
-            bit_a: Constant::new((1u64 << A).to_bits()),
+            full_at: Constant::new(((1u64 << A) as u64).to_bits()),
             used: Default::default(),
-            ptr_x: Default::default(),
             full: Default::default(),
             push: Default::default(),
         }
@@ -260,8 +251,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
         self.used.next = self.wr_ptr.q.val() - self.core.rd_ptr.val();
-        self.ptr_x.next = self.wr_ptr.q.val() ^ self.core.rd_ptr.val();
-        self.full.next = !(self.ptr_x.val() & self.low_a.val()).any() & (self.ptr_x.val() & self.bit_a.val()).any();
+        self.full.next = self.used.val() == self.full_at.val();
         self.push.next = false;
         self.s_axis.tready.next = !self.full.val();
         if self.s_axis.tvalid.val() & !self.full.val() {
