@@ -798,11 +798,17 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.nx_ram.we.next = false;
         self.nx_ram.oce.next = false;
         self.nx_last.next = self.nx_ram.rdata.val();
-        self.sent_ready.next = false;
+        // the record is taken (SENT, below): a QP in error completes it as flushed when the CQ
+        // has room, otherwise it goes into the ring when the ring is not full; a flush record
+        // (the TX found the QP not in RTS) completes when the CQ has room
         self.rec_full_unused_low.next = self.ptr_out.y.val().count;
         self.sent_take.next = (self.st.q.val() == self.s_sent.val()) & !self.rec_full_unused_low.val().get_bit(4);
         if self.ptr_out.y.val().err {
             self.sent_take.next = (self.st.q.val() == self.s_sent.val()) & self.cq_q.s_ready.val();
+        }
+        self.sent_ready.next = self.sent_valid.val() & self.sent_take.val();
+        if self.sent.val().flush {
+            self.sent_ready.next = self.sent_valid.val() & (self.st.q.val() == self.s_sent.val()) & self.cq_q.s_ready.val();
         }
         self.resp_q.m_ready.next = false;
         self.ctl_done.next = false;
@@ -972,7 +978,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 if self.cq_q.s_ready.val() {
                     self.cq_q.s_valid.next = true;
                     self.bump[6].next = true;
-                    self.sent_ready.next = true;
                 }
             } else if self.rec_full_unused_low.val().get_bit(4) {
                 // ring full: let responses through until one frees a slot
@@ -991,7 +996,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     self.ptr_in.x.next.rty = false;
                 }
                 self.ptr_ram.we.next = true;
-                self.sent_ready.next = true;
             }
             self.st.d.next = self.s_idle.val();
         }
