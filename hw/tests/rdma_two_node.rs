@@ -70,7 +70,7 @@ fn tables_of_4096_qps_carry_traffic() {
 
 /// AES-CTR in both payload slots ([`AES_LATENCY`] cycles each) and an 11-cycle parallel tap:
 /// 32 KiB WRITEs and READs, encrypted on the wire and decrypted at the destination, take the same
-/// cycles as with the 1-cycle pass-through slots, plus at most the added latency once for a
+/// cycles as the engine without services (no tap, no RX slot), plus at most the added latency once for a
 /// WRITE run and twice the round trip for a READ run (not per packet), so they stay at line rate; every byte lands as plaintext, every
 /// WRITE packet on the wire is the reference's ciphertext, and no slot ever overruns.
 #[test]
@@ -111,7 +111,7 @@ fn aes_service_slots_keep_line_rate() {
         // responses, so a READ run can meet the round trip twice
         let one_way = 2 * (AES_LATENCY as i64 - 1) + DLRM_LATENCY as i64 + 10;
         let added = if op == Op::Write { one_way } else { 2 * (one_way + 10) };
-        assert!((0..=added + 8).contains(&extra), "{op:?}: {} cycles with AES slots, {} with 1-cycle slots", r.cycles, base.cycles);
+        assert!((0..=added + 8).contains(&extra), "{op:?}: {} cycles with AES slots, {} without services", r.cycles, base.cycles);
         assert!(r.ceiling_frac >= 0.985, "{op:?}: {:.4} of the ceiling", r.ceiling_frac);
         let get = |n: &str| r.counters.iter().find(|c| c.0 == n).map(|c| (c.1, c.2)).unwrap();
         assert_eq!(get("slot_overrun"), (0, 0));

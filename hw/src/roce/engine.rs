@@ -199,6 +199,9 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     wmux: DmaWrMux,
     /// The RX payload slot, on the merged DMA write data.
     rx_slot: PayloadSlot<LR, SR, A, F>,
+    /// Without an RX slot service, the slot's 32 beats of room are kept here (LUT RAM): the
+    /// DMA write path absorbs as much host backpressure as it did with the slot.
+    rx_room: AxisFifo<DATA_W, KEEP_W, 578, 5>,
     bridge: AxilBridge,
     window: StatusWindow<53>,
     k_cut: DFF<Bits<32>>,
@@ -237,6 +240,15 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     zero32: Constant<Bits<32>>,
     /// The service window (0x300..0x3ff) answers only when a slot holds a service.
     svc_on: Constant<Bit>,
+    /// The parallel tap is in the data path only with a tap service (DPI), the RX payload slot
+    /// only with an RX slot service (AES, DLRM): an engine without one has no shell, no line
+    /// FIFO and no latency there (both blocks are still instantiated and fed, and synthesis
+    /// removes them, as nothing reads them).
+    tap_on: Constant<Bit>,
+    rxs_on: Constant<Bit>,
+    /// The tap's and the RX slot's overruns, 0 without them.
+    ovr_tap: Signal<Local, Bits<32>>,
+    ovr_rxs: Signal<Local, Bits<32>>,
     a_svc: Constant<Bits<16>>,
     svc_mask: Constant<Bits<16>>,
     a_gen: Constant<Bits<16>>,
@@ -300,6 +312,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             tx: Default::default(),
             wmux: Default::default(),
             rx_slot: Default::default(),
+            rx_room: Default::default(),
             bridge: Default::default(),
             window: Default::default(),
             stage: Default::default(),
@@ -335,6 +348,10 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             win16: c(WINDOW_MAX as u64),
             zero32: c(0),
             svc_on: Constant::new(S != kind::PASS || SR != kind::PASS),
+            tap_on: Constant::new(SR & kind::DPI != 0),
+            rxs_on: Constant::new(SR & kind::AES_DLRM != 0),
+            ovr_tap: Default::default(),
+            ovr_rxs: Default::default(),
             a_svc: c(reg::SVC_BASE as u64),
             svc_mask: c(0xff00),
             a_gen: c(reg::SVC_BASE as u64 + aes::reg::QP_GEN as u64),
@@ -353,11 +370,12 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
         }
-        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_fifo, vq, rx_flags, rx_pipe, parse, responder, req, tx, wmux, bridge, window, stage);
+        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_room, rx_fifo, vq, rx_flags, rx_pipe, parse, responder, req, tx, wmux, bridge, window, stage);
         self.check.reset.next = self.reset.val();
         self.rx_tap.reset.next = self.reset.val();
         self.tap_core.reset.next = self.reset.val();
         self.rx_slot.reset.next = self.reset.val();
+        self.rx_room.reset.next = self.reset.val();
         self.rx_fifo.reset.next = self.reset.val();
         self.vq.reset.next = self.reset.val();
         self.rx_flags.reset.next = self.reset.val();
@@ -371,7 +389,12 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.stage.reset.next = self.reset.val();
         // ------------------------------------------------ RX: ICRC check, drop, parse
         Axis512Sink::link(&mut self.s_axis_rx, &mut self.check.s_axis);
-        Axis512Source::join(&mut self.check.m_axis, &mut self.rx_tap.s_axis);
+        self.rx_tap.s_axis.tdata.next = self.check.m_axis.tdata.val();
+        self.rx_tap.s_axis.tkeep.next = self.check.m_axis.tkeep.val();
+        self.rx_tap.s_axis.tlast.next = self.check.m_axis.tlast.val();
+        self.rx_tap.s_axis.tuser.next = self.check.m_axis.tuser.val();
+        self.rx_tap.s_axis.tvalid.next = self.check.m_axis.tvalid.val();
+        self.check.m_axis.tready.next = self.rx_tap.s_axis.tready.val();
         self.tap_core.in_beat.next = self.rx_tap.tap.val();
         self.tap_core.in_valid.next = self.rx_tap.tap_valid.val();
         self.rx_tap.verdict.next = self.tap_core.verdict.val();
@@ -392,6 +415,17 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         // speculative placement: the frames `RX_CUT` picks leave the buffer as they arrive
         // (their verdicts follow on `vq`), while the verdict queue has room
         self.cut_pick.data.next = self.rx_tap.m_axis.tdata.val();
+        if !self.tap_on.val() {
+            // no tap: the checked frames go straight to the register stage
+            self.check.m_axis.tready.next = true;
+            self.rxq_valid.d.next = self.check.m_axis.tvalid.val();
+            self.rxq_data.d.next = self.check.m_axis.tdata.val();
+            self.rxq_keep.d.next = self.check.m_axis.tkeep.val();
+            self.rxq_last.d.next = self.check.m_axis.tlast.val();
+            self.rxq_user.d.next = self.check.m_axis.tuser.val();
+            self.rxq_flag.d.next = false;
+            self.cut_pick.data.next = self.check.m_axis.tdata.val();
+        }
         self.vq_ok.d.next = self.vq.level.val() < self.vq_room.val();
         self.rxq_cut.d.next = ((self.cut_pick.cut_safe.val() & self.rx_cut.q.val().get_bit(0)) | (self.cut_pick.cut_reth.val() & (self.rx_cut.q.val().get_bit(1) | self.rx_cut.q.val().get_bit(2)))) & self.vq_ok.q.val();
         self.rx_fifo.s_cut.next = self.rxq_cut.q.val();
@@ -499,9 +533,36 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.dma_wr_cmd.next = self.wmux.cmd.val();
         self.dma_wr_cmd_valid.next = self.wmux.cmd_valid.val();
         self.wmux.cmd_ready.next = self.dma_wr_cmd_ready.val();
-        Axis512Source::join(&mut self.wmux.m_axis, &mut self.rx_slot.s_axis);
+        self.rx_slot.s_axis.tdata.next = self.wmux.m_axis.tdata.val();
+        self.rx_slot.s_axis.tkeep.next = self.wmux.m_axis.tkeep.val();
+        self.rx_slot.s_axis.tlast.next = self.wmux.m_axis.tlast.val();
+        self.rx_slot.s_axis.tuser.next = self.wmux.m_axis.tuser.val();
+        self.rx_slot.s_axis.tvalid.next = self.wmux.m_axis.tvalid.val();
+        self.wmux.m_axis.tready.next = self.rx_slot.s_axis.tready.val();
         self.rx_slot.s_meta.next = self.wmux.m_meta.val();
-        Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.rx_slot.m_axis);
+        self.m_axis_dma_wr.tdata.next = self.rx_slot.m_axis.tdata.val();
+        self.m_axis_dma_wr.tkeep.next = self.rx_slot.m_axis.tkeep.val();
+        self.m_axis_dma_wr.tlast.next = self.rx_slot.m_axis.tlast.val();
+        self.m_axis_dma_wr.tuser.next = self.rx_slot.m_axis.tuser.val();
+        self.m_axis_dma_wr.tvalid.next = self.rx_slot.m_axis.tvalid.val();
+        self.rx_slot.m_axis.tready.next = self.m_axis_dma_wr.tready.val();
+        self.rx_room.s_axis.tdata.next = self.wmux.m_axis.tdata.val();
+        self.rx_room.s_axis.tkeep.next = self.wmux.m_axis.tkeep.val();
+        self.rx_room.s_axis.tlast.next = self.wmux.m_axis.tlast.val();
+        self.rx_room.s_axis.tuser.next = self.wmux.m_axis.tuser.val();
+        self.rx_room.s_axis.tvalid.next = self.wmux.m_axis.tvalid.val();
+        self.rx_room.m_axis.tready.next = false;
+        if !self.rxs_on.val() {
+            // no RX slot service: the merged DMA writes go through the slot's room alone
+            self.m_axis_dma_wr.tdata.next = self.rx_room.m_axis.tdata.val();
+            self.m_axis_dma_wr.tkeep.next = self.rx_room.m_axis.tkeep.val();
+            self.m_axis_dma_wr.tlast.next = self.rx_room.m_axis.tlast.val();
+            self.m_axis_dma_wr.tuser.next = self.rx_room.m_axis.tuser.val();
+            self.m_axis_dma_wr.tvalid.next = self.rx_room.m_axis.tvalid.val();
+            self.wmux.m_axis.tready.next = self.rx_room.s_axis.tready.val();
+            self.rx_room.m_axis.tready.next = self.m_axis_dma_wr.tready.val();
+            self.rx_slot.m_axis.tready.next = false;
+        }
         // ------------------------------------------------ TX, SQ, CQ
         self.tx.sq.next = self.sq.val();
         self.tx.sq_valid.next = self.sq_valid.val();
@@ -567,9 +628,19 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[34].next = self.tx.cnt.read_resp.val();
         self.window.status[35].next = self.tx.cnt.requests.val();
         self.window.status[36].next = self.tx.cnt.messages.val();
-        self.window.status[37].next = self.rx_tap.drops.val();
-        self.window.status[38].next = self.rx_tap.flags.val();
-        self.window.status[39].next = self.tx.slot_overrun.val() + self.rx_slot.overrun.val() + self.rx_tap.overrun.val();
+        self.window.status[37].next = self.zero32.val();
+        self.window.status[38].next = self.zero32.val();
+        self.ovr_tap.next = self.zero32.val();
+        self.ovr_rxs.next = self.zero32.val();
+        if self.tap_on.val() {
+            self.window.status[37].next = self.rx_tap.drops.val();
+            self.window.status[38].next = self.rx_tap.flags.val();
+            self.ovr_tap.next = self.rx_tap.overrun.val();
+        }
+        if self.rxs_on.val() {
+            self.ovr_rxs.next = self.rx_slot.overrun.val();
+        }
+        self.window.status[39].next = self.tx.slot_overrun.val() + self.ovr_rxs.val() + self.ovr_tap.val();
         self.window.status[40].next = self.req.cnt.ack_duplicate.val();
         self.window.status[41].next = self.req.cnt.implied_nak.val();
         self.window.status[42].next = self.req.cnt.timeouts.val();
@@ -725,7 +796,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
                 self.done_req.d.next = false;
             }
         }
-        self.unused.next = self.bridge.wr_strb.val().any() | self.window.wr_err.val() | self.rx_fifo.level.val().any()
+        self.unused.next = self.bridge.wr_strb.val().any() | self.window.wr_err.val() | self.rx_fifo.level.val().any() | self.rx_room.level.val().any()
             | self.vq.s_axis.tready.val()
             | self.vq.m_axis.tkeep.val().any() | self.vq.m_axis.tlast.val() | self.vq.m_axis.tuser.val()
             | self.rx_slot.m_meta.val().qpn.any() | self.rx_slot.m_meta.val().psn.any() | self.rx_slot.m_meta.val().off.any() | self.rx_slot.m_meta.val().opcode.any() | self.rx_slot.gen.val().any()
@@ -747,7 +818,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
     }
 }
 
-/// The default engine: 500 QPs in 512-entry tables, pass-through service slots (1 cycle each).
+/// The default engine: 500 QPs in 512-entry tables, no services: a pass-through TX slot (1
+/// cycle), no tap and no RX slot in the data path (the RX slot's 32 beats of room are kept as a
+/// FIFO, `rx_room`).
 pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }, SLOT_A_SHORT>;
 pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }, { kind::PASS }, SLOT_A_SHORT>;
 /// The services engine: the default engine with AES-CTR in both payload slots (TX encrypts, RX

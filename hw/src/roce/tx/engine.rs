@@ -433,6 +433,13 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     hdr_q: ChanReg<TxHdr>,
     /// The TX payload slot, and the metadata of the payloads on their way to it.
     slot: PayloadSlot<LT, ST, A, F>,
+    /// Without a TX service the slot is not in the data path: its 32 beats of room are kept
+    /// here (LUT RAM), and the deparser takes the payload from this FIFO (`slot_on` is a
+    /// constant; synthesis removes the unread slot).
+    tx_room: AxisFifo<DATA_W, KEEP_W, 578, 5>,
+    slot_on: Constant<Bit>,
+    /// The payload path's ready: the slot's, or the room FIFO's.
+    sl_ready: Signal<Local, Bit>,
     meta_in: ToBits<SlotMeta, META_BITS>,
     meta_q: AxisFifo<META_BITS, 1, META_W, 3>,
     meta_out: FromBits<SlotMeta, META_BITS>,
@@ -735,6 +742,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             x_hdr: Default::default(),
             hdr_q: Default::default(),
             slot: Default::default(),
+            tx_room: Default::default(),
+            slot_on: Constant::new(ST != kind::PASS),
+            sl_ready: Default::default(),
             meta_in: Default::default(),
             meta_q: AxisFifo::new(),
             meta_out: Default::default(),
@@ -784,7 +794,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo, dq_n, rbw_n, df_n);
+        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, tx_room, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo, dq_n, rbw_n, df_n);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
@@ -793,6 +803,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.build.reset.next = self.reset.val();
         self.out_fifo.reset.next = self.reset.val();
         self.slot.reset.next = self.reset.val();
+        self.tx_room.reset.next = self.reset.val();
         self.dq_n.reset.next = self.reset.val();
         self.rbw_n.reset.next = self.reset.val();
         self.df_n.reset.next = self.reset.val();
@@ -1542,9 +1553,18 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.slot.s_axis.tlast.next = self.in_last.val();
         self.slot.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val() & !self.sel_rb.val();
         self.slot.s_axis.tvalid.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val();
-        self.acc.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val() & self.slot.s_axis.tready.val();
-        self.s_axis_dma_rd.tready.next = !self.sel_rb.val() & self.hv.val() & self.cp_ok.val() & self.slot.s_axis.tready.val();
-        self.m_axi_rb.rready.next = self.sel_rb.val() & self.hv.val() & self.cp_ok.val() & self.slot.s_axis.tready.val();
+        self.tx_room.s_axis.tdata.next = self.in_data.val();
+        self.tx_room.s_axis.tkeep.next = self.in_keep.val();
+        self.tx_room.s_axis.tlast.next = self.in_last.val();
+        self.tx_room.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val() & !self.sel_rb.val();
+        self.tx_room.s_axis.tvalid.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val();
+        self.sl_ready.next = self.tx_room.s_axis.tready.val();
+        if self.slot_on.val() {
+            self.sl_ready.next = self.slot.s_axis.tready.val();
+        }
+        self.acc.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val() & self.sl_ready.val();
+        self.s_axis_dma_rd.tready.next = !self.sel_rb.val() & self.hv.val() & self.cp_ok.val() & self.sl_ready.val();
+        self.m_axi_rb.rready.next = self.sel_rb.val() & self.hv.val() & self.cp_ok.val() & self.sl_ready.val();
         self.meta_q.m_axis.tready.next = self.acc.val() & self.in_last.val();
         self.src_q.m_axis.tready.next = self.acc.val() & self.in_last.val();
         if self.acc.val() {
@@ -1597,8 +1617,26 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         if self.m_axi_rb.arvalid.val() & self.m_axi_rb.arready.val() {
             self.k_rbr.d.next = self.k_rbr.q.val() + 1;
         }
-        Axis512Source::join(&mut self.slot.m_axis, &mut self.build.s_axis);
-        self.slot_overrun.next = self.slot.overrun.val();
+        self.build.s_axis.tdata.next = self.slot.m_axis.tdata.val();
+        self.build.s_axis.tkeep.next = self.slot.m_axis.tkeep.val();
+        self.build.s_axis.tlast.next = self.slot.m_axis.tlast.val();
+        self.build.s_axis.tuser.next = self.slot.m_axis.tuser.val();
+        self.build.s_axis.tvalid.next = self.slot.m_axis.tvalid.val();
+        self.slot.m_axis.tready.next = self.build.s_axis.tready.val();
+        self.tx_room.m_axis.tready.next = false;
+        if !self.slot_on.val() {
+            self.build.s_axis.tdata.next = self.tx_room.m_axis.tdata.val();
+            self.build.s_axis.tkeep.next = self.tx_room.m_axis.tkeep.val();
+            self.build.s_axis.tlast.next = self.tx_room.m_axis.tlast.val();
+            self.build.s_axis.tuser.next = self.tx_room.m_axis.tuser.val();
+            self.build.s_axis.tvalid.next = self.tx_room.m_axis.tvalid.val();
+            self.tx_room.m_axis.tready.next = self.build.s_axis.tready.val();
+            self.slot.m_axis.tready.next = false;
+        }
+        self.slot_overrun.next = 0.into();
+        if self.slot_on.val() {
+            self.slot_overrun.next = self.slot.overrun.val();
+        }
         // to the MAC, cut through: a frame starts once `start` beats of it are here; one that
         // runs dry ends with an abort beat (bad FCS on the wire; the transport resends it)
         self.out_fifo.s_axis.tdata.next = self.build.m_axis.tdata.val();
@@ -1645,7 +1683,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.src_q.m_axis.tkeep.val().any() | self.src_q.m_axis.tlast.val() | self.src_q.m_axis.tuser.val()
             | self.m_axi_rb.bresp.val().any() | self.m_axi_rb.rresp.val().any() | self.m_axi_rb.rlast.val()
             | self.rb_aw_q.m_data.val().need.any() | self.x_desc.q.val().rb | self.x_desc.q.val().cp
-            | self.meta_q.level.val().any()
+            | self.meta_q.level.val().any() | self.tx_room.level.val().any()
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
         if self.reset.val() {
