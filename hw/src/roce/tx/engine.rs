@@ -433,10 +433,10 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     hdr_q: ChanReg<TxHdr>,
     /// The TX payload slot, and the metadata of the payloads on their way to it.
     slot: PayloadSlot<LT, ST, A, F>,
-    /// Without a TX service the slot is not in the data path: its 32 beats of room are kept
-    /// here (LUT RAM), and the deparser takes the payload from this FIFO (`slot_on` is a
-    /// constant; synthesis removes the unread slot).
-    tx_room: AxisFifo<DATA_W, KEEP_W, 578, 5>,
+    /// Without a TX service the slot is not in the data path: a skid buffer takes its place
+    /// (the payload path's ready stays a register), and the deparser takes the payload from it
+    /// (`slot_on` is a constant; synthesis removes the unread slot).
+    tx_room: AxisSkid512,
     slot_on: Constant<Bit>,
     /// The payload path's ready: the slot's, or the room FIFO's.
     sl_ready: Signal<Local, Bit>,
@@ -1683,7 +1683,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.src_q.m_axis.tkeep.val().any() | self.src_q.m_axis.tlast.val() | self.src_q.m_axis.tuser.val()
             | self.m_axi_rb.bresp.val().any() | self.m_axi_rb.rresp.val().any() | self.m_axi_rb.rlast.val()
             | self.rb_aw_q.m_data.val().need.any() | self.x_desc.q.val().rb | self.x_desc.q.val().cp
-            | self.meta_q.level.val().any() | self.tx_room.level.val().any()
+            | self.meta_q.level.val().any()
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
         if self.reset.val() {
