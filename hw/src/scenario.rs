@@ -274,7 +274,7 @@ impl Node {
         Self::with_services(dma, seed, table_qps, env_services(table_qps))
     }
     /// A node whose engine has the services `svc` (bits of `service::aes_ctr::kind`), or none
-    /// (0: a pass-through TX slot, no tap, no RX slot).
+    /// (0: no slots and no tap in the data path).
     pub fn with_services(dma: DmaParams, seed: u64, table_qps: usize, svc: usize) -> Result<Self> {
         let mut sim = build_engine(table_qps, svc)?;
         sim.reset(4);

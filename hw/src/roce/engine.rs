@@ -818,8 +818,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
     }
 }
 
-/// The default engine: 500 QPs in 512-entry tables, no services: a pass-through TX slot (1
-/// cycle), no tap and no RX slot in the data path (the RX slot's 32 beats of room are kept as a
+/// The default engine: 500 QPs in 512-entry tables, no services: no slot and no tap in the
+/// data path (a skid buffer in the TX slot's place; the RX slot's 32 beats of room kept as a
 /// FIFO, `rx_room`).
 pub type RoceEngine500 = RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }, SLOT_A_SHORT>;
 pub type RoceEngine4k = RoceEngine<12, 16, 1, 1, 1, { kind::PASS }, { kind::PASS }, SLOT_A_SHORT>;
