@@ -438,7 +438,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// (`slot_on` is a constant; synthesis removes the unread slot).
     tx_room: AxisSkid512,
     slot_on: Constant<Bit>,
-    /// The payload path's ready: the slot's, or the room FIFO's.
+    /// The payload path's ready: the slot's, or the skid buffer's.
     sl_ready: Signal<Local, Bit>,
     meta_in: ToBits<SlotMeta, META_BITS>,
     meta_q: AxisFifo<META_BITS, 1, META_W, 3>,
