@@ -70,7 +70,7 @@ fn tables_of_4096_qps_carry_traffic() {
 
 /// AES-CTR in both payload slots ([`AES_LATENCY`] cycles each) and an 11-cycle parallel tap:
 /// 32 KiB WRITEs and READs, encrypted on the wire and decrypted at the destination, take the same
-/// cycles as the engine without services (no tap, no RX slot), plus at most the added latency once for a
+/// cycles as the engine without services (no slots, no tap), plus at most the added latency once for a
 /// WRITE run and twice the round trip for a READ run (not per packet), so they stay at line rate; every byte lands as plaintext, every
 /// WRITE packet on the wire is the reference's ciphertext, and no slot ever overruns.
 #[test]

@@ -436,7 +436,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// Without a TX service the slot is not in the data path: a skid buffer takes its place
     /// (the payload path's ready stays a register), and the deparser takes the payload from it
     /// (`slot_on` is a constant; synthesis removes the unread slot).
-    tx_room: AxisSkid512,
+    pay_skid: AxisSkid512,
     slot_on: Constant<Bit>,
     /// The payload path's ready: the slot's, or the skid buffer's.
     sl_ready: Signal<Local, Bit>,
@@ -742,7 +742,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             x_hdr: Default::default(),
             hdr_q: Default::default(),
             slot: Default::default(),
-            tx_room: Default::default(),
+            pay_skid: Default::default(),
             slot_on: Constant::new(ST != kind::PASS),
             sl_ready: Default::default(),
             meta_in: Default::default(),
@@ -794,7 +794,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
-        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, tx_room, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo, dq_n, rbw_n, df_n);
+        clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, pay_skid, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo, dq_n, rbw_n, df_n);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
         self.cmd_q.reset.next = self.reset.val();
@@ -803,7 +803,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.build.reset.next = self.reset.val();
         self.out_fifo.reset.next = self.reset.val();
         self.slot.reset.next = self.reset.val();
-        self.tx_room.reset.next = self.reset.val();
+        self.pay_skid.reset.next = self.reset.val();
         self.dq_n.reset.next = self.reset.val();
         self.rbw_n.reset.next = self.reset.val();
         self.df_n.reset.next = self.reset.val();
@@ -1553,12 +1553,12 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.slot.s_axis.tlast.next = self.in_last.val();
         self.slot.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val() & !self.sel_rb.val();
         self.slot.s_axis.tvalid.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val();
-        self.tx_room.s_axis.tdata.next = self.in_data.val();
-        self.tx_room.s_axis.tkeep.next = self.in_keep.val();
-        self.tx_room.s_axis.tlast.next = self.in_last.val();
-        self.tx_room.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val() & !self.sel_rb.val();
-        self.tx_room.s_axis.tvalid.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val();
-        self.sl_ready.next = self.tx_room.s_axis.tready.val();
+        self.pay_skid.s_axis.tdata.next = self.in_data.val();
+        self.pay_skid.s_axis.tkeep.next = self.in_keep.val();
+        self.pay_skid.s_axis.tlast.next = self.in_last.val();
+        self.pay_skid.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val() & !self.sel_rb.val();
+        self.pay_skid.s_axis.tvalid.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val();
+        self.sl_ready.next = self.pay_skid.s_axis.tready.val();
         if self.slot_on.val() {
             self.sl_ready.next = self.slot.s_axis.tready.val();
         }
@@ -1623,14 +1623,14 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.build.s_axis.tuser.next = self.slot.m_axis.tuser.val();
         self.build.s_axis.tvalid.next = self.slot.m_axis.tvalid.val();
         self.slot.m_axis.tready.next = self.build.s_axis.tready.val();
-        self.tx_room.m_axis.tready.next = false;
+        self.pay_skid.m_axis.tready.next = false;
         if !self.slot_on.val() {
-            self.build.s_axis.tdata.next = self.tx_room.m_axis.tdata.val();
-            self.build.s_axis.tkeep.next = self.tx_room.m_axis.tkeep.val();
-            self.build.s_axis.tlast.next = self.tx_room.m_axis.tlast.val();
-            self.build.s_axis.tuser.next = self.tx_room.m_axis.tuser.val();
-            self.build.s_axis.tvalid.next = self.tx_room.m_axis.tvalid.val();
-            self.tx_room.m_axis.tready.next = self.build.s_axis.tready.val();
+            self.build.s_axis.tdata.next = self.pay_skid.m_axis.tdata.val();
+            self.build.s_axis.tkeep.next = self.pay_skid.m_axis.tkeep.val();
+            self.build.s_axis.tlast.next = self.pay_skid.m_axis.tlast.val();
+            self.build.s_axis.tuser.next = self.pay_skid.m_axis.tuser.val();
+            self.build.s_axis.tvalid.next = self.pay_skid.m_axis.tvalid.val();
+            self.pay_skid.m_axis.tready.next = self.build.s_axis.tready.val();
             self.slot.m_axis.tready.next = false;
         }
         self.slot_overrun.next = 0.into();
