@@ -26,6 +26,12 @@ fn run<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Ve
 
 /// `run` with the verdicts (bit 0 bad, bit 1 tap flag) of the responses with `spec` set.
 fn run_vd<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Vec<u8>)], vds: &[u64], out: &mut Out, seed: u64) {
+    run_vd_at(sim, sent, resp, vds, 0, out, seed)
+}
+
+/// `run_vd` with the verdicts held back until cycle `vd_at` of the run: a response waiting for
+/// its verdict has then waited that long (its payload held too), whatever the random timing.
+fn run_vd_at<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields, Vec<u8>)], vds: &[u64], vd_at: u64, out: &mut Out, seed: u64) {
     let mut vd = ChanDriver::new(sim, "vd", 40, seed + 7);
     for &v in vds {
         vd.push(vec![v as u32]);
@@ -55,12 +61,15 @@ fn run_vd<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFields,
     while quiet < 50 {
         sd.drive(sim);
         rd.drive(sim);
-        vd.drive(sim);
+        if b.cycles >= vd_at {
+            vd.drive(sim);
+        }
         cqm.drive(sim);
         cm.drive(sim);
         xm.drive(sim);
+        let vd_on = b.cycles >= vd_at;
         let moved = b.step_with(sim, |s| {
-            let m = sd.sample(s) | rd.sample(s) | vd.sample(s) | cqm.sample(s) | cm.sample(s) | xm.sample(s);
+            let m = sd.sample(s) | rd.sample(s) | (vd_on && vd.sample(s)) | cqm.sample(s) | cm.sample(s) | xm.sample(s);
             if s.get_bit(err_valid) {
                 errs.push(s.get_u64(err_qpn) as u32);
             }
@@ -173,7 +182,7 @@ fn acks_reads_and_naks_complete_the_right_messages() {
     assert_eq!(counter(&mut sim, "resp_unexpected"), 0);
     // one Go-Back-N replay: the READ on QP 8 again, from its first PSN
     assert_eq!(counter(&mut sim, "replays"), 1);
-    assert_eq!(out.rtx, vec![RtxWrFields { wr_id: 21, op: wr_op::READ, qpn: 8, first_psn: 0xff_fffe, start_psn: 0xff_fffe, laddr: 0x10_0000 * 21, raddr: 0, rkey: 0, len: 300, pmtu: 0, last: true }]);
+    assert_eq!(out.rtx, vec![RtxWrFields { wr_id: 21, op: wr_op::READ, qpn: 8, start_psn: 0xff_fffe, off: 0, first: true, laddr: 0x10_0000 * 21, raddr: 0, rkey: 0, len: 300, last: true }]);
     // the failed QP's requester is in ERROR: new work completes as flushed, responses dropped
     let mut out2 = Out::default();
     run(&mut sim, &[w(14, wr_op::WRITE, 7, 14, 14, false)], &[], &mut out2, 3);
@@ -188,6 +197,30 @@ fn acks_reads_and_naks_complete_the_right_messages() {
     run(&mut sim, &[], &[resp(op::READ_RESP_FIRST, 8, 0xff_fffe, 0x1f, 256), resp(op::READ_RESP_LAST, 8, 0xff_ffff, 0x1f, 44)], &mut out2, 5);
     assert_eq!(out2.cq[1], CqEntryFields { op: wr_op::READ, byte_len: 300, ..ok(21, 8, 0) });
     assert_eq!(out2.cmds[1].addr, 0x10_0000 * 21 + 256);
+}
+
+/// A Go-Back-N replay that starts inside a message carries the byte offset of its first PSN
+/// ((start − first) × PMTU, across the PSN wrap here) and is not the message's first packet;
+/// the messages after it start at their first PSN, at offset 0.
+#[test]
+fn a_replay_inside_a_message_carries_its_byte_offset() {
+    let mut sim = verilate(&mut RoceRequester500::default());
+    sim.reset(2);
+    reset_qp(&mut sim, 9);
+    // four PSNs of 512 bytes (PMTU code 1), across the wrap; then a one-packet message
+    let big = SentWrFields { len: 1900, pmtu: 1, ..w(30, wr_op::WRITE, 9, 0xff_fffe, 0x00_0001, true) };
+    let small = SentWrFields { pmtu: 1, ..w(31, wr_op::WRITE, 9, 2, 2, true) };
+    let mut out = Out::default();
+    run(&mut sim, &[big, small], &[], &mut out, 11);
+    // NAK sequence error at PSN 0: 0xfffffe and 0xffffff arrived, replay from PSN 0
+    run(&mut sim, &[], &[resp(op::ACK, 9, 0, 0x60, 0)], &mut out, 12);
+    assert_eq!(out.rtx, vec![
+        RtxWrFields { wr_id: 30, op: wr_op::WRITE, qpn: 9, start_psn: 0, off: 1024, first: false, laddr: 0x10_0000 * 30, raddr: 0, rkey: 0, len: 1900, last: false },
+        RtxWrFields { wr_id: 31, op: wr_op::WRITE, qpn: 9, start_psn: 2, off: 0, first: true, laddr: 0x10_0000 * 31, raddr: 0, rkey: 0, len: 3100, last: true },
+    ]);
+    assert!(out.cq.is_empty());
+    run(&mut sim, &[], &[resp(op::ACK, 9, 2, 0x1f, 0)], &mut out, 13);
+    assert_eq!(out.cq, vec![CqEntryFields { byte_len: 1900, ..ok(30, 9, 0) }, ok(31, 9, 0)]);
 }
 
 #[test]
@@ -242,6 +275,7 @@ fn cut_through_read_responses_wait_for_their_verdicts() {
     };
     let rs = vec![
         spec(resp(op::READ_RESP_FIRST, 5, 105, 0x1f, 256)),  // bad: placed, withdrawn
+        spec(resp(op::READ_RESP_FIRST, 5, 105, 0x1f, 300)),  // bad, longer than the PMTU: not placed
         spec(resp(op::READ_RESP_FIRST, 5, 105, 0x1f, 256)),  // good
         spec(resp(op::READ_RESP_LAST, 5, 107, 0x1f, 88)),   // bad, and out of order: not placed
         spec(resp(op::READ_RESP_MIDDLE, 5, 106, 0, 256)),    // good, tap-flagged (its verdict)
@@ -255,8 +289,21 @@ fn cut_through_read_responses_wait_for_their_verdicts() {
     assert_eq!(out.data.len(), 1);
     assert!(out.cq.is_empty());
     assert_eq!(counter(&mut sim, "read_resp"), 0);
-    // then its verdict (bad), and the rest with theirs
-    run_vd(&mut sim, &[], &rs[1..], &[1, 0, 1, 2, 1, 0, 0], &mut out, 3);
+    // then its verdict (bad)
+    run_vd(&mut sim, &[], &[], &[1], &mut out, 3);
+    // responses too long for where they land, each with its verdict (bad) held back 300
+    // cycles: the next response of the READ, but not placed before the verdict (nor after).
+    // Before the READ's last PSN, longer than a PMTU:
+    run_vd_at(&mut sim, &[], &rs[1..2], &[1], 300, &mut out, 4);
+    assert_eq!(out.cmds.len(), 1);
+    run_vd(&mut sim, &[], &rs[2..5], &[0, 1, 2], &mut out, 5);
+    assert_eq!(out.cmds.len(), 3);
+    // at its last PSN, longer than the last length (beyond the READ's buffer):
+    run_vd_at(&mut sim, &[], &rs[5..6], &[1], 300, &mut out, 6);
+    assert_eq!(out.cmds.len(), 3);
+    assert_eq!(out.data.len(), 3);
+    // and the rest with theirs
+    run_vd(&mut sim, &[], &rs[6..], &[0, 0], &mut out, 7);
     let mut rd = ok(4, 5, wr_op::READ);
     rd.byte_len = 600;
     rd.tap_flag = true;
@@ -271,7 +318,7 @@ fn cut_through_read_responses_wait_for_their_verdicts() {
         DmaCmdFields { addr: l + 512, len: 88, tag: 5 },
         DmaCmdFields { addr: 0x10_0000 * 32, len: 64, tag: 6 },
     ]);
-    assert_eq!(out.data, vec![rs[0].1.clone(), rs[1].1.clone(), rs[3].1.clone(), rs[5].1.clone(), rs[6].1.clone()]);
+    assert_eq!(out.data, vec![rs[0].1.clone(), rs[2].1.clone(), rs[4].1.clone(), rs[6].1.clone(), rs[7].1.clone()]);
     assert_eq!(counter(&mut sim, "read_resp"), 4);
     assert_eq!(counter(&mut sim, "completions"), 3);
     assert_eq!(counter(&mut sim, "resp_unexpected"), 0);

@@ -103,13 +103,17 @@ crate::record!(
         wr_id: u32 = 32,
         op: u8 = 2,
         qpn: u32 = 24,
-        first_psn: u32 = 24,
         start_psn: u32 = 24,
+        /// The byte offset of `start_psn` in the message: (start − first PSN) × PMTU, worked out
+        /// by the completion side as it queues the replay, so the TX adds it to the addresses
+        /// and subtracts it from the length without a subtractor and a shifter in front.
+        off: u32 = 32,
+        /// `start_psn` is the message's first PSN.
+        first: bool = 1,
         laddr: u64 = 64,
         raddr: u64 = 64,
         rkey: u32 = 32,
         len: u32 = 32,
-        pmtu: u8 = 3,
         last: bool = 1,
     }
 );

@@ -52,6 +52,10 @@ pub struct FifoCore<const D: usize, const K: usize, const W: usize, const A: usi
     sh_keep: Constant<Bits<16>>,
     sh_last: Constant<Bits<16>>,
     sh_user: Constant<Bits<16>>,
+    /// The pointers' low `A+1` bits: two pointers at most `2^A` apart differ exactly when
+    /// those bits do, so "committed entries unread" is one compare of `A+1` bits (a LUT or
+    /// two), not a 16-bit subtractor's carry chain and an OR behind it.
+    amask: Constant<Bits<16>>,
     in_word: Signal<Local, Bits<W>>,
     avail: Signal<Local, Bits<16>>,
     pop: Signal<Local, Bit>,
@@ -92,6 +96,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
             sh_keep: Constant::new((D as u64).to_bits()),
             sh_last: Constant::new(((D + K) as u64).to_bits()),
             sh_user: Constant::new(((D + K + 1) as u64).to_bits()),
+            amask: Constant::new(((1u64 << (A + 1)) - 1).to_bits()),
             in_word: Default::default(),
             avail: Default::default(),
             pop: Default::default(),
@@ -114,7 +119,8 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for F
             | (bit_cast::<W, K>(self.s_keep.val()) << self.sh_keep.val())
             | (bit_cast::<W, 1>(self.s_last.val().into()) << self.sh_last.val())
             | (bit_cast::<W, 1>(self.s_user.val().into()) << self.sh_user.val());
-        self.avail.next = self.commit.val() - self.rd.q.val();
+        // nonzero when committed entries are unread (the pointers are at most 2^A apart)
+        self.avail.next = (self.commit.val() ^ self.rd.q.val()) & self.amask.val();
         self.pop.next = self.out_valid.q.val() & self.m_axis.tready.val();
         // read the RAM when it holds data and the output stage will have room for the result
         self.issue.next = false;
@@ -197,6 +203,9 @@ pub struct AxisFifo<const D: usize, const K: usize, const W: usize, const A: usi
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     full_at: Constant<Bits<16>>,
+    /// The pointers' low `A+1` bits (see `FifoCore`): full is those bits of the two pointers
+    /// differing in bit `A` only, no subtractor in front of `s_tready`.
+    amask: Constant<Bits<16>>,
     used: Signal<Local, Bits<16>>,
     full: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
@@ -237,6 +246,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D,
             one16: Constant::new(1u64.into()),
             zero16: Constant::new(0u64.into()),
             full_at: Constant::new(((1u64 << A) as u64).to_bits()),
+            amask: Constant::new(((1u64 << (A + 1)) - 1).to_bits()),
             used: Default::default(),
             full: Default::default(),
             push: Default::default(),
@@ -251,7 +261,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
         self.used.next = self.wr_ptr.q.val() - self.core.rd_ptr.val();
-        self.full.next = self.used.val() == self.full_at.val();
+        self.full.next = ((self.wr_ptr.q.val() ^ self.core.rd_ptr.val()) & self.amask.val()) == self.full_at.val();
         self.push.next = false;
         self.s_axis.tready.next = !self.full.val();
         if self.s_axis.tvalid.val() & !self.full.val() {

@@ -208,6 +208,10 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     rp_i: DFF<Bits<5>>,
     rp_n: DFF<Bits<5>>,
     rp_una: DFF<Bits<24>>,
+    rp_dpsn: Signal<Local, Bits<24>>,
+    rp_off: Signal<Local, Bits<32>>,
+    c8_4: Constant<Bits<4>>,
+    c0_32: Constant<Bits<32>>,
     c1_3: Constant<Bits<3>>,
     rp_last: Signal<Local, Bit>,
     c21: Constant<Bits<5>>,
@@ -509,6 +513,10 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             rp_i: Default::default(),
             rp_n: Default::default(),
             rp_una: Default::default(),
+            rp_dpsn: Default::default(),
+            rp_off: Default::default(),
+            c8_4: c(8),
+            c0_32: c(0),
             c1_3: c(1),
             rp_last: Default::default(),
             c21: c(21),
@@ -828,16 +836,22 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rtx_in.x.next.wr_id = self.e.val().wr_id;
         self.rtx_in.x.next.op = self.e.val().op;
         self.rtx_in.x.next.qpn = self.e.val().qpn;
-        self.rtx_in.x.next.first_psn = self.e.val().first_psn;
+        // the replay's first message starts at the oldest unacknowledged PSN, which may be inside
+        // it: its byte offset there is (una − first) × PMTU (a PMTU is 256 << code)
+        self.rp_dpsn.next = self.rp_una.q.val() - self.e.val().first_psn;
+        self.rp_off.next = bit_cast::<32, 24>(self.rp_dpsn.val()) << (bit_cast::<32, 3>(self.e.val().pmtu) + bit_cast::<32, 4>(self.c8_4.val()));
         self.rtx_in.x.next.start_psn = self.e.val().first_psn;
+        self.rtx_in.x.next.off = self.c0_32.val();
+        self.rtx_in.x.next.first = true;
         if !self.rp_i.q.val().any() {
             self.rtx_in.x.next.start_psn = self.rp_una.q.val();
+            self.rtx_in.x.next.off = self.rp_off.val();
+            self.rtx_in.x.next.first = !self.rp_dpsn.val().any();
         }
         self.rtx_in.x.next.laddr = self.e.val().laddr;
         self.rtx_in.x.next.raddr = self.e.val().raddr;
         self.rtx_in.x.next.rkey = self.e.val().rkey;
         self.rtx_in.x.next.len = self.e.val().len;
-        self.rtx_in.x.next.pmtu = self.e.val().pmtu;
         self.rp_last.next = (self.rp_i.q.val() + self.c1_5.val()) == self.rp_n.q.val();
         self.rtx_in.x.next.last = self.rp_last.val();
         // the retransmit timer: 4.096 µs (1024 cycles) × 2^timeout

@@ -274,8 +274,10 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// compares and the pick are not one path.
     d_hit: [DFF<Bit>; RD_RES],
     /// Some entry holds the PSN (`any`): the last such (PSN ranges of accepted READs do not
-    /// overlap), its index (`idx`) and the PSN's offset in it (`y`).
+    /// overlap), its index (`idx`) and its first PSN (`y`). The PSN's offset in it (`hd`) is
+    /// subtracted after the pick: the pick from the RAM words, not from the subtractors' sums.
     last_hit: LastHit<RD_RES, 24>,
+    hd: Signal<Local, Bits<24>>,
     /// A duplicate READ spends three cycles in ACT: the first picks its entry (`d_dup`) and
     /// reads its range, the second (`d_dup2`: an entry was found) checks the request against it
     /// (`g_in_q`: the range check, registered), the third (`d_dup3`) acts on the result; the
@@ -284,9 +286,10 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     d_dup2: DFF<Bit>,
     d_dup3: DFF<Bit>,
     g_in_q: DFF<Bit>,
-    /// The request's PSN offset in the entry times the PMTU, registered in `d_dup2` for
-    /// `g_al` in `d_dup3` (the entry's range RAM stays read).
-    g_off_q: DFF<Bits<64>>,
+    /// The request's va less its PSN offset in the entry times the PMTU (where the entry's
+    /// range must start for `g_al`), registered in `d_dup2` for `g_al` in `d_dup3` (the entry's
+    /// range RAM stays read): `g_al` is then one compare with the RAM's word.
+    g_vb_q: DFF<Bits<64>>,
     d_hd: DFF<Bits<24>>,
     /// The entry's range from `rng_ram`: va, and va + length with va's high word (see `g_end_c`).
     g_va: Signal<Local, Bits<64>>,
@@ -551,6 +554,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             r_psn: Default::default(),
             r_n: Default::default(),
             res_d: Default::default(),
+            hd: Default::default(),
             res_hit: Default::default(),
             d_hit: Default::default(),
             last_hit: Default::default(),
@@ -558,7 +562,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             d_dup2: Default::default(),
             d_dup3: Default::default(),
             g_in_q: Default::default(),
-            g_off_q: Default::default(),
+            g_vb_q: Default::default(),
             d_hd: Default::default(),
             g_va: Default::default(),
             g_end: Default::default(),
@@ -701,7 +705,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_dup3, g_in_q, g_off_q, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, ra_o, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_dup3, g_in_q, g_vb_q, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, ra_o, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -868,9 +872,10 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_hit[i].d.next = self.res_hit[i].val();
             }
             self.last_hit.hit[i].next = self.d_hit[i].q.val();
-            self.last_hit.d[i].next = self.res_d[i].val();
+            self.last_hit.d[i].next = self.r_psn[i].val();
         }
         // the hit entry's range, read in ACT's first cycle (`d_dup`), here the cycle after: end_lo, va
+        self.hd.next = self.h.q.val().psn - self.last_hit.y.val();
         self.rng_ra.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.last_hit.idx.val());
         self.rng_wa.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.d_rdh.q.val());
         self.rng_ram.raddr.next = self.rng_ra.val();
@@ -891,8 +896,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.g_in.next = (self.h.q.val().va >= self.g_va.val()) & !self.va_ovf.val() & self.g_end_ok.val();
         // (PSN - its PSN) mod 2^24 times the PMTU
         self.g_off.next = bit_cast::<64, 24>(self.d_hd.q.val()) << self.pm_sh.val();
-        self.g_off_q.d.next = self.g_off.val();
-        self.g_al.next = (self.h.q.val().va - self.g_va.val()) == self.g_off_q.q.val();
+        self.g_vb_q.d.next = self.h.q.val().va - self.g_off.val();
+        self.g_al.next = self.g_vb_q.q.val() == self.g_va.val();
         self.rdh_ram.raddr.next = self.in_qpn.val();
         self.rdh_ram.re.next = true;
         self.rdh_ram.oce.next = false;
@@ -1084,7 +1089,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 // a duplicate READ: its entry (if any holds its PSN) and that entry's range
                 self.d_dup.d.next = false;
                 self.d_dup2.d.next = self.last_hit.any.val();
-                self.d_hd.d.next = self.last_hit.y.val();
+                self.d_hd.d.next = self.hd.val();
             } else if self.d_dup2.q.val() {
                 // its entry's range is here: the request checked against it
                 self.d_dup2.d.next = false;

@@ -241,7 +241,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     r_rtx: DFF<Bit>,
     rtx_busy: DFF<Bit>,
     rtx_off: Signal<Local, Bits<32>>,
-    rtx_dpsn: Signal<Local, Bits<24>>,
     /// A new message of another QP, paused (between two of its packets) for a retransmission,
     /// and resumed after it.
     p_valid: DFF<Bit>,
@@ -268,8 +267,9 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     una_end_d: Signal<Local, Bits<24>>,
     /// A copy of `una_ram` read at the next request's QP (the look-up's window check), while
     /// `una_ram` is read at the current message's QP (each packet's window check).
-    una2_ram: Ram<25, A>,
+    una2_ram: Ram<49, A>,
     una2_d: Signal<Local, Bits<24>>,
+    una2_end: Signal<Local, Bits<24>>,
     una2_busy: Signal<Local, Bit>,
     /// The send PSN written in the cycle it is read (read-first RAM): forwarded.
     psn_rd: Signal<Local, Bits<24>>,
@@ -312,17 +312,19 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     rr: DFF<Bit>,
     i_dq: Signal<Local, Bit>,
     i_sq: Signal<Local, Bit>,
-    /// The window in packets (a register: `window` is configuration), at most `WINDOW_MAX`: a
-    /// PSN is inside it when its distance from the oldest unacknowledged one (`l_beh_rd`,
-    /// `l_beh_r`) is below `w_lim`, one 24-bit compare (a carry chain after the subtractor's,
-    /// one LUT between them: an OR of the distance's high bits behind the subtractor was mapped
-    /// as a chain of LUTs); each packet's check uses the window's end (`una_ram`).
+    /// The window in packets (a register: `window` is configuration), at most `WINDOW_MAX`,
+    /// added to a QP's oldest unacknowledged PSN as its `una_ram` word is written (the window's
+    /// end).
     w_lim: DFF<Bits<24>>,
     w_lim_d: Signal<Local, Bits<24>>,
     /// The look-up's window check for each PSN it may use (the send PSN read, or `r_psn` for a
-    /// parked request that already started), selected after the compares, not before.
-    l_beh_rd: Signal<Local, Bits<24>>,
-    l_beh_r: Signal<Local, Bits<24>>,
+    /// parked request that already started), selected after the compares, not before. Like each
+    /// packet's check, a PSN is inside when it is not behind `una` and behind the end: the signs
+    /// of two subtractions side by side, no compare behind a subtractor.
+    l_beh_rd_unused_low: Signal<Local, Bits<24>>,
+    l_beh_r_unused_low: Signal<Local, Bits<24>>,
+    l_dend_rd_unused_low: Signal<Local, Bits<24>>,
+    l_dend_r_unused_low: Signal<Local, Bits<24>>,
     l_out: Signal<Local, Bit>,
     una_d: Signal<Local, Bits<24>>,
     win_ok: Signal<Local, Bit>,
@@ -463,7 +465,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     unused: Signal<Local, Bit>,
     c256: Constant<Bits<16>>,
     c1_24: Constant<Bits<24>>,
-    c8: Constant<Bits<4>>,
     c0_16: Constant<Bits<16>>,
     c0_24: Constant<Bits<24>>,
     c0_32: Constant<Bits<32>>,
@@ -534,7 +535,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             r_rtx: Default::default(),
             rtx_busy: Default::default(),
             rtx_off: Default::default(),
-            rtx_dpsn: Default::default(),
             p_valid: Default::default(),
             p_wr: Default::default(),
             p_addr: Default::default(),
@@ -549,6 +549,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             una_ram: Ram::new(style, false),
             una2_ram: Ram::new(style, false),
             una2_d: Default::default(),
+            una2_end: Default::default(),
             una2_busy: Default::default(),
             psn_rd: Default::default(),
             g_done: Default::default(),
@@ -580,8 +581,10 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             i_sq: Default::default(),
             w_lim: Default::default(),
             w_lim_d: Default::default(),
-            l_beh_rd: Default::default(),
-            l_beh_r: Default::default(),
+            l_beh_rd_unused_low: Default::default(),
+            l_beh_r_unused_low: Default::default(),
+            l_dend_rd_unused_low: Default::default(),
+            l_dend_r_unused_low: Default::default(),
             l_out: Default::default(),
             una_d: Default::default(),
             win_ok: Default::default(),
@@ -764,7 +767,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             unused: Default::default(),
             c256: c(256),
             c1_24: c(1),
-            c8: c(8),
             c0_16: c(0),
             c0_24: c(0),
             c0_32: c(0),
@@ -865,11 +867,12 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.una_ram.oce.next = false;
         self.una2_ram.we.next = self.una_wr.val();
         self.una2_ram.waddr.next = self.una_qpn.val();
-        self.una2_ram.wdata.next = self.una_w.val();
+        self.una2_ram.wdata.next = bit_cast::<49, 25>(self.una_w.val()) | (bit_cast::<49, 24>(self.una_end.val()) << 25);
         self.una2_ram.re.next = true;
         self.una2_ram.oce.next = false;
         self.una2_d.next = self.una2_ram.rdata.val().get_bits::<24>(0);
         self.una2_busy.next = self.una2_ram.rdata.val().get_bit(24);
+        self.una2_end.next = self.una2_ram.rdata.val().get_bits::<24>(25);
         self.psn_rd.next = self.psn_ram.rdata.val();
         self.una_d.next = self.una_ram.rdata.val().get_bits::<24>(0);
         self.una_end_d.next = self.una_ram.rdata.val().get_bits::<24>(25);
@@ -899,9 +902,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.dtail_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
         self.dhead_ram.wdata.next = self.r_seq.q.val();
         self.dtail_ram.wdata.next = self.dtail_ram.rdata.val() + self.c1_6.val();
-        // a retransmission starts (start - first) packets into its message
-        self.rtx_dpsn.next = self.rtx.val().start_psn - self.rtx.val().first_psn;
-        self.rtx_off.next = bit_cast::<32, 24>(self.rtx_dpsn.val()) << (bit_cast::<32, 3>(self.rtx.val().pmtu) + bit_cast::<32, 4>(self.c8.val()));
+        // a retransmission starts `off` bytes into its message (worked out by the completion side)
+        self.rtx_off.next = self.rtx.val().off;
         self.rtx_ready.next = false;
         self.psn_ram.raddr.next = self.wr_qpn.val();
         self.pmtu_ram.raddr.next = self.wr_qpn.val();
@@ -1029,11 +1031,13 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // look: a request from the SQ or the parking FIFO keeps its QP's order, and is parked
         // when its first packet is outside the QP's window
         self.l_new.next = !self.r_rtx.q.val() & (self.r_def.q.val() | !self.r_resume.q.val());
-        self.l_beh_rd.next = self.psn_rd.val() - self.una2_d.val();
-        self.l_beh_r.next = self.r_psn.q.val() - self.una2_d.val();
-        self.l_out.next = self.l_beh_r.val() >= self.w_lim.q.val();
+        self.l_beh_rd_unused_low.next = self.psn_rd.val() - self.una2_d.val();
+        self.l_beh_r_unused_low.next = self.r_psn.q.val() - self.una2_d.val();
+        self.l_dend_rd_unused_low.next = self.psn_rd.val() - self.una2_end.val();
+        self.l_dend_r_unused_low.next = self.r_psn.q.val() - self.una2_end.val();
+        self.l_out.next = !(self.l_dend_r_unused_low.val().get_bit(23) & !self.l_beh_r_unused_low.val().get_bit(23));
         if !self.r_rtx.q.val() & !self.r_resume.q.val() {
-            self.l_out.next = self.l_beh_rd.val() >= self.w_lim.q.val();
+            self.l_out.next = !(self.l_dend_rd_unused_low.val().get_bit(23) & !self.l_beh_rd_unused_low.val().get_bit(23));
         }
         self.l_park.next = (!self.r_def.q.val() & (self.dhead_ram.rdata.val() != self.dtail_ram.rdata.val()))
             | (self.r_def.q.val() & (self.r_seq.q.val() != self.dhead_ram.rdata.val()))
@@ -1276,9 +1280,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
                 self.r_psn.d.next = self.rtx.val().start_psn;
                 self.r_addr.d.next = self.rtx.val().laddr + bit_cast::<64, 32>(self.rtx_off.val());
                 self.r_left.d.next = self.rtx.val().len - self.rtx_off.val();
-                // the first packet when the replay starts at the message's first PSN (the same as a zero
-                // offset, without the shift in the path)
-                self.r_first.d.next = self.rtx.val().start_psn == self.rtx.val().first_psn;
+                self.r_first.d.next = self.rtx.val().first;
                 self.r_rtx.d.next = true;
                 self.r_def.d.next = false;
                 self.rtx_busy.d.next = !self.rtx.val().last;
