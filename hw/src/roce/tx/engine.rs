@@ -344,6 +344,10 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// the RAM's output: LUT depth).
     g_code: DFF<Bits<3>>,
     g_pmtu: DFF<Bits<16>>,
+    /// A PMTU (a power of two) as the mask of the budget values it fits in: `room >= PMTU`
+    /// is `room & mask != 0`, an AND-OR of flops, not a compare's carry chain with ABC's
+    /// mapping of its constant low bits in front (this compare led the send decision's paths).
+    g_pmask: DFF<Bits<24>>,
     g_npkts: DFF<Bits<24>>,
     l_pmtu: Signal<Local, Bits<16>>,
     l_npkts: Signal<Local, Bits<24>>,
@@ -375,6 +379,8 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     j_pmtu: Signal<Local, Bits<32>>,
     /// The READ job's PMTU, worked out as the job is taken (not a shift behind `j_job`).
     j_pm: DFF<Bits<16>>,
+    /// ... and its mask (see `g_pmask`).
+    j_pmask: DFF<Bits<24>>,
     j_last: Signal<Local, Bit>,
     /// The READ response packet in hand is the job's last (`j_left <= PMTU`) and the job has
     /// bytes left (`j_left != 0`), registers: set as the job is loaded, and after each packet
@@ -681,6 +687,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             r_pmtu_code: Default::default(),
             g_code: Default::default(),
             g_pmtu: Default::default(),
+            g_pmask: Default::default(),
             g_npkts: Default::default(),
             l_pmtu: Default::default(),
             l_npkts: Default::default(),
@@ -707,6 +714,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             j_first: Default::default(),
             j_pmtu: Default::default(),
             j_pm: Default::default(),
+            j_pmask: Default::default(),
             j_last: Default::default(),
             jg_last: Default::default(),
             j_nz: Default::default(),
@@ -795,7 +803,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, g_code, g_pmtu, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, j_pmask, g_code, g_pmtu, g_pmask, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, pay_skid, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo, dq_n, rbw_n, df_n);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -955,6 +963,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         if self.r_st.q.val() == self.s_look.val() {
             self.g_code.d.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
             self.g_pmtu.d.next = self.l_pmtu.val();
+            self.g_pmask.d.next = self.c0_24.val() - bit_cast::<24, 16>(self.l_pmtu.val());
             self.g_last.d.next = self.l_left.val() <= bit_cast::<32, 16>(self.l_pmtu.val());
             self.g_npkts.d.next = self.l_npkts.val();
         }
@@ -1116,6 +1125,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             if self.rsp_out.y.val().read {
                 self.j_job.d.next = self.rsp_out.y.val();
                 self.j_pm.d.next = self.j_pm_new.val();
+                self.j_pmask.d.next = self.c0_24.val() - bit_cast::<24, 16>(self.j_pm_new.val());
                 self.jg_last.d.next = self.rsp_out.y.val().len <= bit_cast::<32, 16>(self.j_pm_new.val());
                 self.j_nz.d.next = self.rsp_out.y.val().len.any();
                 self.j_addr.d.next = self.rsp_out.y.val().va;
@@ -1166,13 +1176,13 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // candidate's condition is worked out from its own descriptor (an ACK has no payload),
         // and the arbiter's registers pick one: the request's `r_valid` (late: the completion
         // side's `sent_ready`) enters last
-        self.j_fit_full.next = bit_cast::<24, 16>(self.j_pm.q.val()) <= self.room.q.val();
+        self.j_fit_full.next = (self.room.q.val() & self.j_pmask.q.val()).any();
         self.j_fit_left.next = bit_cast::<24, 32>(self.j_left.q.val()) <= self.room.q.val();
         self.j_fits.next = self.j_fit_full.val();
         if self.j_last.val() {
             self.j_fits.next = self.j_fit_left.val();
         }
-        self.r_fit_full.next = bit_cast::<24, 16>(self.r_pmtu.val()) <= self.room.q.val();
+        self.r_fit_full.next = (self.room.q.val() & self.g_pmask.q.val()).any();
         self.r_fit_left.next = bit_cast::<24, 32>(self.r_left.q.val()) <= self.room.q.val();
         self.r_fits.next = self.r_fit_full.val();
         if self.r_last.val() {
