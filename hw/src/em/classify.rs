@@ -549,7 +549,7 @@ fn core_verilog(z: ClsSizes) -> String {
     for s in 0..ACL_SLOTS {
         reg(&mut v, &format!("r_rd{s}"), rb);
     }
-    for (n, w) in [("ok6", 1), ("ten6", 12), ("allow6", 1), ("hit6", 1), ("rule6", 4), ("q_rd", qb), ("ok7", 1), ("ten7", 12), ("allow7", 1), ("hit7", 1), ("rule7", 4), ("en7", 1), ("mark7", 1), ("inc7", 48), ("lim7", TAT_BITS), ("t7", 64), ("tat_rd", TAT_BITS), ("tup7", 105), ("bpv", 1), ("bp_vf", 12), ("bp_tat", TAT_BITS), ("now", 64)] {
+    for (n, w) in [("ok6", 1), ("ten6", 12), ("allow6", 1), ("hit6", 1), ("rule6", 4), ("q_rd", qb), ("ok7", 1), ("ten7", 12), ("allow7", 1), ("hit7", 1), ("rule7", 4), ("en7", 1), ("mark7", 1), ("inc7", 48), ("lim7", TAT_BITS), ("t7", 64), ("tat_rd", TAT_BITS), ("tup7", 105), ("bpv", 1), ("bp_vf", 12), ("bp_tat", TAT_BITS), ("fw7", 1), ("now", 64)] {
         reg(&mut v, n, w);
     }
     v += "initial begin\n";
@@ -606,7 +606,9 @@ fn core_verilog(z: ClsSizes) -> String {
     v += "always @(*) begin\n  ft5 = 4'd0;\n  for (i = 15; i >= 0; i = i - 1) if (mt5[i]) ft5 = i[3:0];\n  ln5 = 4'd0;\n  for (i = 0; i < 16; i = i + 1) if (mn5[i]) ln5 = i[3:0];\nend\n";
     v += "wire hit5 = (mt5 != 16'd0) | (mn5 != 16'd0);\nwire [3:0] rule5 = (mt5 != 16'd0) ? ft5 : ln5;\nwire allow5 = hit5 & a5[rule5];\n";
     // ---- stage 7: GCRA with the last write forwarded
-    v += &format!("wire [{}:0] tat_cur = (bpv & (bp_vf == {})) ? bp_tat : tat_rd;\n", TAT_BITS - 1, hs("h7", "vf"));
+    // (`fw7`, a register: the last write is of this VF, `bpv & (bp_vf == vf)`, worked out as the
+    // header enters the stage, so no VF compare sits before the GCRA's compares and adder)
+    v += &format!("wire [{}:0] tat_cur = fw7 ? bp_tat : tat_rd;\n", TAT_BITS - 1);
     v += "wire policed = ok7 & allow7 & en7 & !from_wire;\n";
     v += "wire conform = tat_cur <= lim7;\n";
     v += &format!("wire [{n}:0] now7 = {{t7, {f}'d0}};\nwire [{n}:0] base7 = (tat_cur > now7) ? tat_cur : now7;\nwire [{n}:0] new_tat = base7 + {{32'd0, inc7}};\n", n = TAT_BITS - 1, f = QOS_FRAC);
@@ -618,6 +620,7 @@ fn core_verilog(z: ClsSizes) -> String {
     // ---- the pipeline
     v += "always @(posedge clock) begin\n  now <= now + 64'd1;\n  if (adv) begin\n";
     v += &format!("    if (v7 & policed & conform) begin\n      tatm[{vf}] <= new_tat;\n      bp_vf <= {vf};\n      bp_tat <= new_tat;\n      bpv <= 1'b1;\n    end\n", vf = hs("h7", "vf"));
+    v += &format!("    fw7 <= (v7 & policed & conform) ? ({vf7} == {vf6}) : (bpv & (bp_vf == {vf6}));\n", vf7 = hs("h7", "vf"), vf6 = hs("h6", "vf"));
     v += "    o_valid <= v7;\n    o_hdr <= h7;\n    o_act <= act7;\n    o_ev <= ev7;\n";
     v += "    v7 <= v6;\n    b7 <= b6;\n    h7 <= h6;\n    ok7 <= ok6;\n    ten7 <= ten6;\n    allow7 <= allow6;\n    hit7 <= hit6;\n    rule7 <= rule6;\n";
     v += &format!("    en7 <= {};\n    mark7 <= {};\n    inc7 <= {{32'd0, {}}} * {{16'd0, {}}};\n", q("q_rd", "enable"), q("q_rd", "mark"), hs("h6", "len"), q("q_rd", "t"));
@@ -635,7 +638,7 @@ fn core_verilog(z: ClsSizes) -> String {
     for w in 0..MAP_WAYS {
         v += &format!("    m_rd{w} <= map{w}[{{bank, row}}];\n");
     }
-    v += "  end\n  if (reset) begin\n    v1 <= 1'b0;\n    v2 <= 1'b0;\n    v3 <= 1'b0;\n    v4 <= 1'b0;\n    v5 <= 1'b0;\n    v6 <= 1'b0;\n    v7 <= 1'b0;\n    o_valid <= 1'b0;\n    bpv <= 1'b0;\n  end\nend\n";
+    v += "  end\n  if (reset) begin\n    v1 <= 1'b0;\n    v2 <= 1'b0;\n    v3 <= 1'b0;\n    v4 <= 1'b0;\n    v5 <= 1'b0;\n    v6 <= 1'b0;\n    v7 <= 1'b0;\n    o_valid <= 1'b0;\n    bpv <= 1'b0;\n    fw7 <= 1'b0;\n  end\nend\n";
     // bits of the pipelined headers no stage reads
     v
 }
