@@ -240,7 +240,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// The message being generated is a retransmission: no `sent` record, no send-PSN update.
     r_rtx: DFF<Bit>,
     rtx_busy: DFF<Bit>,
-    rtx_off: Signal<Local, Bits<32>>,
     /// A new message of another QP, paused (between two of its packets) for a retransmission,
     /// and resumed after it.
     p_valid: DFF<Bit>,
@@ -262,7 +261,8 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// compare behind a subtractor on the send decision). A change of `window` applies to a
     /// QP from its next write.
     una_ram: Ram<49, A>,
-    una_w: Signal<Local, Bits<25>>,
+    /// The word both copies write: {end, busy, una}.
+    una_w: Signal<Local, Bits<49>>,
     una_end: Signal<Local, Bits<24>>,
     una_end_d: Signal<Local, Bits<24>>,
     /// A copy of `una_ram` read at the next request's QP (the look-up's window check), while
@@ -540,7 +540,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             r_first: Default::default(),
             r_rtx: Default::default(),
             rtx_busy: Default::default(),
-            rtx_off: Default::default(),
             p_valid: Default::default(),
             p_wr: Default::default(),
             p_addr: Default::default(),
@@ -868,14 +867,14 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.una_ram.we.next = self.una_wr.val();
         self.una_ram.waddr.next = self.una_qpn.val();
         self.una_busy.next = !self.una_open.val();
-        self.una_w.next = bit_cast::<25, 24>(self.una_psn.val()) | (bit_cast::<25, 1>(self.una_busy.val().into()) << 24);
         self.una_end.next = self.una_psn.val() + self.w_lim.q.val();
-        self.una_ram.wdata.next = bit_cast::<49, 25>(self.una_w.val()) | (bit_cast::<49, 24>(self.una_end.val()) << 25);
+        self.una_w.next = bit_cast::<49, 24>(self.una_psn.val()) | (bit_cast::<49, 1>(self.una_busy.val().into()) << 24) | (bit_cast::<49, 24>(self.una_end.val()) << 25);
+        self.una_ram.wdata.next = self.una_w.val();
         self.una_ram.re.next = true;
         self.una_ram.oce.next = false;
         self.una2_ram.we.next = self.una_wr.val();
         self.una2_ram.waddr.next = self.una_qpn.val();
-        self.una2_ram.wdata.next = bit_cast::<49, 25>(self.una_w.val()) | (bit_cast::<49, 24>(self.una_end.val()) << 25);
+        self.una2_ram.wdata.next = self.una_w.val();
         self.una2_ram.re.next = true;
         self.una2_ram.oce.next = false;
         self.una2_d.next = self.una2_ram.rdata.val().get_bits::<24>(0);
@@ -910,8 +909,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.dtail_ram.waddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
         self.dhead_ram.wdata.next = self.r_seq.q.val();
         self.dtail_ram.wdata.next = self.dtail_ram.rdata.val() + self.c1_6.val();
-        // a retransmission starts `off` bytes into its message (worked out by the completion side)
-        self.rtx_off.next = self.rtx.val().off;
         self.rtx_ready.next = false;
         self.psn_ram.raddr.next = self.wr_qpn.val();
         self.pmtu_ram.raddr.next = self.wr_qpn.val();
@@ -1283,13 +1280,14 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
                 self.r_wr.d.next.op = self.rtx.val().op;
                 self.r_wr.d.next.qpn = self.rtx.val().qpn;
                 self.r_wr.d.next.laddr = self.rtx.val().laddr;
-                self.r_wr.d.next.raddr = self.rtx.val().raddr + bit_cast::<64, 32>(self.rtx_off.val());
+                // the replay starts `off` bytes into its message (worked out by the completion side)
+                self.r_wr.d.next.raddr = self.rtx.val().raddr + bit_cast::<64, 32>(self.rtx.val().off);
                 self.r_wr.d.next.rkey = self.rtx.val().rkey;
-                self.r_wr.d.next.len = self.rtx.val().len - self.rtx_off.val();
+                self.r_wr.d.next.len = self.rtx.val().len - self.rtx.val().off;
                 self.r_wr.d.next.signaled = false;
                 self.r_psn.d.next = self.rtx.val().start_psn;
-                self.r_addr.d.next = self.rtx.val().laddr + bit_cast::<64, 32>(self.rtx_off.val());
-                self.r_left.d.next = self.rtx.val().len - self.rtx_off.val();
+                self.r_addr.d.next = self.rtx.val().laddr + bit_cast::<64, 32>(self.rtx.val().off);
+                self.r_left.d.next = self.rtx.val().len - self.rtx.val().off;
                 self.r_first.d.next = self.rtx.val().first;
                 self.r_rtx.d.next = true;
                 self.r_def.d.next = false;
