@@ -61,13 +61,13 @@ fn run_vd_at<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFiel
     while quiet < 50 {
         sd.drive(sim);
         rd.drive(sim);
-        if b.cycles >= vd_at {
+        let vd_on = b.cycles >= vd_at;
+        if vd_on {
             vd.drive(sim);
         }
         cqm.drive(sim);
         cm.drive(sim);
         xm.drive(sim);
-        let vd_on = b.cycles >= vd_at;
         let moved = b.step_with(sim, |s| {
             let m = sd.sample(s) | rd.sample(s) | (vd_on && vd.sample(s)) | cqm.sample(s) | cm.sample(s) | xm.sample(s);
             if s.get_bit(err_valid) {

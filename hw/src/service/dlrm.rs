@@ -84,6 +84,25 @@ fn case_rom(name: &str, w: usize, f: impl Fn(usize) -> u64) -> String {
     v
 }
 
+/// A Verilog function `name` of a `w`-bit input: its leading zeros below bit `w-1`, the shift
+/// that brings the leading one to the top; `w-1` when only bit 0, or none, is set. It is a
+/// tree, not a priority chain: each 8-bit block finds its own leading one, the first non-zero
+/// block is found from the blocks' flags (a prefix OR), and an AND-OR picks its count.
+fn lz_fn(name: &str, w: usize) -> String {
+    let nb = w.div_ceil(8);
+    let pad = 8 * nb - w;
+    let hw = usize::BITS as usize - (nb - 1).leading_zeros() as usize;
+    let mut v = format!("function [{}:0] {name};\n  input [{}:0] x;\n", hw + 2, w - 1);
+    v += &format!("  reg [{}:0] v;\n  reg [{}:0] nz;\n  reg [{}:0] lb;\n  reg [{}:0] hb;\n  reg [2:0] lo;\n  reg above, first;\n  integer b, k;\n", 8 * nb - 1, nb - 1, 3 * nb - 1, hw - 1);
+    let padz = if pad > 0 { format!(", {pad}'d0") } else { String::new() };
+    // bit 0 counts as set: the count is the same either way (x[0] is read only for the lint)
+    v += &format!("  begin\n    v = {{x[{}:1], x[0] | 1'b1{padz}}};\n", w - 1);
+    v += &format!("    for (b = 0; b < {nb}; b = b + 1) begin\n      nz[b] = v[8*b +: 8] != 8'd0;\n      lb[3*b +: 3] = 3'd7;\n      for (k = 0; k < 8; k = k + 1) if (v[8*b + k]) lb[3*b +: 3] = 3'd7 - k[2:0];\n    end\n");
+    v += &format!("    hb = {hw}'d0;\n    lo = 3'd0;\n    above = 1'b0;\n    for (b = {}; b >= 0; b = b - 1) begin\n      first = nz[b] & !above;\n      hb = hb | ({{{hw}{{first}}}} & ({hw}'d{} - b[{}:0]));\n      lo = lo | ({{3{{first}}}} & lb[3*b +: 3]);\n      above = above | nz[b];\n    end\n", nb - 1, nb - 1, hw - 1);
+    v += &format!("    {name} = {{hb, lo}};\n  end\nendfunction\n");
+    v
+}
+
 fn dlrm_verilog(qa: usize) -> String {
     let nq = 1usize << qa;
     let mb = DATA_W + KEEP_W + 2;
@@ -111,8 +130,8 @@ fn dlrm_verilog(qa: usize) -> String {
     // ---- tables and helpers
     v += &case_rom("rc_t", 49, rc);
     v += &case_rom("lnc_t", 48, lnc);
-    v += "function [5:0] lead55;\n  input [54:0] x;\n  integer k;\n  begin\n    lead55 = 6'd0;\n    for (k = 0; k < 55; k = k + 1) if (x[k]) lead55 = k[5:0];\n  end\nendfunction\n";
-    v += "function [6:0] lead73;\n  input [72:0] x;\n  integer k;\n  begin\n    lead73 = 7'd0;\n    for (k = 0; k < 73; k = k + 1) if (x[k]) lead73 = k[6:0];\n  end\nendfunction\n";
+    v += &lz_fn("lz55", 55);
+    v += &lz_fn("lz73", 73);
     // ---- the rest of the beat waits beside the lanes
     let n = LANE_STAGES;
     let rest = bw - DATA_W;
@@ -123,22 +142,27 @@ fn dlrm_verilog(qa: usize) -> String {
     // a lane only partly inside tkeep is not a whole value: it passes unchanged
     v += &format!("  wire [2:0] op = p1_b[{DATA_W} + 4*gl + 3] ? op_b : 3'd0;\n");
     // S1 (a): decode, Neg2Zero, align; the modulus' first multiply
+    // Neg2Zero (`nz`) makes the value +0: exponent 0, fraction 0. Everything below is worked
+    // out from the input's own fields and `nz` picks at the end, so the NaN test is not in
+    // front of the shifts' subtractors (+0 gives a_y = 2^30 + 2^31, a_ds = 0, a_cs = 1,
+    // a_cl = 0, sp = 1, spv = 0, as the same formulas on +0 would).
     v += "  wire nan_i = xi[30:23] == 8'hff && xi[22:0] != 23'd0;\n";
-    v += "  wire [31:0] xn = (op[0] && xi[31] && !nan_i) ? 32'd0 : xi;\n";
-    v += "  wire s = xn[31];\n  wire [7:0] ex = xn[30:23];\n  wire [22:0] fr = xn[22:0];\n  wire [23:0] mx = {1'b1, fr};\n";
-    v += &format!("  wire sp = (ex == 8'hff) | s | (ex < 8'd103);\n  wire [31:0] spv = (ex == 8'hff) ? ((fr != 23'd0) ? (xn | 32'h00400000) : (s ? 32'h{QNAN:08x} : xn)) : (s ? ((xn[30:0] == 31'd0) ? xn : 32'h{QNAN:08x}) : xn);\n");
+    v += "  wire nz = op[0] && xi[31] && !nan_i;\n";
+    v += "  wire [31:0] xn = nz ? 32'd0 : xi;\n";
+    v += "  wire s = xi[31];\n  wire [7:0] ex = xi[30:23];\n  wire [22:0] fr = xi[22:0];\n  wire [23:0] mx = {1'b1, fr};\n";
+    v += &format!("  wire sp = nz | (ex == 8'hff) | s | (ex < 8'd103);\n  wire [31:0] spv = nz ? 32'd0 : (ex == 8'hff) ? ((fr != 23'd0) ? (xi | 32'h00400000) : (s ? 32'h{QNAN:08x} : xi)) : (s ? ((xi[30:0] == 31'd0) ? xi : 32'h{QNAN:08x}) : xi);\n");
     v += "  wire [7:0] shm = ex - 8'd120;\n  wire [7:0] shs = ex - 8'd102;\n";
     v += "  reg a_sp, a_cs, a_cl, a_log, a_mod;\n  reg [31:0] a_alt, a_x;\n  reg [7:0] a_ex;\n  reg [23:0] a_mx;\n  reg [22:0] a_fr;\n  reg [54:0] a_y;\n  reg [41:0] a_ds;\n  reg [95:0] a_mp;\n";
-    v += "  always @(posedge clock) begin\n    a_sp <= sp;\n    a_cs <= ex < 8'd120;\n    a_cl <= ex >= 8'd151;\n    a_log <= op[1] & ~op[2];\n    a_mod <= op[2];\n    a_alt <= (op[1] & ~op[2]) ? spv : xn;\n    a_x <= xi;\n    a_ex <= ex;\n    a_mx <= mx;\n    a_fr <= fr;\n";
-    v += "    a_y <= (55'd1 << 30) + ({31'd0, mx} << shm[4:0]);\n    a_ds <= {18'd0, mx} << shs[4:0];\n    a_mp <= {64'd0, xi} * {32'd0, mod_r};\n  end\n";
-    // S2 (n): the leading one of 1 + x; the modulus' quotient
-    v += "  reg n_sp, n_cs, n_cl, n_log, n_mod;\n  reg [31:0] n_alt, n_x, n_q;\n  reg [7:0] n_ex;\n  reg [23:0] n_mx;\n  reg [22:0] n_fr;\n  reg [54:0] n_y;\n  reg [41:0] n_ds;\n  reg [5:0] n_lp;\n";
-    v += "  always @(posedge clock) begin\n    n_sp <= a_sp;\n    n_cs <= a_cs;\n    n_cl <= a_cl;\n    n_log <= a_log;\n    n_mod <= a_mod;\n    n_alt <= a_alt;\n    n_x <= a_x;\n    n_q <= a_mp[95:64];\n    n_ex <= a_ex;\n    n_mx <= a_mx;\n    n_fr <= a_fr;\n    n_y <= a_y;\n    n_ds <= a_ds;\n    n_lp <= lead55(a_y);\n  end\n";
+    v += "  always @(posedge clock) begin\n    a_sp <= sp;\n    a_cs <= nz | (ex < 8'd120);\n    a_cl <= !nz & (ex >= 8'd151);\n    a_log <= op[1] & ~op[2];\n    a_mod <= op[2];\n    a_alt <= (op[1] & ~op[2]) ? spv : xn;\n    a_x <= xi;\n    a_ex <= nz ? 8'd0 : ex;\n    a_mx <= nz ? 24'h800000 : mx;\n    a_fr <= nz ? 23'd0 : fr;\n";
+    v += "    a_y <= nz ? 55'hc0000000 : (55'd1 << 30) + ({31'd0, mx} << shm[4:0]);\n    a_ds <= nz ? 42'd0 : {18'd0, mx} << shs[4:0];\n    a_mp <= {64'd0, xi} * {32'd0, mod_r};\n  end\n";
+    // S2 (n): the leading one of 1 + x (as the shift that brings it to bit 54); the modulus' quotient
+    v += "  reg n_sp, n_cs, n_cl, n_log, n_mod;\n  reg [31:0] n_alt, n_x, n_q;\n  reg [7:0] n_ex;\n  reg [23:0] n_mx;\n  reg [22:0] n_fr;\n  reg [54:0] n_y;\n  reg [41:0] n_ds;\n  reg [5:0] n_lz;\n";
+    v += "  always @(posedge clock) begin\n    n_sp <= a_sp;\n    n_cs <= a_cs;\n    n_cl <= a_cl;\n    n_log <= a_log;\n    n_mod <= a_mod;\n    n_alt <= a_alt;\n    n_x <= a_x;\n    n_q <= a_mp[95:64];\n    n_ex <= a_ex;\n    n_mx <= a_mx;\n    n_fr <= a_fr;\n    n_y <= a_y;\n    n_ds <= a_ds;\n    n_lz <= lz55(a_y);\n  end\n";
     // S3 (b): normalize: the leading one to bit 54; the 48 bits below it are m's fraction
-    v += "  wire [54:0] f_w = n_y << (6'd54 - n_lp);\n  wire [47:0] f_m = f_w[53:6];\n";
+    v += "  wire [54:0] f_w = n_y << n_lz;\n  wire [47:0] f_m = f_w[53:6];\n";
     v += "  reg b_sp, b_cs, b_log, b_mod;\n  reg [31:0] b_alt, b_x, b_q;\n  reg [7:0] b_e, b_ex;\n  reg [47:0] b_f;\n  reg [23:0] b_mx;\n  reg [41:0] b_ds;\n";
     v += "  always @(posedge clock) begin\n    b_sp <= n_sp;\n    b_cs <= n_cs;\n    b_log <= n_log;\n    b_mod <= n_mod;\n    b_alt <= n_alt;\n    b_x <= n_x;\n    b_q <= n_q;\n    b_ex <= n_ex;\n    b_mx <= n_mx;\n    b_ds <= n_ds;\n";
-    v += "    b_e <= n_cl ? (n_ex - 8'd127) : ({2'd0, n_lp} - 8'd30);\n    b_f <= n_cl ? {n_fr, 25'd0} : f_m;\n  end\n";
+    v += "    b_e <= n_cl ? (n_ex - 8'd127) : (8'd24 - {2'd0, n_lz});\n    b_f <= n_cl ? {n_fr, 25'd0} : f_m;\n  end\n";
     // S3 (c): m · (1/c); ln c; q·M
     v += "  wire [6:0] ti = b_f[47:41];\n  wire [97:0] mp = {49'd0, 1'b1, b_f} * {49'd0, rc_t(ti)};\n";
     v += "  reg c_sp, c_cs, c_log, c_mod;\n  reg [31:0] c_alt, c_x;\n  reg [63:0] c_qm;\n  reg [7:0] c_e, c_ex;\n  reg [23:0] c_mx;\n  reg [41:0] c_ds;\n  reg [49:0] c_p;\n  reg [47:0] c_ln;\n";
@@ -168,12 +192,12 @@ fn dlrm_verilog(qa: usize) -> String {
     // S10 (j): R = e·ln 2 + ln c + d·q, or mx·q
     v += "  wire [72:0] rr = {17'd0, i_eln} + {25'd0, i_ln} + {30'd0, i_t};\n";
     v += "  reg j_cs;\n  reg [7:0] j_ex;\n  reg [72:0] j_v;\n  always @(posedge clock) begin\n    j_cs <= i_cs;\n    j_ex <= i_ex;\n    j_v <= i_cs ? i_ps : rr;\n  end\n";
-    // S11 (k): the leading one
-    v += "  reg k_cs;\n  reg [7:0] k_ex;\n  reg [72:0] k_v;\n  reg [6:0] k_lp;\n  always @(posedge clock) begin\n    k_cs <= j_cs;\n    k_ex <= j_ex;\n    k_v <= j_v;\n    k_lp <= lead73(j_v);\n  end\n";
+    // S11 (k): the leading one (as the shift that brings it to bit 72)
+    v += "  reg k_cs;\n  reg [7:0] k_ex;\n  reg [72:0] k_v;\n  reg [6:0] k_lz;\n  always @(posedge clock) begin\n    k_cs <= j_cs;\n    k_ex <= j_ex;\n    k_v <= j_v;\n    k_lz <= lz73(j_v);\n  end\n";
     // S13 (l1): the leading one to bit 72: the mantissa, the round bit, the sticky bits
-    v += "  wire [72:0] vn = k_v << (7'd72 - k_lp);\n";
+    v += "  wire [72:0] vn = k_v << k_lz;\n";
     v += "  reg [23:0] l1_m;\n  reg l1_up;\n  reg [8:0] l1_eb;\n";
-    v += "  always @(posedge clock) begin\n    l1_m <= vn[72:49];\n    l1_up <= vn[48] & ((vn[47:0] != 48'd0) | vn[49]);\n    l1_eb <= k_cs ? ({2'd0, k_lp} + {1'b0, k_ex} - 9'd71) : ({2'd0, k_lp} + 9'd79);\n  end\n";
+    v += "  always @(posedge clock) begin\n    l1_m <= vn[72:49];\n    l1_up <= vn[48] & ((vn[47:0] != 48'd0) | vn[49]);\n    l1_eb <= k_cs ? ({1'b0, k_ex} + 9'd1 - {2'd0, k_lz}) : (9'd151 - {2'd0, k_lz});\n  end\n";
     // S14 (l2): round to nearest even, pack; or the alternative value
     v += "  wire [24:0] m2 = {1'b0, l1_m} + {24'd0, l1_up};\n";
     v += "  wire [7:0] eo = m2[24] ? (l1_eb[7:0] + 8'd1) : l1_eb[7:0];\n  wire [22:0] mo = m2[24] ? m2[23:1] : m2[22:0];\n";

@@ -22,6 +22,12 @@ use rust_hdl::prelude::*;
 /// The storage and read side the FIFOs share: the RAM, the read pointer and the two-entry
 /// output stage that hides the RAM's read latency. The write side writes entry `waddr` (`we`,
 /// the beat on `s_*`) and says with `commit` which entries may be read (those below it).
+/// The pointers' low `a + 1` bits: two pointers at most `2^a` apart are equal, or `2^a`
+/// apart, exactly when these bits are (the FIFOs' full and "entries to read" tests).
+fn ptr_mask(a: usize) -> Bits<16> {
+    ((1u64 << (a + 1)) - 1).to_bits()
+}
+
 #[derive(LogicBlock)]
 pub struct FifoCore<const D: usize, const K: usize, const W: usize, const A: usize> {
     pub clock: Signal<In, Clock>,
@@ -96,7 +102,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
             sh_keep: Constant::new((D as u64).to_bits()),
             sh_last: Constant::new(((D + K) as u64).to_bits()),
             sh_user: Constant::new(((D + K + 1) as u64).to_bits()),
-            amask: Constant::new(((1u64 << (A + 1)) - 1).to_bits()),
+            amask: Constant::new(ptr_mask(A)),
             in_word: Default::default(),
             avail: Default::default(),
             pop: Default::default(),
@@ -246,7 +252,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> AxisFifo<D,
             one16: Constant::new(1u64.into()),
             zero16: Constant::new(0u64.into()),
             full_at: Constant::new(((1u64 << A) as u64).to_bits()),
-            amask: Constant::new(((1u64 << (A + 1)) - 1).to_bits()),
+            amask: Constant::new(ptr_mask(A)),
             used: Default::default(),
             full: Default::default(),
             push: Default::default(),
@@ -337,6 +343,8 @@ pub struct AxisRxFifo<const D: usize, const K: usize, const W: usize, const A: u
     one16: Constant<Bits<16>>,
     zero16: Constant<Bits<16>>,
     full_at: Constant<Bits<16>>,
+    /// As in `AxisFifo`: full is the pointers' low `A+1` bits differing in bit `A` only.
+    amask: Constant<Bits<16>>,
     room_at: Constant<Bits<16>>,
     used: Signal<Local, Bits<16>>,
     full: Signal<Local, Bit>,
@@ -373,6 +381,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
             one16: Constant::new(1u64.into()),
             zero16: Constant::new(0u64.into()),
             full_at: Constant::new((1u64 << A).to_bits()),
+            amask: Constant::new(ptr_mask(A)),
             room_at: Constant::new(((1u64 << A) - 1).to_bits()),
             used: Default::default(),
             full: Default::default(),
@@ -392,7 +401,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
         self.used.next = self.wr_ptr.q.val() - self.core.rd_ptr.val();
-        self.full.next = self.used.val() == self.full_at.val();
+        self.full.next = ((self.wr_ptr.q.val() ^ self.core.rd_ptr.val()) & self.amask.val()) == self.full_at.val();
         // one entry free or none: a cut frame keeps the last one for its end
         self.tight.next = self.used.val() >= self.room_at.val();
         self.push.next = false;
