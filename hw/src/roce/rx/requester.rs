@@ -1272,10 +1272,24 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // write waits for idle; a sent record is not taken again in the cycle it was taken.
         self.disp.next = (self.st.q.val() == self.s_idle.val()) | (self.st.q.val() == self.s_sent.val())
             | ((self.st.q.val() == self.s_eval.val()) & self.finish.val() & !self.want_rty.val());
+        // The state RAM's addresses for a dispatch do not wait for `disp` (it needs the step's
+        // `finish`): the write address counts only with `we`, the read address only with `re`
+        // (and the forwarding compare is registered only with `re`), and each is chosen here by
+        // the same tests as the branch below that sets `we` or `re` (a control write only in
+        // idle, where `disp` holds).
+        if self.ctl_req.val() & (self.st.q.val() == self.s_idle.val()) {
+            self.ptr_ram.waddr.next = self.ctl_qpn.val();
+        }
+        if !self.ctl_req.val() {
+            if self.tmo_q.m_valid.val() {
+                self.ptr_ram.raddr.next = self.tmo_q.m_data.val();
+            } else if (self.sent_valid.val() | self.sent_soon.val()) & !self.sblk.q.val() & (self.st.q.val() != self.s_sent.val()) {
+                self.ptr_ram.raddr.next = self.qpn_a.val();
+            }
+        }
         if self.disp.val() {
             if self.ctl_req.val() {
                 if self.st.q.val() == self.s_idle.val() {
-                    self.ptr_ram.waddr.next = self.ctl_qpn.val();
                     self.ptr_in.x.next.head = self.c0_4.val();
                     self.ptr_in.x.next.tail = self.c0_4.val();
                     self.ptr_in.x.next.count = self.c0_5.val();
@@ -1291,7 +1305,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             } else if self.tmo_q.m_valid.val() {
                 // a timer expired: check it against the QP's state
                 self.tmo_q.m_ready.next = true;
-                self.ptr_ram.raddr.next = self.tmo_q.m_data.val();
                 self.ptr_ram.re.next = true;
                 self.h.d.next.dqpn = bit_cast::<24, A>(self.tmo_q.m_data.val());
                 self.h.d.next.plen = self.c0_16m.val();
@@ -1302,7 +1315,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.st.d.next = self.s_look.val();
             } else if (self.sent_valid.val() | self.sent_soon.val()) & !self.sblk.q.val() & (self.st.q.val() != self.s_sent.val()) {
                 // sent records first: an ACK can only follow its message's record
-                self.ptr_ram.raddr.next = self.qpn_a.val();
                 self.ptr_ram.re.next = true;
                 self.st.d.next = self.s_sent.val();
             } else if self.resp_q.m_valid.val() {
