@@ -89,6 +89,7 @@ fn case_rom(name: &str, w: usize, f: impl Fn(usize) -> u64) -> String {
 /// tree, not a priority chain: each 8-bit block finds its own leading one, the first non-zero
 /// block is found from the blocks' flags (a prefix OR), and an AND-OR picks its count.
 fn lz_fn(name: &str, w: usize) -> String {
+    assert!(w > 8, "lz_fn needs at least two 8-bit blocks");
     let nb = w.div_ceil(8);
     let pad = 8 * nb - w;
     let hw = usize::BITS as usize - (nb - 1).leading_zeros() as usize;

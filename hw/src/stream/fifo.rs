@@ -19,15 +19,15 @@ use super::axis::*;
 use super::ram::{Ram, RamStyle};
 use rust_hdl::prelude::*;
 
-/// The storage and read side the FIFOs share: the RAM, the read pointer and the two-entry
-/// output stage that hides the RAM's read latency. The write side writes entry `waddr` (`we`,
-/// the beat on `s_*`) and says with `commit` which entries may be read (those below it).
 /// The pointers' low `a + 1` bits: two pointers at most `2^a` apart are equal, or `2^a`
 /// apart, exactly when these bits are (the FIFOs' full and "entries to read" tests).
 fn ptr_mask(a: usize) -> Bits<16> {
     ((1u64 << (a + 1)) - 1).to_bits()
 }
 
+/// The storage and read side the FIFOs share: the RAM, the read pointer and the two-entry
+/// output stage that hides the RAM's read latency. The write side writes entry `waddr` (`we`,
+/// the beat on `s_*`) and says with `commit` which entries may be read (those below it).
 #[derive(LogicBlock)]
 pub struct FifoCore<const D: usize, const K: usize, const W: usize, const A: usize> {
     pub clock: Signal<In, Clock>,

@@ -335,6 +335,8 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// A state read issued in the cycle its QP's state was written (read-first RAM) takes the
     /// written value instead: the FSM takes its next job in the cycle it finishes one.
     disp: Signal<Local, Bit>,
+    /// A dispatch would take the sent record (the address choice and the dispatch share it).
+    take_sent: Signal<Local, Bit>,
     ring_in: ToBits<SentWr, SENT_BITS>,
     ring_out: FromBits<SentWr, SENT_BITS>,
     // 0 idle, 1 look (ptr in, ring read), 2 evaluate, 3 record a sent message, 4/5 replay,
@@ -582,6 +584,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             ptr_in: Default::default(),
             ptr_out: Default::default(),
             disp: Default::default(),
+            take_sent: Default::default(),
             ring_in: Default::default(),
             ring_out: Default::default(),
             st: Default::default(),
@@ -1277,13 +1280,14 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // (and the forwarding compare is registered only with `re`), and each is chosen here by
         // the same tests as the branch below that sets `we` or `re` (a control write only in
         // idle, where `disp` holds).
+        self.take_sent.next = (self.sent_valid.val() | self.sent_soon.val()) & !self.sblk.q.val() & (self.st.q.val() != self.s_sent.val());
         if self.ctl_req.val() & (self.st.q.val() == self.s_idle.val()) {
             self.ptr_ram.waddr.next = self.ctl_qpn.val();
         }
         if !self.ctl_req.val() {
             if self.tmo_q.m_valid.val() {
                 self.ptr_ram.raddr.next = self.tmo_q.m_data.val();
-            } else if (self.sent_valid.val() | self.sent_soon.val()) & !self.sblk.q.val() & (self.st.q.val() != self.s_sent.val()) {
+            } else if self.take_sent.val() {
                 self.ptr_ram.raddr.next = self.qpn_a.val();
             }
         }
@@ -1313,7 +1317,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.h.d.next.spec = false;
                 self.scan.d.next = true;
                 self.st.d.next = self.s_look.val();
-            } else if (self.sent_valid.val() | self.sent_soon.val()) & !self.sblk.q.val() & (self.st.q.val() != self.s_sent.val()) {
+            } else if self.take_sent.val() {
                 // sent records first: an ACK can only follow its message's record
                 self.ptr_ram.re.next = true;
                 self.st.d.next = self.s_sent.val();
