@@ -145,20 +145,21 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     scan_qd: DFF<Bits<A>>,
     t_stamp: Signal<Local, Bits<32>>,
     t_to: Signal<Local, Bits<5>>,
-    t_lim: Signal<Local, Bits<32>>,
+    t_msk: Signal<Local, Bits<32>>,
     /// The scan's second stage: the entry read, armed (with a non-zero timeout), its stamp, its
-    /// limit (the shift worked out in the first), and its QP; the expiry compare starts from
-    /// these registers.
+    /// limit as a mask of the elapsed-time bits that mean expired (worked out in the first), and
+    /// its QP; the expiry test starts from these registers.
     tm_v: DFF<Bit>,
     tm_stamp: DFF<Bits<32>>,
-    tm_lim: DFF<Bits<32>>,
+    tm_msk: DFF<Bits<32>>,
     tm_q: DFF<Bits<A>>,
     t_in: Signal<Local, Bits<38>>,
     tmo_q: ChanSkid<Bits<A>>,
     scan: DFF<Bit>,
     una0: DFF<Bits<24>>,
-    /// The QP's timer limit, worked out from the state as it is read (for `p_exp`).
-    lim_l: Signal<Local, Bits<32>>,
+    /// The QP's timer limit as a mask (as `tm_msk`), worked out from the state as it is read
+    /// (for `p_exp`).
+    msk_l: Signal<Local, Bits<32>>,
     expired: Signal<Local, Bit>,
     want_rty: Signal<Local, Bit>,
     /// The oldest message fails with `fail_status` (a fatal NAK, or retry exceeded).
@@ -215,7 +216,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     c1_3: Constant<Bits<3>>,
     rp_last: Signal<Local, Bit>,
     c21: Constant<Bits<5>>,
-    c1024: Constant<Bits<32>>,
+    c_m1k: Constant<Bits<32>>,
     t_armed: Signal<Local, Bit>,
     c1_a: Constant<Bits<A>>,
     rp_ptr: DFF<Bits<4>>,
@@ -474,16 +475,16 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             scan_qd: Default::default(),
             t_stamp: Default::default(),
             t_to: Default::default(),
-            t_lim: Default::default(),
+            t_msk: Default::default(),
             tm_v: Default::default(),
             tm_stamp: Default::default(),
-            tm_lim: Default::default(),
+            tm_msk: Default::default(),
             tm_q: Default::default(),
             t_in: Default::default(),
             tmo_q: Default::default(),
             scan: Default::default(),
             una0: Default::default(),
-            lim_l: Default::default(),
+            msk_l: Default::default(),
             expired: Default::default(),
             want_rty: Default::default(),
             fail: Default::default(),
@@ -522,7 +523,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             c1_3: c(1),
             rp_last: Default::default(),
             c21: c(21),
-            c1024: c(1024),
+            c_m1k: c(0xFFFF_FC00),
             t_armed: Default::default(),
             c1_a: c(1),
             rp_ptr: Default::default(),
@@ -693,7 +694,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_stamp, tm_lim, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, pgh_q, pgh1_q, pgp_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
+        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_stamp, tm_msk, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, pgh_q, pgh1_q, pgp_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram, nx_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -749,17 +750,19 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.tmr_ram.oce.next = false;
         self.t_stamp.next = self.tmr_ram.rdata.val().get_bits::<32>(0);
         self.t_to.next = self.tmr_ram.rdata.val().get_bits::<5>(32);
-        self.t_lim.next = self.c1024.val() << bit_cast::<32, 5>(self.t_to.val());
+        // expiry is "elapsed >= 1024 << timeout", that is, a bit of elapsed at or above
+        // 10 + timeout is set: the compare is a mask (bits 10 + timeout .. 31), not a subtractor
+        self.t_msk.next = self.c_m1k.val() << bit_cast::<32, 5>(self.t_to.val());
         if self.t_to.val() > self.c21.val() {
-            self.t_lim.next = self.c2_31.val();
+            self.t_msk.next = self.c2_31.val();
         }
         self.tmo_q.reset.next = self.reset.val();
         self.tm_v.d.next = self.tmr_ram.rdata.val().get_bit(37) & self.t_to.val().any();
         self.tm_stamp.d.next = self.t_stamp.val();
-        self.tm_lim.d.next = self.t_lim.val();
+        self.tm_msk.d.next = self.t_msk.val();
         self.tm_q.d.next = self.scan_qd.q.val();
         self.tmo_q.s_data.next = self.tm_q.q.val();
-        self.tmo_q.s_valid.next = self.tm_v.q.val() & ((self.now.q.val() - self.tm_stamp.q.val()) >= self.tm_lim.q.val());
+        self.tmo_q.s_valid.next = self.tm_v.q.val() & ((self.now.q.val() - self.tm_stamp.q.val()) & self.tm_msk.q.val()).any();
         self.tmo_q.m_ready.next = false;
         self.rtx_fifo.reset.next = self.reset.val();
         self.rtx_fifo.s_axis.tdata.next = self.rtx_in.y.val();
@@ -849,7 +852,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         if !self.rp_i.q.val().any() {
             self.rtx_in.x.next.start_psn = self.rp_una.q.val();
             self.rtx_in.x.next.off = self.rp_off.val();
-            self.rtx_in.x.next.first = !self.rp_dpsn.val().any();
+            self.rtx_in.x.next.first = self.rp_una.q.val() == self.e.val().first_psn;
         }
         self.rtx_in.x.next.laddr = self.e.val().laddr;
         self.rtx_in.x.next.raddr = self.e.val().raddr;
@@ -858,11 +861,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rp_last.next = (self.rp_i.q.val() + self.c1_5.val()) == self.rp_n.q.val();
         self.rtx_in.x.next.last = self.rp_last.val();
         // the retransmit timer: 4.096 µs (1024 cycles) × 2^timeout
-        self.lim_l.next = self.c1024.val() << bit_cast::<32, 5>(self.ptr_out.y.val().timeout);
+        self.msk_l.next = self.c_m1k.val() << bit_cast::<32, 5>(self.ptr_out.y.val().timeout);
         if self.ptr_out.y.val().timeout > self.c21.val() {
-            self.lim_l.next = self.c2_31.val();
+            self.msk_l.next = self.c2_31.val();
         }
-        self.exp_l.next = self.ptr_out.y.val().count.any() & !self.ptr_out.y.val().err & self.ptr_out.y.val().timeout.any() & ((self.now.q.val() - self.ptr_out.y.val().stamp) >= self.lim_l.val());
+        self.exp_l.next = self.ptr_out.y.val().count.any() & !self.ptr_out.y.val().err & self.ptr_out.y.val().timeout.any() & ((self.now.q.val() - self.ptr_out.y.val().stamp) & self.msk_l.val()).any();
         self.expired.next = self.p_exp.q.val();
         self.want_rty.next = false;
         self.rty_go_p.next = false;
