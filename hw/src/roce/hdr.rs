@@ -471,3 +471,61 @@ impl Logic for HdrLenOfCode {
         Verilog::Custom(v)
     }
 }
+
+/// Whether a beat ends within the frame's headers (bytes up to the header length), the header
+/// length given by its code ([`FrameInfo::hdr_code`]): the frame's first beat (`mid` low, code
+/// `code_first`) holds bytes 0..63, its second (`mid` high, code `code_mid`) bytes 64..127, and
+/// `keep` is contiguous, so "more than n bytes in this beat" is keep bit n. Each code is a case
+/// that picks one constant keep bit, a 16-way pick, where decoding the length and then shifting
+/// `keep` by it would be a length decoder in front of a 64-way shifter.
+#[derive(LogicBlock, Default)]
+pub struct RuntOfCode {
+    pub code_first: Signal<In, Bits<4>>,
+    pub code_mid: Signal<In, Bits<4>>,
+    pub mid: Signal<In, Bit>,
+    pub keep: Signal<In, Bits<64>>,
+    pub runt: Signal<Out, Bit>,
+}
+
+/// For [`RuntOfCode`], the header length of one code as: the keep bit of the byte after the
+/// headers within its beat (`None` past the second beat), whether the headers fill the first
+/// beat, and whether they fill the second. In the first beat a frame is a runt when its headers
+/// fill the beat or that byte is not kept; in the second, when they fill that beat too, or end in
+/// it and that byte is not kept.
+fn runt_of_code(code: u8) -> (Option<usize>, bool, bool) {
+    let hl = hdr_len_of_code(code) as usize;
+    ((hl < 128).then_some(hl & 63), hl >= 64, hl >= 128)
+}
+
+impl Logic for RuntOfCode {
+    fn update(&mut self) {
+        let keep = self.keep.val();
+        let pick = |code: u8, mid: bool| {
+            let (at, first_always, mid_always) = runt_of_code(code);
+            let miss = at.map_or(true, |b| !keep.get_bit(b));
+            if mid { mid_always || (first_always && miss) } else { first_always || miss }
+        };
+        let mid = self.mid.val();
+        let code = if mid { self.code_mid.val() } else { self.code_first.val() };
+        self.runt.next = pick(code.index() as u8, mid);
+    }
+    fn connect(&mut self) {
+        self.runt.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("wire unused_keep = ^keep; // only the bytes after each header length are read\nreg r_first;\nreg r_mid;\nalways @(*) begin\n  case (code_first)\n");
+        let bit = |at: Option<usize>| at.map_or("1'b1".to_string(), |b| format!("~keep[{b}]"));
+        for c in 0..16u8 {
+            let (at, first_always, _) = runt_of_code(c);
+            v += &format!("    4'd{c}: r_first = {};\n", if first_always { "1'b1".to_string() } else { bit(at) });
+        }
+        v += "    default: r_first = 1'b1;\n  endcase\n  case (code_mid)\n";
+        for c in 0..16u8 {
+            let (at, first_always, mid_always) = runt_of_code(c);
+            let e = if mid_always { "1'b1".to_string() } else if first_always { bit(at) } else { "1'b0".to_string() };
+            v += &format!("    4'd{c}: r_mid = {e};\n");
+        }
+        v += "    default: r_mid = 1'b1;\n  endcase\nend\nassign runt = mid ? r_mid : r_first;\n";
+        Verilog::Custom(v)
+    }
+}

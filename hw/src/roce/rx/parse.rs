@@ -75,10 +75,8 @@ pub struct RoceRxParse {
     /// a cut-through frame (`s_spec`) that ends no later than its headers has no payload, so its
     /// header says `len_err` and `plen` 0 (the strip drops such a runt).
     code0: DFF<Bits<4>>,
-    hl_now: HdrLenOfCode,
+    runt_of: RuntOfCode,
     runt: Signal<Local, Bit>,
-    unused_keep_sh: Signal<Local, Bits<64>>,
-    hl: Signal<Local, Bits<8>>,
     mid: DFF<Bit>,
     dropping: DFF<Bit>,
     pend: DFF<Bit>,
@@ -160,17 +158,11 @@ impl Logic for RoceRxParse {
         }
         // a cut-through frame that ends within its headers (bytes <= header length; keep is
         // contiguous, so "more than n bytes in this beat" is keep bit n)
-        self.hl_now.code.next = self.info_in.hdr_code.val();
-        if self.mid.q.val() {
-            self.hl_now.code.next = self.code0.q.val();
-        }
-        // (the header length's bits 5..0 are its offset in beat 0 or, at 64..127, in beat 1)
-        self.hl.next = self.hl_now.hdr_len.val();
-        self.unused_keep_sh.next = self.s_axis.tkeep.val() >> bit_cast::<64, 6>(self.hl.val().get_bits::<6>(0));
-        self.runt.next = self.hl.val().get_bit(6) | self.hl.val().get_bit(7) | !self.unused_keep_sh.val().get_bit(0);
-        if self.mid.q.val() {
-            self.runt.next = self.hl.val().get_bit(7) | (self.hl.val().get_bit(6) & !self.unused_keep_sh.val().get_bit(0));
-        }
+        self.runt_of.code_first.next = self.info_in.hdr_code.val();
+        self.runt_of.code_mid.next = self.code0.q.val();
+        self.runt_of.mid.next = self.mid.q.val();
+        self.runt_of.keep.next = self.s_axis.tkeep.val();
+        self.runt.next = self.runt_of.runt.val();
         if (!self.late.q.val() & self.s_spec.val() & self.s_axis.tlast.val() & self.runt.val()) | (self.late.q.val() & self.runt0.q.val()) {
             self.hskid.s_data.next.len_err = true;
             self.hskid.s_data.next.plen = bit_cast::<16, 1>(false.into());
