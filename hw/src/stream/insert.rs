@@ -55,9 +55,14 @@ pub struct AxisInsertW<const D: usize, const K: usize, const CB: usize, const SB
     h_full: Signal<Local, Bits<SB>>,
     h_c: Signal<Local, Bits<CB>>,
     /// the payload beat rotated up by `c`, split at byte `c`: `hi` joins the carry in this
-    /// beat, `lo` is the next carry (zero when `c` is 0)
+    /// beat, `lo` is the next carry (zero when `c` is 0; taken from `csplit`)
     rot: ByteRotW<D, CB>,
     split: ByteSplitW<D, CB>,
+    /// The carry register holds the whole rotated beat (no mask in front of it, the rotator's
+    /// output goes straight to its input); its bytes below `c` are the carry, split off as it is
+    /// read (`csplit.lo`).
+    csplit: ByteSplitW<D, CB>,
+    unused_split: Signal<Local, Bits<D>>,
     ones: Constant<Bits<K>>,
     zero_k: Constant<Bits<K>>,
     one_s: Constant<Bits<SB>>,
@@ -84,13 +89,16 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
         self.rot.c.next = self.c_q.q.val();
         self.split.x.next = self.rot.y.val();
         self.split.c.next = self.c_q.q.val();
+        self.csplit.x.next = self.carry.q.val();
+        self.csplit.c.next = self.c_q.q.val();
+        self.unused_split.next = self.split.lo.val() | self.csplit.hi.val();
         // the last beat spills into one more beat <=> it has more than K - c bytes <=> tkeep bit
         // K - c is set (tkeep is contiguous; never when c = 0)
         self.kshr_c.next = bit_cast::<CB, 8>(self.kshr.q.val());
         self.spill.next = self.c_q.q.val().any() & self.s_axis.tkeep.val().get_bits::<1>(self.kshr_c.val().index()).any();
         self.s_axis.tready.next = false;
         self.oreg.s_axis.tvalid.next = false;
-        self.oreg.s_axis.tdata.next = self.carry.q.val() | self.split.hi.val();
+        self.oreg.s_axis.tdata.next = self.csplit.lo.val() | self.split.hi.val();
         self.oreg.s_axis.tkeep.next = self.carry_keep.q.val() | (self.s_axis.tkeep.val() << self.c_q.q.val());
         self.oreg.s_axis.tlast.next = false;
         self.oreg.s_axis.tuser.next = false;
@@ -99,7 +107,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
             // idle: a header is taken below
         } else if self.flush.q.val() {
             self.oreg.s_axis.tvalid.next = true;
-            self.oreg.s_axis.tdata.next = self.carry.q.val();
+            self.oreg.s_axis.tdata.next = self.csplit.lo.val();
             self.oreg.s_axis.tkeep.next = self.carry_keep.q.val();
             self.oreg.s_axis.tlast.next = true;
             self.oreg.s_axis.tuser.next = self.flush_user.q.val();
@@ -127,7 +135,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
         } else if self.only_q.q.val() {
             // header-only frame: its last partial beat
             self.oreg.s_axis.tvalid.next = true;
-            self.oreg.s_axis.tdata.next = self.carry.q.val();
+            self.oreg.s_axis.tdata.next = self.csplit.lo.val();
             self.oreg.s_axis.tkeep.next = self.carry_keep.q.val();
             self.oreg.s_axis.tlast.next = true;
             if self.oreg.s_axis.tready.val() {
@@ -139,7 +147,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
             self.s_axis.tready.next = self.oreg.s_axis.tready.val();
             self.oreg.s_axis.tvalid.next = self.s_axis.tvalid.val();
             if self.s_axis.tvalid.val() & self.oreg.s_axis.tready.val() {
-                self.carry.d.next = self.split.lo.val();
+                self.carry.d.next = self.rot.y.val();
                 self.carry_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.q.val();
                 if !self.c_q.q.val().any() {
                     self.carry_keep.d.next = self.zero_k.val();
@@ -241,6 +249,8 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default f
             h_c: Default::default(),
             rot: Default::default(),
             split: Default::default(),
+            csplit: Default::default(),
+            unused_split: Default::default(),
             ones: Constant::new(!Bits::<K>::default()),
             zero_k: Constant::new(Bits::<K>::default()),
             one_s: Constant::new(1u64.into()),
