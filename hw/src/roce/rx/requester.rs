@@ -73,6 +73,21 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
 }
 
+crate::record!(
+    /// A READ response's DMA write as it waits in `cmd_q`: its address is worked out as it
+    /// leaves (`laddr + (dpsn << (8 + pmtu))`, the response's place in the READ's buffer), so
+    /// the queue's input has no adder behind the PSN offset's subtractor.
+    RdWrCmd,
+    RdWrCmdFields {
+        laddr: u64 = 64,
+        /// The response's PSN minus the READ's first PSN.
+        dpsn: u32 = 24,
+        pmtu: u8 = 3,
+        len: u32 = 32,
+        tag: u32 = 24,
+    }
+);
+
 #[derive(LogicBlock)]
 pub struct RoceRequester<const A: usize, const R: usize> {
     pub clock: Signal<In, Clock>,
@@ -146,11 +161,12 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     t_stamp: Signal<Local, Bits<32>>,
     t_to: Signal<Local, Bits<5>>,
     t_msk: Signal<Local, Bits<32>>,
-    /// The scan's second stage: the entry read, armed (with a non-zero timeout), its stamp, its
-    /// limit as a mask of the elapsed-time bits that mean expired (worked out in the first), and
-    /// its QP; the expiry test starts from these registers.
+    /// The scan's second stage: the entry read, armed (with a non-zero timeout), the time since
+    /// its stamp (`now − stamp`, subtracted in the first stage), its limit as a mask of the
+    /// elapsed-time bits that mean expired (worked out in the first), and its QP; the expiry test
+    /// is an AND-OR of these registers.
     tm_v: DFF<Bit>,
-    tm_stamp: DFF<Bits<32>>,
+    tm_el: DFF<Bits<32>>,
     tm_msk: DFF<Bits<32>>,
     tm_q: DFF<Bits<A>>,
     t_in: Signal<Local, Bits<38>>,
@@ -227,7 +243,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     s_rp_em: Constant<Bits<3>>,
     resp_q: ChanSkid<RoceHdr>,
     cq_q: ChanSkid<CqEntry>,
-    cmd_q: ChanSkid<DmaCmd>,
+    cmd_q: ChanSkid<RdWrCmd>,
     meta_q: ChanSkid<SlotMeta>,
     err_q: ChanSkid<Bits<A>>,
     act_q: ChanSkid<Bit>,
@@ -382,8 +398,8 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     room: Signal<Local, Bit>,
     tail_nx: Signal<Local, Bits<4>>,
     roff: Signal<Local, Bits<64>>,
-    /// The response's offset for each of the eight PMTU codes (constant shifts); the message's
-    /// code (a ring RAM output) picks one.
+    /// A READ response's offset for each of the eight PMTU codes (constant shifts), from
+    /// `cmd_q`'s output; the code queued with it picks one.
     roffs: [Signal<Local, Bits<64>>; 8],
     c_sh: [Constant<Bits<64>>; 8],
     status: Signal<Local, Bits<4>>,
@@ -477,7 +493,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             t_to: Default::default(),
             t_msk: Default::default(),
             tm_v: Default::default(),
-            tm_stamp: Default::default(),
+            tm_el: Default::default(),
             tm_msk: Default::default(),
             tm_q: Default::default(),
             t_in: Default::default(),
@@ -694,7 +710,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_stamp, tm_msk, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, pgh_q, pgh1_q, pgp_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
+        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_el, tm_msk, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, pgh_q, pgh1_q, pgp_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram, nx_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -718,7 +734,24 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cq.next = self.cq_q.m_data.val();
         self.cq_valid.next = self.cq_q.m_valid.val();
         self.cq_q.m_ready.next = self.cq_ready.val();
-        self.dma_wr_cmd.next = self.cmd_q.m_data.val();
+        // (the address of a READ response's write: the READ's buffer plus the response's
+        // offset in it, (PSN − first PSN) × PMTU, a PMTU being 256 << code)
+        for i in 0..8 {
+            self.roffs[i].next = bit_cast::<64, 24>(self.cmd_q.m_data.val().dpsn) << self.c_sh[i].val();
+        }
+        match self.cmd_q.m_data.val().pmtu.index() {
+            0 => self.roff.next = self.roffs[0].val(),
+            1 => self.roff.next = self.roffs[1].val(),
+            2 => self.roff.next = self.roffs[2].val(),
+            3 => self.roff.next = self.roffs[3].val(),
+            4 => self.roff.next = self.roffs[4].val(),
+            5 => self.roff.next = self.roffs[5].val(),
+            6 => self.roff.next = self.roffs[6].val(),
+            _ => self.roff.next = self.roffs[7].val(),
+        }
+        self.dma_wr_cmd.next.addr = self.cmd_q.m_data.val().laddr + self.roff.val();
+        self.dma_wr_cmd.next.len = self.cmd_q.m_data.val().len;
+        self.dma_wr_cmd.next.tag = self.cmd_q.m_data.val().tag;
         self.dma_wr_cmd_valid.next = self.cmd_q.m_valid.val();
         self.cmd_q.m_ready.next = self.dma_wr_cmd_ready.val();
         self.dma_wr_meta.next = self.meta_q.m_data.val();
@@ -758,11 +791,12 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         self.tmo_q.reset.next = self.reset.val();
         self.tm_v.d.next = self.tmr_ram.rdata.val().get_bit(37) & self.t_to.val().any();
-        self.tm_stamp.d.next = self.t_stamp.val();
+        // (elapsed as the second stage sees it: `now` is one higher there)
+        self.tm_el.d.next = (self.now.q.val() + 1) - self.t_stamp.val();
         self.tm_msk.d.next = self.t_msk.val();
         self.tm_q.d.next = self.scan_qd.q.val();
         self.tmo_q.s_data.next = self.tm_q.q.val();
-        self.tmo_q.s_valid.next = self.tm_v.q.val() & ((self.now.q.val() - self.tm_stamp.q.val()) & self.tm_msk.q.val()).any();
+        self.tmo_q.s_valid.next = self.tm_v.q.val() & (self.tm_el.q.val() & self.tm_msk.q.val()).any();
         self.tmo_q.m_ready.next = false;
         self.rtx_fifo.reset.next = self.reset.val();
         self.rtx_fifo.s_axis.tdata.next = self.rtx_in.y.val();
@@ -939,19 +973,6 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.room.next = self.cq_q.s_ready.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val() & self.err_q.s_ready.val();
         self.tail_nx.next = self.p.q.val().tail + self.c1_4.val();
         self.psn_off.next = self.h.q.val().psn - self.e.val().first_psn;
-        for i in 0..8 {
-            self.roffs[i].next = bit_cast::<64, 24>(self.psn_off.val()) << self.c_sh[i].val();
-        }
-        match self.e.val().pmtu.index() {
-            0 => self.roff.next = self.roffs[0].val(),
-            1 => self.roff.next = self.roffs[1].val(),
-            2 => self.roff.next = self.roffs[2].val(),
-            3 => self.roff.next = self.roffs[3].val(),
-            4 => self.roff.next = self.roffs[4].val(),
-            5 => self.roff.next = self.roffs[5].val(),
-            6 => self.roff.next = self.roffs[6].val(),
-            _ => self.roff.next = self.roffs[7].val(),
-        }
         // whether a READ response's bytes stay inside its READ's buffer (`vw_fit`)
         self.rf_last.next = self.h.q.val().plen <= self.last_len.val();
         self.le_sh.next = self.h_le.q.val() >> bit_cast::<8, 3>(self.e.val().pmtu);
@@ -974,7 +995,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.finish.next = false;
         self.pay_dma.next = false;
         self.complete.next = false;
-        self.cmd_q.s_data.next.addr = self.e.val().laddr + self.roff.val();
+        self.cmd_q.s_data.next.laddr = self.e.val().laddr;
+        self.cmd_q.s_data.next.dpsn = self.psn_off.val();
+        self.cmd_q.s_data.next.pmtu = self.e.val().pmtu;
         self.cmd_q.s_data.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
         self.cmd_q.s_data.next.tag = self.h.q.val().dqpn;
         self.meta_q.s_data.next.qpn = self.h.q.val().dqpn;
