@@ -438,8 +438,13 @@ impl Logic for RxCutPick {
         let b16 = |o: usize| vwire("data", 8 * o, 16, 16);
         let mut v = String::from("wire unused_data = ^data; // only header bytes are read\n");
         v += &roce_wires("data");
-        v += &format!("wire [15:0] lf = v6 ? {} : {};\n", b16(V6_PAYLOAD_LEN), b16(V4_TOTAL_LEN));
-        v += &format!("wire long_w = lf >= 16'd{CUT_MIN_LEN};\n");
+        // (the minimum is a power of two: "at least" is any bit at or above its own, tested on
+        // each length field before the IPv4/IPv6 pick, with no compare's carry chain)
+        assert!(CUT_MIN_LEN.is_power_of_two());
+        let lg = CUT_MIN_LEN.trailing_zeros();
+        v += &format!("wire [15:0] lf6 = {};\nwire [15:0] lf4 = {};\n", b16(V6_PAYLOAD_LEN), b16(V4_TOTAL_LEN));
+        v += &format!("wire unused_lf = ^{{lf6[{m}:0], lf4[{m}:0]}};\n", m = lg - 1);
+        v += &format!("wire long_w = v6 ? |lf6[15:{lg}] : |lf4[15:{lg}];\n");
         for (name, ops) in ["cut_safe", "cut_reth"].iter().zip(CUT_OPS) {
             let m: Vec<String> = ops.iter().map(|o| format!("(op == 8'h{o:02x})")).collect();
             v += &format!("assign {name} = roce_w & long_w & ({});\n", m.join(" | "));

@@ -977,7 +977,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rf_last.next = self.h.q.val().plen <= self.last_len.val();
         self.le_sh.next = self.h_le.q.val() >> bit_cast::<8, 3>(self.e.val().pmtu);
         self.rr_next.next = (self.e.val().op == self.op_read.val()) & self.rn_q.q.val();
-        self.rn_e.next = self.h.q.val().psn == (self.e.val().last_psn + self.c1_24.val());
+        // (`psn == last + 1` as `psn - 1 == last`: the subtractor is on the header's register, beside
+        // the ring RAM's read, not behind it)
+        self.rn_e.next = (self.h.q.val().psn - self.c1_24.val()) == self.e.val().last_psn;
         self.rn_nx.next = self.rn_q.q.val();
         self.rr_live.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err;
         // (`last_len`, the length of the response at the READ's last PSN, is in the ring entry)
