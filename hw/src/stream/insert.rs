@@ -55,7 +55,8 @@ pub struct AxisInsertW<const D: usize, const K: usize, const CB: usize, const SB
     h_full: Signal<Local, Bits<SB>>,
     h_c: Signal<Local, Bits<CB>>,
     /// the payload beat rotated up by `c`, split at byte `c`: `hi` joins the carry in this
-    /// beat, `lo` is the next carry (zero when `c` is 0; taken from `csplit`)
+    /// beat (`split.lo` is not read: the bytes below `c` are the next carry, kept in `carry`
+    /// with the rest of the rotated beat and split off by `csplit`, zero when `c` is 0)
     rot: ByteRotW<D, CB>,
     split: ByteSplitW<D, CB>,
     /// The carry register holds the whole rotated beat (no mask in front of it, the rotator's
