@@ -44,6 +44,41 @@ const RTX_W: usize = RTX_BITS + 3;
 /// Counters of the requester (`k`).
 const NK: usize = 13;
 
+/// A retransmit timer's limit, `1024 << timeout` cycles, as the mask of the elapsed-time bits
+/// that mean expired: elapsed ≥ 1024 << timeout exactly when a bit at or above 10 + timeout is
+/// set (bits 10 + timeout .. 31, or bit 31 alone when timeout > 21). The test is then an AND-OR,
+/// not a subtractor and compare. The timer scan and the timer step each have one.
+#[derive(LogicBlock)]
+pub struct TimeoutMask {
+    pub timeout: Signal<In, Bits<5>>,
+    pub mask: Signal<Out, Bits<32>>,
+    c21: Constant<Bits<5>>,
+    c_m1k: Constant<Bits<32>>,
+    c2_31: Constant<Bits<32>>,
+}
+
+impl Default for TimeoutMask {
+    fn default() -> Self {
+        TimeoutMask {
+            timeout: Default::default(),
+            mask: Default::default(),
+            c21: Constant::new(21.into()),
+            c_m1k: Constant::new(0xFFFF_FC00u64.into()),
+            c2_31: Constant::new((1u64 << 31).into()),
+        }
+    }
+}
+
+impl Logic for TimeoutMask {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.mask.next = self.c_m1k.val() << bit_cast::<32, 5>(self.timeout.val());
+        if self.timeout.val() > self.c21.val() {
+            self.mask.next = self.c2_31.val();
+        }
+    }
+}
+
 #[derive(LogicInterface, Default)]
 pub struct ReqCounters {
     pub acks: Signal<Out, Bits<32>>,
@@ -160,7 +195,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     scan_qd: DFF<Bits<A>>,
     t_stamp: Signal<Local, Bits<32>>,
     t_to: Signal<Local, Bits<5>>,
-    t_msk: Signal<Local, Bits<32>>,
+    t_msk: TimeoutMask,
     /// The scan's second stage: the entry read, armed (with a non-zero timeout), the time since
     /// its stamp (`now − stamp`, subtracted in the first stage), its limit as a mask of the
     /// elapsed-time bits that mean expired (worked out in the first), and its QP; the expiry test
@@ -173,9 +208,6 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     tmo_q: ChanSkid<Bits<A>>,
     scan: DFF<Bit>,
     una0: DFF<Bits<24>>,
-    /// The QP's timer limit as a mask (as `tm_msk`), worked out from the state as it is read
-    /// (for `p_exp`).
-    msk_l: Signal<Local, Bits<32>>,
     expired: Signal<Local, Bit>,
     want_rty: Signal<Local, Bit>,
     /// The oldest message fails with `fail_status` (a fatal NAK, or retry exceeded).
@@ -231,12 +263,9 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     c0_32: Constant<Bits<32>>,
     c1_3: Constant<Bits<3>>,
     rp_last: Signal<Local, Bit>,
-    c21: Constant<Bits<5>>,
-    c_m1k: Constant<Bits<32>>,
     t_armed: Signal<Local, Bit>,
     c1_a: Constant<Bits<A>>,
     rp_ptr: DFF<Bits<4>>,
-    c2_31: Constant<Bits<32>>,
     c48: Constant<Bits<16>>,
     st_retry: Constant<Bits<4>>,
     s_rp_rd: Constant<Bits<3>>,
@@ -342,11 +371,16 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// The ring slot before `head` (the entry whose `nx_ram` word a new record writes).
     head_m1: Signal<Local, Bits<4>>,
     pe_q: DFF<Bit>,
-    /// The retransmit timer's expiry for a timer job, worked out in LOOK from the state read
-    /// (one cycle before the step that acts on it), so the two carry chains are not on the
-    /// step's path.
+    /// The retransmit timer's expiry for a timer job. LOOK registers the time since the state's
+    /// stamp (`x_el`), its timeout (`x_to`) and whether the timer runs (`x_on`: messages
+    /// outstanding, no error, a non-zero timeout); a timer job then spends one cycle in EXP,
+    /// which tests these registers against the limit's mask (`x_msk`) into `p_exp`, read by
+    /// the step in its first cycle. No carry chain and no mask sits behind the state's read.
     p_exp: DFF<Bit>,
-    exp_l: Signal<Local, Bit>,
+    x_el: DFF<Bits<32>>,
+    x_to: DFF<Bits<5>>,
+    x_on: DFF<Bit>,
+    x_msk: TimeoutMask,
     ptr_in: ToBits<QpReq, QP_REQ_BITS>,
     ptr_out: FromBits<QpReq, QP_REQ_BITS>,
     /// A state read issued in the cycle its QP's state was written (read-first RAM) takes the
@@ -413,6 +447,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     s_look: Constant<Bits<3>>,
     s_eval: Constant<Bits<3>>,
     s_sent: Constant<Bits<3>>,
+    s_exp: Constant<Bits<3>>,
     /// The state read's `count` (at most 16): bit 4 is "the ring is full".
     rec_full_unused_low: Signal<Local, Bits<5>>,
     c1_4: Constant<Bits<4>>,
@@ -500,7 +535,6 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             tmo_q: Default::default(),
             scan: Default::default(),
             una0: Default::default(),
-            msk_l: Default::default(),
             expired: Default::default(),
             want_rty: Default::default(),
             fail: Default::default(),
@@ -538,12 +572,9 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             c0_32: c(0),
             c1_3: c(1),
             rp_last: Default::default(),
-            c21: c(21),
-            c_m1k: c(0xFFFF_FC00),
             t_armed: Default::default(),
             c1_a: c(1),
             rp_ptr: Default::default(),
-            c2_31: c(1 << 31),
             c48: c(48),
             st_retry: c(cq_status::RETRY_EXCEEDED as u64),
             s_rp_rd: c(4),
@@ -647,7 +678,10 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             head_m1: Default::default(),
             pe_q: Default::default(),
             p_exp: Default::default(),
-            exp_l: Default::default(),
+            x_el: Default::default(),
+            x_to: Default::default(),
+            x_on: Default::default(),
+            x_msk: Default::default(),
             psn_off: Default::default(),
             syn: Default::default(),
             c0_4: c(0),
@@ -668,6 +702,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             s_look: c(1),
             s_eval: c(2),
             s_sent: c(3),
+            s_exp: c(7),
             c1_4: c(1),
             c1_5: c(1),
             c1_24: c(1),
@@ -710,7 +745,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_el, tm_msk, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, pgh_q, pgh1_q, pgp_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
+        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, x_el, x_to, x_on, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_el, tm_msk, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, pgh_q, pgh1_q, pgp_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram, nx_ram);
         for i in 0..NK {
             self.k[i].clock.next = self.clock.val();
@@ -785,15 +820,12 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.t_to.next = self.tmr_ram.rdata.val().get_bits::<5>(32);
         // expiry is "elapsed >= 1024 << timeout", that is, a bit of elapsed at or above
         // 10 + timeout is set: the compare is a mask (bits 10 + timeout .. 31), not a subtractor
-        self.t_msk.next = self.c_m1k.val() << bit_cast::<32, 5>(self.t_to.val());
-        if self.t_to.val() > self.c21.val() {
-            self.t_msk.next = self.c2_31.val();
-        }
+        self.t_msk.timeout.next = self.t_to.val();
         self.tmo_q.reset.next = self.reset.val();
         self.tm_v.d.next = self.tmr_ram.rdata.val().get_bit(37) & self.t_to.val().any();
         // (elapsed as the second stage sees it: `now` is one higher there)
         self.tm_el.d.next = (self.now.q.val() + 1) - self.t_stamp.val();
-        self.tm_msk.d.next = self.t_msk.val();
+        self.tm_msk.d.next = self.t_msk.mask.val();
         self.tm_q.d.next = self.scan_qd.q.val();
         self.tmo_q.s_data.next = self.tm_q.q.val();
         self.tmo_q.s_valid.next = self.tm_v.q.val() & (self.tm_el.q.val() & self.tm_msk.q.val()).any();
@@ -895,11 +927,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rp_last.next = (self.rp_i.q.val() + self.c1_5.val()) == self.rp_n.q.val();
         self.rtx_in.x.next.last = self.rp_last.val();
         // the retransmit timer: 4.096 µs (1024 cycles) × 2^timeout
-        self.msk_l.next = self.c_m1k.val() << bit_cast::<32, 5>(self.ptr_out.y.val().timeout);
-        if self.ptr_out.y.val().timeout > self.c21.val() {
-            self.msk_l.next = self.c2_31.val();
-        }
-        self.exp_l.next = self.ptr_out.y.val().count.any() & !self.ptr_out.y.val().err & self.ptr_out.y.val().timeout.any() & ((self.now.q.val() - self.ptr_out.y.val().stamp) & self.msk_l.val()).any();
+        self.x_msk.timeout.next = self.x_to.q.val();
         self.expired.next = self.p_exp.q.val();
         self.want_rty.next = false;
         self.rty_go_p.next = false;
@@ -1054,13 +1082,23 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.e_done_q.d.next = self.ed_look.val();
             self.rl_q.d.next = self.h.q.val().psn == self.ptr_out.y.val().tail_last;
             self.pe_q.d.next = (self.ptr_out.y.val().tail_last + self.c1_24.val()) != self.ptr_out.y.val().sq_una_psn;
-            self.p_exp.d.next = self.exp_l.val();
+            self.x_el.d.next = self.now.q.val() - self.ptr_out.y.val().stamp;
+            self.x_to.d.next = self.ptr_out.y.val().timeout;
+            self.x_on.d.next = self.ptr_out.y.val().count.any() & !self.ptr_out.y.val().err & self.ptr_out.y.val().timeout.any();
             self.w_in.d.next = self.w_new_in.val();
             self.w_beh.d.next = self.w_d.val().get_bit(23);
             self.w_mv.d.next = false;
             self.r_re.next = true;
             self.first.d.next = true;
             self.fatal.d.next = false;
+            self.st.d.next = self.s_eval.val();
+            if self.scan.q.val() {
+                self.st.d.next = self.s_exp.val();
+            }
+        }
+        if self.st.q.val() == self.s_exp.val() {
+            // a timer job's expiry test (the state and the oldest message stay read)
+            self.p_exp.d.next = self.x_on.q.val() & (self.x_el.q.val() & self.x_msk.mask.val()).any();
             self.st.d.next = self.s_eval.val();
         }
         if self.st.q.val() == self.s_eval.val() {
