@@ -1,6 +1,7 @@
 //! Requester completion side on Verilator: coalesced ACKs complete the right messages, READ
 //! responses land at the right host addresses, a fatal NAK fails and flushes, ghost ACKs and
-//! out-of-order responses are counted, under random backpressure.
+//! out-of-order responses are counted, a retransmit timer is checked against the state before it
+//! fires, under random backpressure.
 mod common;
 use nicgen_hw::roce::hdr::RxHdrFields;
 use nicgen_hw::roce::rx::requester::RoceRequester500;
@@ -86,6 +87,13 @@ fn run_vd_at<S: CycleSim>(sim: &mut S, sent: &[SentWrFields], resp: &[(RxHdrFiel
 }
 
 fn reset_qp<S: CycleSim>(sim: &mut S, qpn: u32) {
+    reset_qp_timeout(sim, qpn, 0)
+}
+
+/// `reset_qp` with the QP's local ACK timeout (IBA code: 4.096 µs × 2^code, 0 = no timer).
+fn reset_qp_timeout<S: CycleSim>(sim: &mut S, qpn: u32, timeout: u8) {
+    let t = sim.port("ctl_timeout");
+    sim.set_u64(t, timeout as u64);
     let q = sim.port("ctl_qpn");
     sim.set_u64(q, qpn as u64);
     let r = sim.port("ctl_retry");
@@ -324,6 +332,47 @@ fn cut_through_read_responses_wait_for_their_verdicts() {
     assert_eq!(counter(&mut sim, "resp_unexpected"), 0);
     assert_eq!(counter(&mut sim, "implied_nak"), 0);
     assert_eq!(counter(&mut sim, "replays"), 0);
+}
+
+/// The retransmit timer (code 1: 2048 cycles). The scan finds a QP expired while the step is
+/// busy with that QP's own cut-through READ response, held for its verdict; the good verdict
+/// acknowledges the READ and restarts the timer, so the timer job that follows checks the
+/// state again and finds nothing expired: no timeout, no replay. Then the WRITE behind it goes
+/// unanswered: it times out once and is replayed from its first PSN.
+#[test]
+fn a_timer_is_checked_against_the_state_before_it_fires() {
+    let mut sim = verilate(&mut RoceRequester500::default());
+    sim.reset(2);
+    reset_qp_timeout(&mut sim, 5, 1);
+    let mut read = w(4, wr_op::READ, 5, 105, 105, true);
+    read.len = 64;
+    let write = w(31, wr_op::WRITE, 5, 106, 106, true);
+    let mut out = Out::default();
+    run(&mut sim, &[read, write.clone()], &[], &mut out, 1);
+    let (mut h, p) = resp(op::READ_RESP_ONLY, 5, 105, 0x1f, 64);
+    h.spec = true;
+    // the verdict comes 3000 cycles into the run: the timer (2048) has expired and the scan
+    // (one QP a cycle, 512) has queued the QP by then
+    run_vd_at(&mut sim, &[], &[(h, p)], &[0], 3000, &mut out, 2);
+    let mut rd = ok(4, 5, wr_op::READ);
+    rd.byte_len = 64;
+    assert_eq!(out.cq, vec![rd.clone()]);
+    assert_eq!(counter(&mut sim, "timeouts"), 0, "the READ's response restarted the timer");
+    assert_eq!(counter(&mut sim, "replays"), 0);
+    assert!(out.rtx.is_empty());
+    // nothing answers the WRITE: one timeout and a replay of it
+    for _ in 0..3000 {
+        sim.eval();
+        sim.tick();
+    }
+    run(&mut sim, &[], &[], &mut out, 3);
+    assert_eq!(counter(&mut sim, "timeouts"), 1);
+    assert_eq!(counter(&mut sim, "replays"), 1);
+    assert_eq!(out.rtx, vec![RtxWrFields {
+        wr_id: 31, op: wr_op::WRITE, qpn: 5, start_psn: 106, off: 0, first: true, laddr: write.laddr, raddr: 0, rkey: 0, len: write.len, last: true,
+    }]);
+    run(&mut sim, &[], &[resp(op::ACK, 5, 106, 0x1f, 0)], &mut out, 4);
+    assert_eq!(out.cq, vec![rd, ok(31, 5, 0)]);
 }
 
 /// READ responses that do not fit their place in the READ (IBA 9.9.2.3, a bad response): a LAST
