@@ -1,7 +1,7 @@
 //! Requester completion side on Verilator: coalesced ACKs complete the right messages, READ
 //! responses land at the right host addresses, a fatal NAK fails and flushes, ghost ACKs and
 //! out-of-order responses are counted, a retransmit timer is checked against the state before it
-//! fires, under random backpressure.
+//! fires, under random backpressure; the timer's mask test equals the compare it replaces.
 mod common;
 use nicgen_hw::roce::hdr::RxHdrFields;
 use nicgen_hw::roce::rx::requester::RoceRequester500;
@@ -455,4 +455,60 @@ fn bad_read_responses_fail_the_read_and_write_nothing() {
     assert_eq!(counter(&mut sim, "read_resp"), 9);
     assert_eq!(counter(&mut sim, "resp_unexpected"), 1);
     assert_eq!(counter(&mut sim, "completions"), 10);
+}
+
+mod timeout_mask_top {
+    use nicgen_hw::roce::rx::requester::TimeoutMask;
+    use rust_hdl::prelude::*;
+
+    #[derive(LogicBlock, Default)]
+    pub struct TimeoutMaskTop {
+        pub clock: Signal<In, Clock>,
+        pub timeout: Signal<In, Bits<5>>,
+        pub elapsed: Signal<In, Bits<32>>,
+        pub expired: Signal<Out, Bit>,
+        m: TimeoutMask,
+    }
+
+    impl Logic for TimeoutMaskTop {
+        #[hdl_gen]
+        fn update(&mut self) {
+            self.m.timeout.next = self.timeout.val();
+            self.expired.next = (self.elapsed.val() & self.m.mask.val()).any();
+        }
+    }
+    nicgen_sim::impl_ports!(TimeoutMaskTop, clock = clock, [clock, timeout, elapsed, expired]);
+}
+
+/// The timer's mask test against the compare it replaces: for every timeout code, elapsed times
+/// at, around and far from the limit (4.096 µs × 2^code = 1024 << code cycles, at most 2^31 for
+/// the 32-bit time base) are expired exactly when elapsed ≥ limit. On Verilator and in lock step
+/// with rust-hdl.
+#[test]
+fn timeout_mask_is_the_limit_compare() {
+    use timeout_mask_top::TimeoutMaskTop;
+    let mut rng = nicgen_sim::Rng::new(3);
+    let mut cases: Vec<(u64, u64)> = vec![];
+    for t in 1..32u64 {
+        let limit = (1024u64 << t).min(1 << 31);
+        for el in [0, 1, limit - 1, limit, limit + 1, 2 * limit - 1, (1 << 32) - 1, limit / 2] {
+            cases.push((t, el & 0xFFFF_FFFF));
+        }
+        for _ in 0..40 {
+            cases.push((t, rng.next_u64() & 0xFFFF_FFFF >> rng.below(32)));
+        }
+    }
+    let run = |sim: &mut dyn CycleSim| {
+        let (t, e, x) = (sim.port("timeout"), sim.port("elapsed"), sim.port("expired"));
+        for &(to, el) in &cases {
+            sim.set_u64(t, to);
+            sim.set_u64(e, el);
+            sim.eval();
+            let limit = (1024u64 << to).min(1 << 31);
+            assert_eq!(sim.get_bit(x), el >= limit, "timeout {to} elapsed {el}");
+            sim.tick();
+        }
+    };
+    run(&mut verilate(&mut TimeoutMaskTop::default()));
+    run(&mut Diff::new(verilate(&mut TimeoutMaskTop::default()), RustHdlSim::new(TimeoutMaskTop::default())));
 }
