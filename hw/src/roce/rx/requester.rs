@@ -818,8 +818,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.tmr_ram.oce.next = false;
         self.t_stamp.next = self.tmr_ram.rdata.val().get_bits::<32>(0);
         self.t_to.next = self.tmr_ram.rdata.val().get_bits::<5>(32);
-        // expiry is "elapsed >= 1024 << timeout", that is, a bit of elapsed at or above
-        // 10 + timeout is set: the compare is a mask (bits 10 + timeout .. 31), not a subtractor
+        // (expiry as a mask test: `TimeoutMask`)
         self.t_msk.timeout.next = self.t_to.val();
         self.tmo_q.reset.next = self.reset.val();
         self.tm_v.d.next = self.tmr_ram.rdata.val().get_bit(37) & self.t_to.val().any();
