@@ -31,7 +31,12 @@ pub struct AxisInsertW<const D: usize, const K: usize, const CB: usize, const SB
     hfull: DFF<Bits<SB>>,
     c_q: DFF<Bits<CB>>,
     only_q: DFF<Bit>,
+    /// The payload's carry: loaded only with the rotated beat (`rot.y` straight into its D, an
+    /// enable and no select in front). A header's carry is not copied in: it is the header
+    /// register's low beat once its whole beats have left (`hdr` shifts down a beat per whole
+    /// beat), and `c_hdr` says which of the two is the carry.
     carry: DFF<Bits<D>>,
+    c_hdr: DFF<Bit>,
     carry_keep: DFF<Bits<K>>,
     flush: DFF<Bit>,
     flush_user: DFF<Bit>,
@@ -61,16 +66,16 @@ pub struct AxisInsertW<const D: usize, const K: usize, const CB: usize, const SB
     split: ByteSplitW<D, CB>,
     /// The carry register holds the whole rotated beat (no mask in front of it, the rotator's
     /// output goes straight to its input); its bytes below `c` are the carry, split off as it is
-    /// read (`csplit.lo`).
+    /// read (`csplit.lo`), from `carry` or from the header's low beat (`c_hdr`).
     csplit: ByteSplitW<D, CB>,
+    cx: Signal<Local, Bits<D>>,
     unused_split: Signal<Local, Bits<D>>,
     ones: Constant<Bits<K>>,
     zero_k: Constant<Bits<K>>,
     one_s: Constant<Bits<SB>>,
-    /// Bytes per beat (`K`), its log2 (`CB`) and log2 of the bits per beat.
+    /// Bytes per beat (`K`), its log2 (`CB`) and bits per beat (`D`).
     c_k: Constant<Bits<8>>,
     c_cb: Constant<Bits<8>>,
-    c_lgd: Constant<Bits<11>>,
     c_d: Constant<Bits<11>>,
 }
 
@@ -82,7 +87,7 @@ pub type AxisInsert1024 = AxisInsertW<1024, 128, 7, 1>;
 impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for AxisInsertW<D, K, CB, SB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, hdr, hfull, c_q, kshr, only_q, carry, carry_keep, flush, flush_user, nv, n_hdr, n_len, n_only);
+        dff_setup!(self, clock, busy, hdr, hfull, c_q, kshr, only_q, carry, c_hdr, carry_keep, flush, flush_user, nv, n_hdr, n_len, n_only);
         clock!(self, clock, oreg);
         self.oreg.reset.next = self.reset.val();
         AxisSource::<D, K>::link(&mut self.m_axis, &mut self.oreg.m_axis);
@@ -90,7 +95,11 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
         self.rot.c.next = self.c_q.q.val();
         self.split.x.next = self.rot.y.val();
         self.split.c.next = self.c_q.q.val();
-        self.csplit.x.next = self.carry.q.val();
+        self.cx.next = self.carry.q.val();
+        if self.c_hdr.q.val() {
+            self.cx.next = bit_cast::<D, 1024>(self.hdr.q.val());
+        }
+        self.csplit.x.next = self.cx.val();
         self.csplit.c.next = self.c_q.q.val();
         self.unused_split.next = self.split.lo.val() | self.csplit.hi.val();
         // the last beat spills into one more beat <=> it has more than K - c bytes <=> tkeep bit
@@ -149,6 +158,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
             self.oreg.s_axis.tvalid.next = self.s_axis.tvalid.val();
             if self.s_axis.tvalid.val() & self.oreg.s_axis.tready.val() {
                 self.carry.d.next = self.rot.y.val();
+                self.c_hdr.d.next = false;
                 self.carry_keep.d.next = self.s_axis.tkeep.val() >> self.kshr.q.val();
                 if !self.c_q.q.val().any() {
                     self.carry_keep.d.next = self.zero_k.val();
@@ -191,7 +201,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
                 self.c_q.d.next = self.h_c.val();
                 self.kshr.d.next = self.c_k.val() - bit_cast::<8, CB>(self.h_c.val());
                 self.only_q.d.next = self.src_only.val();
-                self.carry.d.next = bit_cast::<D, 1024>(self.src_hdr.val() >> (bit_cast::<11, SB>(self.h_full.val()) << self.c_lgd.val()));
+                self.c_hdr.d.next = true;
                 self.carry_keep.d.next = !(self.ones.val() << self.h_c.val());
                 if !self.h_c.val().any() {
                     self.carry_keep.d.next = self.zero_k.val();
@@ -231,6 +241,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default f
             c_q: Default::default(),
             only_q: Default::default(),
             carry: Default::default(),
+            c_hdr: Default::default(),
             carry_keep: Default::default(),
             flush: Default::default(),
             flush_user: Default::default(),
@@ -251,13 +262,13 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default f
             rot: Default::default(),
             split: Default::default(),
             csplit: Default::default(),
+            cx: Default::default(),
             unused_split: Default::default(),
             ones: Constant::new(!Bits::<K>::default()),
             zero_k: Constant::new(Bits::<K>::default()),
             one_s: Constant::new(1u64.into()),
             c_k: Constant::new((K as u64).into()),
             c_cb: Constant::new((CB as u64).into()),
-            c_lgd: Constant::new(((CB + 3) as u64).into()),
             c_d: Constant::new((D as u64).into()),
         }
     }

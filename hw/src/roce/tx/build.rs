@@ -133,7 +133,8 @@ pub fn layout(v6: bool) -> Vec<Place> {
 /// The computed values of [`Src::W`], and the header length.
 pub struct Derived {
     pub pad: u128,
-    /// The IPv4 header's words summed, before the folds (what `RoceHdrPre` hands on).
+    /// The IPv4 header's words summed except the total length, which comes late out of the
+    /// opcode ROM and two adds (what `RoceHdrPre` hands on; the packer adds the length).
     pub sum: u128,
     pub ulen: u128,
     pub iplen: u128,
@@ -152,7 +153,8 @@ pub fn derive(f: &TxFields) -> Derived {
     let iplen = (ulen + 20) & 0xffff;
     let tclass = (f.dscp as u128 & 63) << 2 | f.ecn as u128 & 3;
     let (s, d) = (f.src_ip as u32 as u128, f.dst_ip as u32 as u128);
-    let s0 = (0x45 << 8 | tclass) + iplen + 0x4000 + ((f.ttl as u128) << 8 | 17) + (s >> 16) + (s & 0xffff) + (d >> 16) + (d & 0xffff);
+    let fixed = (0x45 << 8 | tclass) + 0x4000 + ((f.ttl as u128) << 8 | 17) + (s >> 16) + (s & 0xffff) + (d >> 16) + (d & 0xffff);
+    let s0 = fixed + iplen;
     let s1 = (s0 & 0xffff) + (s0 >> 16);
     let s2 = (s1 & 0xffff) + (s1 >> 16);
     let ext = if l.is_some_and(|l| l.reth) {
@@ -163,7 +165,7 @@ pub fn derive(f: &TxFields) -> Derived {
         0
     };
     let hdr_len = if f.ipv6 { BTH_V6 } else { BTH_V4 } + 12 + ext_n as usize;
-    Derived { pad, sum: s0, ulen, iplen, csum: !s2 & 0xffff, tclass, ext, hdr_len }
+    Derived { pad, sum: fixed, ulen, iplen, csum: !s2 & 0xffff, tclass, ext, hdr_len }
 }
 
 /// The model of [`RoceHdrPack`]: the header bytes (128, zero past the header) and their count.
@@ -195,7 +197,7 @@ pub fn pack(f: &TxFields) -> (Vec<u8>, usize) {
 
 crate::record!(
     /// What [`RoceHdrPre`] works out from a [`TxHdr`] a cycle before the packer: the lengths and
-    /// the IPv4 checksum's words summed (not yet folded).
+    /// the IPv4 checksum's words summed but for the total length (not yet folded).
     HdrPre,
     HdrPreFields {
         sum: u32 = 20,
@@ -226,8 +228,10 @@ impl HdrPreFields {
 }
 
 /// The header packer's first stage: the opcode ROM (extension length, RETH/AETH), the UDP and
-/// IPv4 lengths and the checksum's sum, so that the packer after the stage register only folds
-/// the sum and places bytes.
+/// IPv4 lengths and the checksum's sum of the words other than the length, so that the packer
+/// after the stage register only adds the length, folds the sum and places bytes. (With the
+/// length in this stage's sum, the length's ROM and adds fed Yosys's carry-save tree of the
+/// sum: 8 LUT levels into the stage register.)
 #[derive(LogicBlock, Default)]
 pub struct RoceHdrPre {
     pub h: Signal<In, TxHdr>,
@@ -259,13 +263,13 @@ impl Logic for RoceHdrPre {
         v += "wire [1:0] pad = 2'd0 - plen[1:0];\nwire [15:0] plen4 = {plen[15:2] + {13'd0, |plen[1:0]}, 2'b00};\n";
         v += "wire [15:0] ulen = {8'd0, ul_b} + plen4;\nwire [15:0] iplen = {8'd0, ip_b} + plen4;\n";
         // the IPv4 header's words: {TTL, TOS} (the TOS byte of word 0 and the TTL byte of word
-        // 4 share no bit), 0x4500 + 0x4000 + protocol 0x11, the addresses and the length, as a
-        // balanced tree with the length (the latest) last
+        // 4 share no bit), 0x4500 + 0x4000 + protocol 0x11 and the addresses: all flops, so the
+        // tree is shallow; the length is added after the stage register
         let (so, _) = TxFields::slot("src_ip");
         let (d_o, _) = TxFields::slot("dst_ip");
         let w16 = |o: usize| format!("{{4'd0, h[{}:{}]}}", o + 15, o);
         v += &format!(
-            "wire [19:0] t1 = {{4'd0, {}, {}, {}}} + {};\nwire [19:0] t2 = {} + {};\nwire [19:0] t3 = {} + 20'h08511;\nwire [19:0] sum = (t1 + t2) + (t3 + {{4'd0, iplen}});\n",
+            "wire [19:0] t1 = {{4'd0, {}, {}, {}}} + {};\nwire [19:0] t2 = {} + {};\nwire [19:0] t3 = {} + 20'h08511;\nwire [19:0] sum = (t1 + t2) + t3;\n",
             fld("ttl"),
             fld("dscp"),
             fld("ecn"),
@@ -320,8 +324,8 @@ impl Logic for RoceHdrPack {
             v += &format!("wire [{}:0] {n} = {};\n", w - 1, pf(n));
         }
         v += &format!("wire [7:0] tclass = {{{}, {}}};\n", fld("dscp"), fld("ecn"));
-        // the checksum: the first stage's 20-bit sum folded twice
-        v += &format!("wire [19:0] sum = {};\n", pf("sum"));
+        // the checksum: the first stage's 20-bit sum and the length, folded twice
+        v += &format!("wire [19:0] sum = {} + {{4'd0, iplen}};\n", pf("sum"));
         v += &fold_verilog("s", "sum");
         v += "wire [15:0] csum = ~s_f2;\n";
         v += &format!(
