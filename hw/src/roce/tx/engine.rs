@@ -402,9 +402,13 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// (plus the packet FIFO). Kept as the room left (set to `budget` by reset), so a packet's
     /// budget check is one compare of its length with a register.
     room: DFF<Bits<24>>,
-    room_sub: Signal<Local, Bits<24>>,
-    /// `room` plus what goes to the deparser this cycle, and that less the pick: the two next
-    /// values, worked out beside `fire`, which only selects.
+    /// What went to the deparser last cycle (`x_desc`'s length, or 0), in a register: the
+    /// hand-off (`x_go`) waits on the deparser's ready chain, so it is given back to `room` a
+    /// cycle later instead of from the end of that chain.
+    room_ret: DFF<Bits<24>>,
+    /// `room` plus what went to the deparser, and that less the pick: the two next values,
+    /// worked out beside `fire`, which only selects. The add starts from flops and does not wait
+    /// for the pick (its three-way select is the late input), so the pick meets one subtract.
     room_keep: Signal<Local, Bits<24>>,
     room_fire: Signal<Local, Bits<24>>,
     /// Whether a READ response or a request could go, each worked out from its own descriptor
@@ -725,7 +729,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             pick: Default::default(),
             fire: Default::default(),
             room: Default::default(),
-            room_sub: Default::default(),
+            room_ret: Default::default(),
             room_keep: Default::default(),
             room_fire: Default::default(),
             fire_j: Default::default(),
@@ -802,7 +806,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, j_pmask, g_code, g_pmtu, g_pmask, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, j_pmask, g_code, g_pmtu, g_pmask, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, room_ret, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, pay_skid, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo, dq_n, rbw_n, df_n);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -1200,7 +1204,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         } else if self.j_active.q.val() {
             self.fire.next = self.fire_j.val();
         }
-        self.room_sub.next = self.room.q.val() - bit_cast::<24, 16>(self.pick.val().plen);
         self.a_take.next = self.fire.val() & self.a_pend.q.val();
         self.j_take.next = self.fire.val() & !self.a_pend.q.val() & self.j_active.q.val();
         self.r_take.next = self.fire.val() & !self.a_pend.q.val() & !self.j_active.q.val();
@@ -1489,12 +1492,12 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.src_q.s_axis.tuser.next = false;
         self.src_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
         // less what was chosen, plus what went to the deparser
-        self.room_keep.next = self.room.q.val();
-        self.room_fire.next = self.room_sub.val();
+        self.room_ret.d.next = self.c0_24.val();
         if self.x_go.val() {
-            self.room_keep.next = self.room.q.val() + bit_cast::<24, 16>(self.x_desc.q.val().plen);
-            self.room_fire.next = self.room_sub.val() + bit_cast::<24, 16>(self.x_desc.q.val().plen);
+            self.room_ret.d.next = bit_cast::<24, 16>(self.x_desc.q.val().plen);
         }
+        self.room_keep.next = self.room.q.val() + self.room_ret.q.val();
+        self.room_fire.next = self.room_keep.val() - bit_cast::<24, 16>(self.pick.val().plen);
         self.room.d.next = self.room_keep.val();
         if self.fire.val() {
             self.room.d.next = self.room_fire.val();
@@ -1708,6 +1711,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.k_msgs.d.next = 0.into();
             self.k_rtx.d.next = 0.into();
             self.room.d.next = self.budget.val();
+            self.room_ret.d.next = self.c0_24.val();
             self.p_valid.d.next = false;
             self.r_resume.d.next = false;
             self.rtx_busy.d.next = false;
