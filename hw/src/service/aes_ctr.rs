@@ -206,16 +206,35 @@ pub fn rcon(i: usize) -> u8 {
     r
 }
 
-/// The cipher pipeline as wires and registers; the S-box is one case function (see below).
-fn cipher_verilog() -> String {
-    let mut v = String::new();
-    // one function, not inlined by Verilator (so its case becomes one table there); each call
-    // is its own 256 x 8 ROM for synthesis (LUTs)
-    v += "function [7:0] sb;\n  input [7:0] x;\n  /* verilator no_inline_task */\n  begin\n    case (x)\n";
-    for (i, s) in sbox().iter().enumerate() {
-        v += &format!("      8'h{i:02x}: sb = 8'h{s:02x};\n");
+/// The S-box instances of the cipher: each use is a wire driven by an instance of the one
+/// S-box module (`<root>$aes_sbox`, a case ROM defined once per file, see
+/// [`nicgen_sim::SHARED_BEGIN`]), so synthesis maps it once and Verilator builds it once.
+struct SboxUses(usize);
+
+impl SboxUses {
+    /// The module, to be emitted once.
+    fn module() -> String {
+        let mut v = nicgen_sim::SHARED_BEGIN.to_string();
+        v += &format!("module {}$aes_sbox(x, y);\n{}/* verilator no_inline_module */\ninput wire [7:0] x;\noutput reg [7:0] y;\nalways @(*) begin\n  case (x)\n", nicgen_sim::ROOT, nicgen_sim::KEEP_HIERARCHY);
+        for (i, s) in sbox().iter().enumerate() {
+            v += &format!("    8'h{i:02x}: y = 8'h{s:02x};\n");
+        }
+        v += "    default: y = 8'h00;\n  endcase\nend\nendmodule\n";
+        v + nicgen_sim::SHARED_END
     }
-    v += "      default: sb = 8'h00;\n    endcase\n  end\nendfunction\n";
+    /// Declare a wire carrying S(`x`) (an instance of the module), named by the return value.
+    fn of(&mut self, v: &mut String, x: &str) -> String {
+        let n = self.0;
+        self.0 += 1;
+        *v += &format!("wire [7:0] sb{n};\n{}$aes_sbox sbox{n} (.x({x}), .y(sb{n}));\n", nicgen_sim::ROOT);
+        format!("sb{n}")
+    }
+}
+
+/// The cipher pipeline as wires and registers.
+fn cipher_verilog() -> String {
+    let mut v = SboxUses::module();
+    let mut sb = SboxUses(0);
     v += "function [7:0] x2;\n  input [7:0] x;\n  x2 = {x[6:0], 1'b0} ^ (8'h1b & {8{x[7]}});\nendfunction\n";
     // stage r holds the state before round r and the key window whose first 4 words are round
     // r's key; stage 0 the state after round 0's AddRoundKey
@@ -226,15 +245,16 @@ fn cipher_verilog() -> String {
     }
     // the next key window from `k` (a register name): AES-128 {next 4 words, 0}; AES-256 slides
     // by 4 words. Wires named after the stage that registers the result.
-    let key_step = |v: &mut String, r: usize, k: &str, m: &str, even: bool, rc128: u8, rc256: u8| {
+    let key_step = |v: &mut String, sb: &mut SboxUses, r: usize, k: &str, m: &str, even: bool, rc128: u8, rc256: u8| {
         // RotWord of word 7 (bits 31:0) and of word 3 (bits 159:128)
         *v += &format!("wire [31:0] sw{r} = {m} ? {} : {{{k}[151:128], {k}[159:152]}};\n", if even { format!("{{{k}[23:0], {k}[31:24]}}") } else { format!("{k}[31:0]") });
-        *v += &format!("wire [31:0] ts{r} = {{sb(sw{r}[31:24]), sb(sw{r}[23:16]), sb(sw{r}[15:8]), sb(sw{r}[7:0])}} ^ {{({m} ? 8'h{:02x} : 8'h{rc128:02x}), 24'd0}};\n", if even { rc256 } else { 0 });
+        let w: Vec<String> = [31, 23, 15, 7].iter().map(|h| sb.of(v, &format!("sw{r}[{h}:{}]", h - 7))).collect();
+        *v += &format!("wire [31:0] ts{r} = {{{}}} ^ {{({m} ? 8'h{:02x} : 8'h{rc128:02x}), 24'd0}};\n", w.join(", "), if even { rc256 } else { 0 });
         *v += &format!("wire [31:0] n{r}_0 = {k}[255:224] ^ ts{r};\nwire [31:0] n{r}_1 = {k}[223:192] ^ n{r}_0;\nwire [31:0] n{r}_2 = {k}[191:160] ^ n{r}_1;\nwire [31:0] n{r}_3 = {k}[159:128] ^ n{r}_2;\n");
         *v += &format!("wire [255:0] nk{r} = {m} ? {{{k}[127:0], n{r}_0, n{r}_1, n{r}_2, n{r}_3}} : {{n{r}_0, n{r}_1, n{r}_2, n{r}_3, 128'd0}};\n");
     };
     v += "wire m256_in = key[256];\nwire [255:0] kin = key[255:0];\n";
-    key_step(&mut v, 0, "kin", "m256_in", true, rcon(1), rcon(1));
+    key_step(&mut v, &mut sb, 0, "kin", "m256_in", true, rcon(1), rcon(1));
     v += "always @(posedge clock) begin\n";
     for j in 0..4 {
         v += &format!("  {} <= {{ctr[127:16], ctr[15:0] + 16'd{j}}} ^ kin[255:128];\n", st(0, j));
@@ -251,7 +271,7 @@ fn cipher_verilog() -> String {
             for c in 0..4 {
                 for i in 0..4 {
                     let n = 4 * ((c + i) % 4) + i;
-                    t.push(format!("sb({s}[{}:{}])", 127 - 8 * n, 120 - 8 * n));
+                    t.push(sb.of(&mut v, &format!("{s}[{}:{}]", 127 - 8 * n, 120 - 8 * n)));
                 }
             }
             v += &format!("wire [127:0] t{r}_{j} = {{{}}};\n", t.join(", "));
@@ -266,7 +286,7 @@ fn cipher_verilog() -> String {
             v += &format!("wire [127:0] mx{r}_{j} = {{{}}};\n", m.join(", "));
         }
         if r < stages {
-            key_step(&mut v, r, &format!("k{p}"), &format!("m{p}"), r % 2 == 0, rcon(r + 1), rcon(r / 2 + 1));
+            key_step(&mut v, &mut sb, r, &format!("k{p}"), &format!("m{p}"), r % 2 == 0, rcon(r + 1), rcon(r / 2 + 1));
         }
         v += "always @(posedge clock) begin\n";
         for j in 0..4 {
