@@ -177,6 +177,10 @@ const S_RBQ: u8 = 8;
 const S_RBI: u8 = 9;
 const S_RBW: u8 = 10;
 const S_RBE: u8 = 11;
+/// A whole message is in: its checks (the drop cause, the epoch compare, the target) are
+/// registered here, and S_DEC acts on the registers (the checks and the actions in one cycle
+/// were 9 LUT levels: the class's epoch pick, a 64-bit subtract and its zero test in series).
+const S_CHK: u8 = 12;
 
 /// A 4-entry FIFO of `{tlast, tdata}` words, `<n>_push`/`<n>_in` in, `<n>_pop` out (clocked
 /// part; the caller drives push, in and pop).
@@ -196,7 +200,8 @@ fn endpoint_verilog() -> String {
     let hdr = |o: usize, n: usize| be_get("hdr", o, n);
     let mut v = String::new();
     v += &format!("localparam [3:0] S_RX = 4'd{S_RX}, S_DEC = 4'd{S_DEC}, S_W = 4'd{S_W}, S_SWAP = 4'd{S_SWAP}, S_DRAIN = 4'd{S_DRAIN}, S_REPLY = 4'd{S_REPLY}, S_RELAY = 4'd{S_RELAY};\n");
-    v += &format!("localparam [3:0] S_RBH = 4'd{S_RBH}, S_RBQ = 4'd{S_RBQ}, S_RBI = 4'd{S_RBI}, S_RBW = 4'd{S_RBW}, S_RBE = 4'd{S_RBE};\n");
+    v += &format!("localparam [3:0] S_RBH = 4'd{S_RBH}, S_RBQ = 4'd{S_RBQ}, S_RBI = 4'd{S_RBI}, S_RBW = 4'd{S_RBW}, S_RBE = 4'd{S_RBE}, S_CHK = 4'd{S_CHK};\n");
+    v += "reg [2:0] cause_q;\nreg ep_zero_q, ep_neg_q, other_q;\n";
     v += "reg [3:0] st;\nreg m_tw_valid_r, m_swap_r, m_rb_valid_r;\n";
     // ---- the message buffer: written by RX, read by the write passes and the relay
     let mw = 1usize << MBUF_BITS;
@@ -229,7 +234,12 @@ fn endpoint_verilog() -> String {
     // ---- state
     v += "reg [63:0] ep_prof, ep_cc, ep_tab;\nreg [255:0] r_prof, r_cc;\n";
     v += "wire [63:0] ep_cur = (m_class == 8'd1) ? ep_prof : (m_class == 8'd2) ? ep_cc : ep_tab;\n";
-    v += "wire [63:0] ep_d = m_epoch - ep_cur;\n";
+    // the epoch compare against each class's epoch side by side, the class's result picked after
+    // (not the pick, a 64-bit subtract and its zero test in series)
+    v += "wire [63:0] ep_dp = m_epoch - ep_prof;\nwire [63:0] ep_dc = m_epoch - ep_cc;\nwire [63:0] ep_dt = m_epoch - ep_tab;\n";
+    v += "wire ep_eq = (m_class == 8'd1) ? (m_epoch == ep_prof) : (m_class == 8'd2) ? (m_epoch == ep_cc) : (m_epoch == ep_tab);\n";
+    v += "wire ep_lt = (m_class == 8'd1) ? ep_dp[63] : (m_class == 8'd2) ? ep_dc[63] : ep_dt[63];\n";
+    v += "wire unused_ep = ^{ep_dp[62:0], ep_dc[62:0], ep_dt[62:0]};\n";
     for i in own_ctrs() {
         v += &format!("reg [31:0] c{i};\n");
     }
@@ -313,21 +323,23 @@ fn endpoint_verilog() -> String {
     v += "        16'd4: body[63:0] <= s_axis_up$tdata;\n        16'd5: body[127:64] <= s_axis_up$tdata;\n        16'd6: body[191:128] <= s_axis_up$tdata;\n        16'd7: body[255:192] <= s_axis_up$tdata;\n        default: ;\n      endcase\n";
     v += &format!("      if (wcnt >= 16'd4) begin\n        if (epos == 3'd0 && s_axis_up$tdata[7:0] != 8'd{OP_WRITE} && s_axis_up$tdata[7:0] != 8'd{OP_DELETE}) bad_ent <= 1'b1;\n        epos <= (epos == 3'd4) ? 3'd0 : epos + 3'd1;\n      end\n");
     v += "      if (wcnt != 16'hffff) wcnt <= wcnt + 16'd1;\n";
-    v += "      if (s_axis_up$tlast) begin\n        st <= S_DEC;\n        lastn <= keep_n;\n        aborted <= s_axis_up$tuser;\n      end\n    end else if (ev_take) begin\n";
+    v += "      if (s_axis_up$tlast) begin\n        st <= S_CHK;\n        lastn <= keep_n;\n        aborted <= s_axis_up$tuser;\n      end\n    end else if (ev_take) begin\n";
     v += &format!("      ev_q <= s_ev;\n      r_ev <= 1'b1;\n      st <= S_REPLY;\n      gk <= 7'd0;\n      gn <= 7'd{};\n      r_ty <= 8'd{};\n      r_class <= 8'd{CLASS_EVENT};\n      r_len <= 16'd{};\n      r_status <= 16'd0;\n      r_epoch <= 64'd0;\n      r_seq <= ev_seq;\n      ev_seq <= ev_seq + 32'd1;\n      r_count <= 32'd1;\n      r_stored <= 64'd0;\n      r_em <= em_id;\n    end\n", (HDR_BYTES + EVENT_BYTES) / 8, MsgType::Event as u8, HDR_BYTES + EVENT_BYTES);
+    // CHK: the checks into registers (hdr and body hold still: the input is taken in S_RX only)
+    v += "    S_CHK: begin\n      cause_q <= cause;\n      ep_zero_q <= ep_eq;\n      ep_neg_q <= ep_lt;\n      other_q <= m_target != em_id;\n      st <= S_DEC;\n    end\n";
     // DEC
     v += &format!("    S_DEC: begin\n      {} <= {} + 32'd1;\n      r_ev <= 1'b0;\n", cc(Ctr::Received), cc(Ctr::Received));
     v += "      r_ty <= 8'd4;\n      r_em <= em_id;\n      r_class <= m_class;\n      r_len <= 16'd32;\n      r_epoch <= m_epoch;\n      r_seq <= m_seq;\n      r_count <= m_count;\n      r_start <= t_start;\n      gk <= 7'd0;\n      gn <= 7'd4;\n";
-    v += "      if (cause != 3'd0) begin\n        st <= S_RX;\n        case (cause)\n";
+    v += "      if (cause_q != 3'd0) begin\n        st <= S_RX;\n        case (cause_q)\n";
     for d in M2mDrop::ALL {
         let c = cc(Ctr::of_drop(d));
         v += &format!("          3'd{}: {c} <= {c} + 32'd1;\n", d as u8);
     }
     v += "          default: ;\n        endcase\n";
-    v += &format!("      end else if (m_target != em_id) begin\n        {r} <= {r} + 32'd1;\n        st <= S_RELAY;\n        ra <= 9'd0;\n        rleft <= {{1'b0, m_len[{hi}:3]}};\n      end else begin\n", r = cc(Ctr::Relayed), hi = MBUF_BITS + 2);
+    v += &format!("      end else if (other_q) begin\n        {r} <= {r} + 32'd1;\n        st <= S_RELAY;\n        ra <= 9'd0;\n        rleft <= {{1'b0, m_len[{hi}:3]}};\n      end else begin\n", r = cc(Ctr::Relayed), hi = MBUF_BITS + 2);
     v += &format!("        {r} <= {r} + 32'd1;\n        st <= S_REPLY;\n", r = cc(Ctr::Replies));
     v += &format!(
-        "        if (is_read && m_class == 8'd3) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{6'd0, cnt_c, 3'd0}} * 16'd5;\n          st <= S_RBH;\n          ra <= 9'd4;\n          rleft <= 10'd64;\n          rb_j <= 7'd0;\n        end else if (m_class == 8'd4) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{t_count[12:0], 3'd0}};\n          gn <= 7'd4 + t_count[6:0];\n        end else if (ep_d == 64'd0) begin\n          {e} <= {e} + 32'd1;\n          r_status <= 16'd{eq};\n          r_stored <= ep_cur;\n        end else if (ep_d[63]) begin\n          {s} <= {s} + 32'd1;\n          r_status <= 16'd{stale};\n          r_stored <= ep_cur;\n        end else begin\n          {a} <= {a} + 32'd1;\n          r_status <= 16'd{ap};\n          r_stored <= m_epoch;\n",
+        "        if (is_read && m_class == 8'd3) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{6'd0, cnt_c, 3'd0}} * 16'd5;\n          st <= S_RBH;\n          ra <= 9'd4;\n          rleft <= 10'd64;\n          rb_j <= 7'd0;\n        end else if (m_class == 8'd4) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{t_count[12:0], 3'd0}};\n          gn <= 7'd4 + t_count[6:0];\n        end else if (ep_zero_q) begin\n          {e} <= {e} + 32'd1;\n          r_status <= 16'd{eq};\n          r_stored <= ep_cur;\n        end else if (ep_neg_q) begin\n          {s} <= {s} + 32'd1;\n          r_status <= 16'd{stale};\n          r_stored <= ep_cur;\n        end else begin\n          {a} <= {a} + 32'd1;\n          r_status <= 16'd{ap};\n          r_stored <= m_epoch;\n",
         t = cc(Ctr::TeleReads), e = cc(Ctr::Equal), eq = Status::Equal as u16, s = cc(Ctr::Stale), stale = Status::Stale as u16, a = cc(Ctr::Applied), ap = Status::Applied as u16
     );
     v += &format!(
@@ -348,7 +360,7 @@ fn endpoint_verilog() -> String {
     v += "    S_RELAY: if (df_push && rl) st <= S_RX;\n";
     v += "    default: st <= S_RX;\n  endcase\n";
     // leaving the handled message: clear RX
-    v += "  if ((st != S_RX && st != S_DEC) || (st == S_DEC && cause != 3'd0)) begin\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n  end\n";
+    v += "  if ((st != S_RX && st != S_CHK && st != S_DEC) || (st == S_DEC && cause_q != 3'd0)) begin\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n  end\n";
     v += "  if (reset) begin\n    st <= S_RX;\n    wcnt <= 16'd0;\n    bad_ent <= 1'b0;\n    epos <= 3'd0;\n    rv <= 1'b0;\n    rleft <= 10'd0;\n    ep_prof <= 64'd0;\n    ep_cc <= 64'd0;\n    ep_tab <= 64'd0;\n    ev_seq <= 32'd0;\n    r_ev <= 1'b0;\n    r_prof <= 256'd0;\n    r_cc <= 256'd0;\n";
     for i in own_ctrs() {
         v += &format!("    c{i} <= 32'd0;\n");
