@@ -31,10 +31,9 @@ pub struct AxisInsertW<const D: usize, const K: usize, const CB: usize, const SB
     hfull: DFF<Bits<SB>>,
     c_q: DFF<Bits<CB>>,
     only_q: DFF<Bit>,
-    /// The payload's carry: loaded only with the rotated beat (`rot.y` straight into its D, an
-    /// enable and no select in front). A header's carry is not copied in: it is the header
-    /// register's low beat once its whole beats have left (`hdr` shifts down a beat per whole
-    /// beat), and `c_hdr` says which of the two is the carry.
+    /// The payload's carry, loaded only with the rotated beat (see `csplit`). A header's carry
+    /// is not copied in: it is the header register's low beat once its whole beats have left
+    /// (`hdr` shifts down a beat per whole beat), and `c_hdr` says which of the two is the carry.
     carry: DFF<Bits<D>>,
     c_hdr: DFF<Bit>,
     carry_keep: DFF<Bits<K>>,

@@ -1491,7 +1491,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.src_q.s_axis.tlast.next = true;
         self.src_q.s_axis.tuser.next = false;
         self.src_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
-        // less what was chosen, plus what went to the deparser
+        // less what was chosen, plus what went to the deparser last cycle
         self.room_ret.d.next = self.c0_24.val();
         if self.x_go.val() {
             self.room_ret.d.next = bit_cast::<24, 16>(self.x_desc.q.val().plen);
