@@ -193,12 +193,14 @@ impl<const D: usize, const CB: usize> Logic for DeltaPlace<D, CB> {
 }
 
 crate::record!(
-    /// One delta per frame (`patch`, the ICRC's offset `p`, the delta), in frame order.
+    /// One delta per frame (`patch`, the ICRC's offset `p`, the delta), in frame order, and
+    /// `p0`: `p` falls in the frame's first beat.
     IcrcFix,
     IcrcFixFields {
         delta: u32 = 32,
         p: u16 = 16,
         patch: bool = 1,
+        p0: bool = 1,
     }
 );
 const FIX_BITS: usize = IcrcFixFields::BITS;
@@ -207,6 +209,11 @@ const FIX_W: usize = FIX_BITS + 3;
 /// `IcrcPatch`: XORs each frame's delta (from `s_fix`, one per frame, taken at its last beat)
 /// into its bytes `p..p+4` when `patch`; other frames pass unchanged. A frame's first beat
 /// waits for its delta.
+///
+/// `K` is a power of two, so the field starts at byte `p mod K` of beat `p / K`: the byte
+/// offset is the same for every beat, and only which beat is counted. `p0` (in the record)
+/// says beat 0; after it, `rem` counts down to the field's beat and `hit` is registered the
+/// beat before. No per-beat arithmetic sits in front of the data's XOR.
 #[derive(LogicBlock)]
 pub struct IcrcPatch<const D: usize, const K: usize, const CB: usize> {
     pub clock: Signal<In, Clock>,
@@ -223,13 +230,16 @@ pub struct IcrcPatch<const D: usize, const K: usize, const CB: usize> {
     csel: Sel<32>,
     skid: AxisSkid<D, K>,
     in_frame: DFF<Bit>,
-    base: DFF<Bits<16>>,
+    /// The field's beat minus the next beat's index (wraps once past it).
+    rem: DFF<Bits<16>>,
+    /// The next beat is the field's.
+    hit: DFF<Bit>,
     carry: DFF<Bits<32>>,
-    base_now: Signal<Local, Bits<16>>,
-    q16: Signal<Local, Bits<16>>,
+    /// The field's beat index, `p / K`.
+    p_hi: Signal<Local, Bits<16>>,
     take: Signal<Local, Bit>,
-    c_k: Constant<Bits<16>>,
-    c0: Constant<Bits<16>>,
+    c1: Constant<Bits<16>>,
+    c_cb: Constant<Bits<16>>,
 }
 
 impl<const D: usize, const K: usize, const CB: usize> Default for IcrcPatch<D, K, CB> {
@@ -247,13 +257,13 @@ impl<const D: usize, const K: usize, const CB: usize> Default for IcrcPatch<D, K
             csel: Default::default(),
             skid: Default::default(),
             in_frame: Default::default(),
-            base: Default::default(),
+            rem: Default::default(),
+            hit: Default::default(),
             carry: Default::default(),
-            base_now: Default::default(),
-            q16: Default::default(),
+            p_hi: Default::default(),
             take: Default::default(),
-            c_k: Constant::new((K as u64).into()),
-            c0: Constant::new(0u64.into()),
+            c1: Constant::new(1u64.into()),
+            c_cb: Constant::new((CB as u64).into()),
         }
     }
 }
@@ -261,17 +271,15 @@ impl<const D: usize, const K: usize, const CB: usize> Default for IcrcPatch<D, K
 impl<const D: usize, const K: usize, const CB: usize> Logic for IcrcPatch<D, K, CB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, base, carry);
+        dff_setup!(self, clock, in_frame, rem, hit, carry);
         clock!(self, clock, skid);
         self.skid.reset.next = self.reset.val();
-        self.base_now.next = self.c0.val();
+        self.p_hi.next = self.s_fix.val().p >> self.c_cb.val();
+        self.place.q.next = bit_cast::<CB, 16>(self.s_fix.val().p);
+        self.place.en.next = self.s_fix.val().patch & self.s_fix.val().p0;
         if self.in_frame.q.val() {
-            self.base_now.next = self.base.q.val();
+            self.place.en.next = self.s_fix.val().patch & self.hit.q.val();
         }
-        // the ICRC's offset in this beat (p below the beat wraps to a large value)
-        self.q16.next = self.s_fix.val().p - self.base_now.val();
-        self.place.q.next = bit_cast::<CB, 16>(self.q16.val());
-        self.place.en.next = self.s_fix.val().patch & (self.q16.val() < self.c_k.val());
         self.place.d.next = self.s_fix.val().delta;
         self.s_axis.tready.next = self.skid.s_axis.tready.val() & self.s_fix_valid.val();
         self.take.next = self.s_axis.tvalid.val() & self.s_axis.tready.val();
@@ -288,7 +296,13 @@ impl<const D: usize, const K: usize, const CB: usize> Logic for IcrcPatch<D, K, 
         self.carry.d.next = self.csel.y.val();
         if self.take.val() {
             self.in_frame.d.next = !self.s_axis.tlast.val();
-            self.base.d.next = self.base_now.val() + self.c_k.val();
+            if self.in_frame.q.val() {
+                self.rem.d.next = self.rem.q.val() - self.c1.val();
+                self.hit.d.next = self.rem.q.val() == self.c1.val();
+            } else {
+                self.rem.d.next = self.p_hi.val() - self.c1.val();
+                self.hit.d.next = self.p_hi.val() == self.c1.val();
+            }
         }
         AxisSource::<D, K>::link(&mut self.m_axis, &mut self.skid.m_axis);
         if self.reset.val() {
@@ -323,10 +337,15 @@ pub struct EmNatPathIncW<const D: usize, const K: usize, const FW: usize, const 
     sd: Signal<Local, Bits<32>>,
     dd: Signal<Local, Bits<32>>,
     l3w: Signal<Local, Bits<16>>,
+    /// The delta FIFO's room for new frames, registered (`room_at` allows for its cycle).
+    room: DFF<Bit>,
+    /// The delta leaving the pipeline is for a frame whose ICRC starts in its first beat.
+    p0: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
     c4: Constant<Bits<16>>,
     c24: Constant<Bits<16>>,
     c0_32: Constant<Bits<32>>,
+    c_cb: Constant<Bits<16>>,
     room_at: Constant<Bits<16>>,
 }
 
@@ -338,7 +357,10 @@ pub type EmNatPath1024 = EmNatPathIncW<1024, 128, 1154, 7, 8>;
 impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: usize> Default for EmNatPathIncW<D, K, FW, CB, C> {
     fn default() -> Self {
         assert!(D == 8 * K && K == 1 << CB && C == CB + 1 && FW == D + K + 2);
-        assert_eq!((IcrcFixFields::slot("delta"), IcrcFixFields::slot("p"), IcrcFixFields::slot("patch")), ((0, 32), (32, 16), (48, 1)));
+        assert_eq!(
+            (IcrcFixFields::slot("delta"), IcrcFixFields::slot("p"), IcrcFixFields::slot("patch"), IcrcFixFields::slot("p0")),
+            ((0, 32), (32, 16), (48, 1), (49, 1))
+        );
         EmNatPathIncW {
             clock: Default::default(),
             reset: Default::default(),
@@ -362,12 +384,16 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: 
             sd: Default::default(),
             dd: Default::default(),
             l3w: Default::default(),
+            room: Default::default(),
+            p0: Default::default(),
             unused: Default::default(),
             c4: Constant::new(4.into()),
             c24: Constant::new(24.into()),
             c0_32: Constant::new(0.into()),
-            // entries the delta FIFO must still take: the frames in the delta pipeline
-            room_at: Constant::new(((1u64 << 6) - ICRC_DELTA_LATENCY as u64 - 2).into()),
+            c_cb: Constant::new((CB as u64).into()),
+            // entries the delta FIFO must still take: the frames in the delta pipeline, and one
+            // more for the cycle `room` is registered
+            room_at: Constant::new(((1u64 << 6) - ICRC_DELTA_LATENCY as u64 - 3).into()),
         }
     }
 }
@@ -375,6 +401,7 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: 
 impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: usize> Logic for EmNatPathIncW<D, K, FW, CB, C> {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, room);
         clock!(self, clock, front, nat, dly, del, fixq, patch);
         self.front.reset.next = self.reset.val();
         self.nat.reset.next = self.reset.val();
@@ -383,7 +410,8 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: 
         self.fixq.reset.next = self.reset.val();
         self.patch.reset.next = self.reset.val();
         // new frames wait while the delta FIFO could not take every delta in flight
-        self.front.room.next = self.fixq.level.val() < self.room_at.val();
+        self.room.d.next = self.fixq.level.val() < self.room_at.val();
+        self.front.room.next = self.room.q.val();
         AxisSink::<D, K>::link(&mut self.s_axis, &mut self.front.s_axis);
         self.front.s_hdr.next = self.s_hdr.val();
         self.front.s_hdr_valid.next = self.s_hdr_valid.val();
@@ -412,8 +440,11 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: 
         self.del.e.next = bit_cast::<64, 32>(self.sd.val()) | (bit_cast::<64, 32>(self.dd.val()) << 32);
         self.del.n.next = bit_cast::<DELTA_BITS, 16>(self.s_hdr.val().tot - self.c24.val());
         self.del.tag.next = bit_cast::<17, 16>(self.l3w.val() + self.s_hdr.val().tot - self.c4.val()) | (bit_cast::<17, 1>(self.s_hdr.val().roce.into()) << 16);
-        // {patch, p, delta} (`IcrcFix`'s layout, checked in `default`)
-        self.fixq.s_axis.tdata.next = bit_cast::<FIX_BITS, 32>(self.del.delta.val()) | (bit_cast::<FIX_BITS, 17>(self.del.out_tag.val()) << 32);
+        // {p0, patch, p, delta} (`IcrcFix`'s layout, checked in `default`)
+        self.p0.next = !(bit_cast::<16, 17>(self.del.out_tag.val()) >> self.c_cb.val()).any();
+        self.fixq.s_axis.tdata.next = bit_cast::<FIX_BITS, 32>(self.del.delta.val())
+            | (bit_cast::<FIX_BITS, 17>(self.del.out_tag.val()) << 32)
+            | (bit_cast::<FIX_BITS, 1>(self.p0.val().into()) << 49);
         self.fixq.s_axis.tkeep.next = true.into();
         self.fixq.s_axis.tlast.next = true;
         self.fixq.s_axis.tuser.next = false;
