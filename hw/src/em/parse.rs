@@ -48,8 +48,9 @@ pub const EXTRACT_LATENCY: usize = 5;
 /// header cause drops the frame), its first header cause and the bytes it must have, five
 /// cycles later ([`EXTRACT_LATENCY`]; a new window every cycle). Generated as Verilog, five
 /// register stages so that no path has more than a few LUT levels:
-/// 1. each layer's fields by its VLAN tag (outer from byte 0, inner from byte 50 or 54);
-/// 2. the header checksum's sum (first fold) and every field check, each a flag;
+/// 1. each layer's fields by its VLAN tag (outer from byte 0, inner from byte 50 or 54), the
+///    IPv4 header's words summed in pairs;
+/// 2. the header checksum's verdict and every field check, each a flag;
 /// 3. each layer's first cause and header end, the inner layer chosen by the outer tag;
 /// 4. VXLAN and the layers' causes combined, the ends compared;
 /// 5. the bytes the frame must have, and the header.
@@ -116,8 +117,9 @@ fn layer_s1(p: &str, e: usize) -> String {
     for (f, k, n) in [("vi", 0, 1), ("tos", 1, 1), ("tot", 2, 2), ("fl", 6, 2), ("ttl", 8, 1), ("proto", 9, 1), ("src", 12, 4), ("dst", 16, 4), ("sp", 20, 2), ("dp", 22, 2), ("ulen", 24, 2), ("doff", 32, 1), ("dqpn", 33, 3)] {
         v += &reg(&format!("{p}_{f}_1"), 8 * n, &sel(k, n));
     }
-    for i in 0..10 {
-        v += &reg(&format!("{p}_w{i}_1"), 16, &sel(2 * i, 2));
+    // the IPv4 header's ten words, summed in pairs (the checksum's first adder level)
+    for j in 0..5 {
+        v += &reg(&format!("{p}_ws{j}_1"), 17, &format!("{{1'b0, {}}} + {{1'b0, {}}}", sel(4 * j, 2), sel(4 * j + 2, 2)));
     }
     // IPv6: version and traffic class, payload length, next header, hop limit, the addresses'
     // folds, and the L4 fields 40 bytes in
@@ -132,13 +134,16 @@ fn layer_s1(p: &str, e: usize) -> String {
     v
 }
 
-/// Stage 2 of a layer: the checksum's sum folded once, each check a flag; `p_<x>_2`.
+/// Stage 2 of a layer: the checksum's verdict and each check a flag; `p_<x>_2`.
 fn layer_s2(p: &str) -> String {
     let mut v = String::new();
     let x = |f: &str| format!("{p}_{f}_1");
-    let words: Vec<String> = (0..10).map(|i| format!("{{4'd0, {}}}", x(&format!("w{i}")))).collect();
-    v += &format!("wire [19:0] {p}_cs = {};\n", words.join(" + "));
-    v += &reg(&format!("{p}_f1_2"), 17, &format!("{{1'b0, {p}_cs[15:0]}} + {{13'd0, {p}_cs[19:16]}}"));
+    let pairs: Vec<String> = (0..5).map(|j| format!("{{3'd0, {}}}", x(&format!("ws{j}")))).collect();
+    v += &format!("wire [19:0] {p}_cs = {};\n", pairs.join(" + "));
+    // The one's-complement sum is good when folding `cs` gives 0xffff. Ten words keep the carry
+    // `cs[19:16]` at 9 or less, so that is `cs[15:0] + cs[19:16] == 0xffff` without a second
+    // carry: `cs[15:4]` all ones and `cs[3:0]` the carry's complement. A compare, not an add.
+    v += &reg(&format!("{p}_csok_2"), 1, &format!("({p}_cs[15:4] == 12'hfff) & ({p}_cs[3:0] == ~{p}_cs[19:16])"));
     let v6 = x("et6");
     // each field or check: IPv6's when the ethertype is IPv6, else IPv4's
     let pick = |a6: String, a4: String| format!("{v6} ? ({a6}) : ({a4})");
@@ -169,14 +174,12 @@ fn layer_s2(p: &str) -> String {
     v
 }
 
-/// Stage 3 of a layer: the checksum's verdict, the first cause and the header end; `q_<x>_3`
+/// Stage 3 of a layer: the first cause and the header end; `q_<x>_3`
 /// (`q` names the register set, `p` the layer it is loaded from, `sel` a choice between two
 /// layers: `Some((cond, p0, p1))` loads `cond ? p1 : p0`).
 fn layer_s3(q: &str, src: &dyn Fn(&str) -> String) -> String {
     let mut v = String::new();
-    let f1 = src("f1");
-    v += &format!("wire [15:0] {q}_f2 = {f1}[15:0] + {{15'd0, {f1}[16]}};\n");
-    v += &format!("wire {q}_csok = {q}_f2 == 16'hffff;\n");
+    v += &format!("wire {q}_csok = {};\n", src("csok"));
     let l3 = src("l3");
     v += &format!("reg [3:0] {q}_c;\nreg [7:0] {q}_n;\n");
     v += "always @(*) begin\n";
@@ -227,7 +230,7 @@ fn extract_verilog() -> String {
     // stage 3: the outer layer, and the inner one by the outer tag
     v += &layer_s3("o", &|f| format!("o_{f}_2"));
     let fields2 = [
-        ("f1", 17), ("l3", 8), ("etok", 1), ("bad", 1), ("opt", 1), ("frag", 1), ("tcp", 1), ("tcpbad", 1), ("udp", 1), ("udpbad", 1),
+        ("csok", 1), ("l3", 8), ("etok", 1), ("bad", 1), ("opt", 1), ("frag", 1), ("tcp", 1), ("tcpbad", 1), ("udp", 1), ("udpbad", 1),
         ("sp", 16), ("dp", 16), ("vxp", 1), ("rocep", 1), ("tot36", 1), ("tag", 1), ("tci", 16), ("tos", 8), ("tot", 16), ("ttl", 8),
         ("proto", 8), ("src", 32), ("dst", 32), ("dqpn", 24), ("ipend", 17), ("v6", 1),
     ];

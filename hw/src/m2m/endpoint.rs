@@ -202,6 +202,8 @@ fn endpoint_verilog() -> String {
     v += &format!("localparam [3:0] S_RX = 4'd{S_RX}, S_DEC = 4'd{S_DEC}, S_W = 4'd{S_W}, S_SWAP = 4'd{S_SWAP}, S_DRAIN = 4'd{S_DRAIN}, S_REPLY = 4'd{S_REPLY}, S_RELAY = 4'd{S_RELAY};\n");
     v += &format!("localparam [3:0] S_RBH = 4'd{S_RBH}, S_RBQ = 4'd{S_RBQ}, S_RBI = 4'd{S_RBI}, S_RBW = 4'd{S_RBW}, S_RBE = 4'd{S_RBE}, S_CHK = 4'd{S_CHK};\n");
     v += "reg [2:0] cause_q;\nreg ep_zero_q, ep_neg_q, other_q;\n";
+    // the entry count (capped) and its last index, registered in S_CHK for the states after
+    v += "reg [6:0] cnt_q, cnt_lq;\n";
     v += "reg [3:0] st;\nreg m_tw_valid_r, m_swap_r, m_rb_valid_r;\n";
     // ---- the message buffer: written by RX, read by the write passes and the relay
     let mw = 1usize << MBUF_BITS;
@@ -290,7 +292,7 @@ fn endpoint_verilog() -> String {
     v += "wire [63:0] rh_w = (gk[1:0] == 2'd0) ? rh[63:0] : (gk[1:0] == 2'd1) ? rh[127:64] : (gk[1:0] == 2'd2) ? rh[191:128] : rh[255:192];\n";
     v += "wire [63:0] ev_w = (gk[1:0] == 2'd0) ? evb[63:0] : (gk[1:0] == 2'd1) ? evb[127:64] : evb[191:128];\n";
     v += "wire [63:0] g_word = (gk < 7'd4) ? rh_w : r_ev ? ev_w : {cval[7:0], cval[15:8], cval[23:16], cval[31:24], 32'd0};\n";
-    v += "assign of_in = (st == S_RBE) ? {gk == 7'd4 && rb_j == cnt_c - 7'd1, rbe_w} : (st == S_RBH) ? {1'b0, rh_w} : {gk == gn - 7'd1, g_word};\n";
+    v += "assign of_in = (st == S_RBE) ? {gk == 7'd4 && rb_j == cnt_lq, rbe_w} : (st == S_RBH) ? {1'b0, rh_w} : {gk == gn - 7'd1, g_word};\n";
     v += "wire unused_gen = ^r_start[15:5];\n";
     v += &format!("wire unused_srb = ^{} ^ ^{} ^ ^{};\n", vfield("s_rb", EmTblWrFields::slot("table")), vfield("s_rb", EmTblWrFields::slot("index")), vfield("s_rb", EmTblWrFields::slot("dest")));
     // the counter mux
@@ -326,7 +328,7 @@ fn endpoint_verilog() -> String {
     v += "      if (s_axis_up$tlast) begin\n        st <= S_CHK;\n        lastn <= keep_n;\n        aborted <= s_axis_up$tuser;\n      end\n    end else if (ev_take) begin\n";
     v += &format!("      ev_q <= s_ev;\n      r_ev <= 1'b1;\n      st <= S_REPLY;\n      gk <= 7'd0;\n      gn <= 7'd{};\n      r_ty <= 8'd{};\n      r_class <= 8'd{CLASS_EVENT};\n      r_len <= 16'd{};\n      r_status <= 16'd0;\n      r_epoch <= 64'd0;\n      r_seq <= ev_seq;\n      ev_seq <= ev_seq + 32'd1;\n      r_count <= 32'd1;\n      r_stored <= 64'd0;\n      r_em <= em_id;\n    end\n", (HDR_BYTES + EVENT_BYTES) / 8, MsgType::Event as u8, HDR_BYTES + EVENT_BYTES);
     // CHK: the checks into registers (hdr and body hold still: the input is taken in S_RX only)
-    v += "    S_CHK: begin\n      cause_q <= cause;\n      ep_zero_q <= ep_eq;\n      ep_neg_q <= ep_lt;\n      other_q <= m_target != em_id;\n      st <= S_DEC;\n    end\n";
+    v += "    S_CHK: begin\n      cause_q <= cause;\n      ep_zero_q <= ep_eq;\n      ep_neg_q <= ep_lt;\n      other_q <= m_target != em_id;\n      cnt_q <= cnt_c;\n      cnt_lq <= cnt_c - 7'd1;\n      st <= S_DEC;\n    end\n";
     // DEC
     v += &format!("    S_DEC: begin\n      {} <= {} + 32'd1;\n      r_ev <= 1'b0;\n", cc(Ctr::Received), cc(Ctr::Received));
     v += "      r_ty <= 8'd4;\n      r_em <= em_id;\n      r_class <= m_class;\n      r_len <= 16'd32;\n      r_epoch <= m_epoch;\n      r_seq <= m_seq;\n      r_count <= m_count;\n      r_start <= t_start;\n      gk <= 7'd0;\n      gn <= 7'd4;\n";
@@ -339,24 +341,24 @@ fn endpoint_verilog() -> String {
     v += &format!("      end else if (other_q) begin\n        {r} <= {r} + 32'd1;\n        st <= S_RELAY;\n        ra <= 9'd0;\n        rleft <= {{1'b0, m_len[{hi}:3]}};\n      end else begin\n", r = cc(Ctr::Relayed), hi = MBUF_BITS + 2);
     v += &format!("        {r} <= {r} + 32'd1;\n        st <= S_REPLY;\n", r = cc(Ctr::Replies));
     v += &format!(
-        "        if (is_read && m_class == 8'd3) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{6'd0, cnt_c, 3'd0}} * 16'd5;\n          st <= S_RBH;\n          ra <= 9'd4;\n          rleft <= 10'd64;\n          rb_j <= 7'd0;\n        end else if (m_class == 8'd4) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{t_count[12:0], 3'd0}};\n          gn <= 7'd4 + t_count[6:0];\n        end else if (ep_zero_q) begin\n          {e} <= {e} + 32'd1;\n          r_status <= 16'd{eq};\n          r_stored <= ep_cur;\n        end else if (ep_neg_q) begin\n          {s} <= {s} + 32'd1;\n          r_status <= 16'd{stale};\n          r_stored <= ep_cur;\n        end else begin\n          {a} <= {a} + 32'd1;\n          r_status <= 16'd{ap};\n          r_stored <= m_epoch;\n",
+        "        if (is_read && m_class == 8'd3) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{6'd0, cnt_q, 3'd0}} * 16'd5;\n          st <= S_RBH;\n          ra <= 9'd4;\n          rleft <= 10'd64;\n          rb_j <= 7'd0;\n        end else if (m_class == 8'd4) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{t_count[12:0], 3'd0}};\n          gn <= 7'd4 + t_count[6:0];\n        end else if (ep_zero_q) begin\n          {e} <= {e} + 32'd1;\n          r_status <= 16'd{eq};\n          r_stored <= ep_cur;\n        end else if (ep_neg_q) begin\n          {s} <= {s} + 32'd1;\n          r_status <= 16'd{stale};\n          r_stored <= ep_cur;\n        end else begin\n          {a} <= {a} + 32'd1;\n          r_status <= 16'd{ap};\n          r_stored <= m_epoch;\n",
         t = cc(Ctr::TeleReads), e = cc(Ctr::Equal), eq = Status::Equal as u16, s = cc(Ctr::Stale), stale = Status::Stale as u16, a = cc(Ctr::Applied), ap = Status::Applied as u16
     );
     v += &format!(
-        "          if (m_class == 8'd1) begin\n            ep_prof <= m_epoch;\n            r_prof <= body;\n          end\n          if (m_class == 8'd2) begin\n            ep_cc <= m_epoch;\n            r_cc <= body;\n          end\n          if (m_class == 8'd3) begin\n            {tw} <= {tw} + m_count;\n            st <= S_W;\n            pass <= 1'b0;\n            ra <= 9'd4;\n            rleft <= {{3'd0, cnt_c}} * 10'd5;\n            ecnt <= 3'd0;\n          end\n        end\n      end\n    end\n",
+        "          if (m_class == 8'd1) begin\n            ep_prof <= m_epoch;\n            r_prof <= body;\n          end\n          if (m_class == 8'd2) begin\n            ep_cc <= m_epoch;\n            r_cc <= body;\n          end\n          if (m_class == 8'd3) begin\n            {tw} <= {tw} + m_count;\n            st <= S_W;\n            pass <= 1'b0;\n            ra <= 9'd4;\n            rleft <= {{3'd0, cnt_q}} * 10'd5;\n            ecnt <= 3'd0;\n          end\n        end\n      end\n    end\n",
         tw = cc(Ctr::TableWrites)
     );
     // S_W: the entries, a write each 5 words
     v += "    S_W: begin\n      if (rv && ecnt == 3'd4) m_tw_valid_r <= 1'b1;\n      if (rleft == 0 && !rv) begin\n        if (!pass) begin\n          st <= S_SWAP;\n        end else st <= S_REPLY;\n      end\n    end\n";
     v += "    S_SWAP: begin\n      m_swap_r <= 1'b1;\n      ep_tab <= m_epoch;\n      dwait <= 2'd3;\n      st <= S_DRAIN;\n    end\n";
-    v += &format!("    S_DRAIN: begin\n      if (dwait != 2'd0) dwait <= dwait - 2'd1;\n      else if (!s_busy) begin\n        st <= S_W;\n        pass <= 1'b1;\n        ra <= 9'd4;\n        rleft <= {{3'd0, cnt_c}} * 10'd5;\n        ecnt <= 3'd0;\n      end\n    end\n");
+    v += &format!("    S_DRAIN: begin\n      if (dwait != 2'd0) dwait <= dwait - 2'd1;\n      else if (!s_busy) begin\n        st <= S_W;\n        pass <= 1'b1;\n        ra <= 9'd4;\n        rleft <= {{3'd0, cnt_q}} * 10'd5;\n        ecnt <= 3'd0;\n      end\n    end\n");
     v += "    S_REPLY: if (gen && gk == gn - 7'd1) st <= S_RX;\n";
     v += "    S_RBH: if (gen && gk == 7'd3) st <= S_RBQ;\n";
     v += "    S_RBQ: st <= S_RBI;\n";
     v += "    S_RBI: begin\n      rb_dest <= rq[10:8];\n      rb_tab <= rq[17:16];\n      rb_idx <= {rq[39:32], rq[47:40]};\n      m_rb_valid_r <= 1'b1;\n      rb_wait <= 4'd0;\n      st <= S_RBW;\n    end\n";
     // the datapath answers in two cycles; a missing answer reads as zeros after 15 (never wedged)
     v += &format!("    S_RBW: begin\n      rb_wait <= rb_wait + 4'd1;\n      if (s_rb_valid || rb_wait == 4'd15) begin\n        rb_d <= s_rb_valid ? {{{}, {}}} : 224'd0;\n        gk <= 7'd0;\n        st <= S_RBE;\n      end\n    end\n", vfield("s_rb", EmTblWrFields::slot("d1")), vfield("s_rb", EmTblWrFields::slot("d0")));
-    v += "    S_RBE: if (gen && gk == 7'd4) begin\n      gk <= 7'd0;\n      rb_j <= rb_j + 7'd1;\n      st <= (rb_j == cnt_c - 7'd1) ? S_RX : S_RBQ;\n    end\n";
+    v += "    S_RBE: if (gen && gk == 7'd4) begin\n      gk <= 7'd0;\n      rb_j <= rb_j + 7'd1;\n      st <= (rb_j == cnt_lq) ? S_RX : S_RBQ;\n    end\n";
     v += "    S_RELAY: if (df_push && rl) st <= S_RX;\n";
     v += "    default: st <= S_RX;\n  endcase\n";
     // leaving the handled message: clear RX
