@@ -420,13 +420,6 @@ nicgen_sim::impl_ports!([EmNat, EmNat1024], clock = clock, [clock, reset,
 /// padding goes either way); a VLAN-tagged RoCEv2 frame is dropped whole (its header and
 /// translation too) and counted. The others' header and translation wait in skids for the
 /// frame's first beat at the rewrite. `room` holds new frames back (a parent's own queue).
-///
-/// The header and translation enter together (both taken when both are valid) through a
-/// register stage (`hin`, `xin`) beside the limit computed from the header (`lin`, the same
-/// handshake), so the limiter's first-beat cut starts from a register: the header's sum and
-/// the cut's compare are not in one cycle. A header waits one cycle more; the stage is a
-/// skid, so headers still pass at one per cycle. `k_hdr` and `k_xl` are the pair in the
-/// stage: the one taken when `kept`.
 #[derive(LogicBlock)]
 pub struct NatFrontW<const D: usize, const K: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
@@ -446,17 +439,10 @@ pub struct NatFrontW<const D: usize, const K: usize, const C: usize> {
     pub m_xl: Signal<Out, NatXlate>,
     pub m_xl_valid: Signal<Out, Bit>,
     pub m_xl_ready: Signal<In, Bit>,
-    /// A frame that is handed on starts this cycle (`k_hdr` and `k_xl` are its).
+    /// A frame that is handed on starts this cycle (`s_hdr` and `s_xl` are its).
     pub kept: Signal<Out, Bit>,
-    pub k_hdr: Signal<Out, EmHdr>,
-    pub k_xl: Signal<Out, NatXlate>,
     pub drop_roce_vlan: Signal<Out, Bits<32>>,
     lim: AxisLimitW<D, K, C>,
-    hin: ChanSkid<EmHdr>,
-    xin: ChanSkid<NatXlate>,
-    lin: ChanSkid<Bits<16>>,
-    /// Both the header and the translation are offered.
-    both: Signal<Local, Bit>,
     hq: ChanSkid<EmHdr>,
     xq: ChanSkid<NatXlate>,
     in_frame: DFF<Bit>,
@@ -464,10 +450,7 @@ pub struct NatFrontW<const D: usize, const K: usize, const C: usize> {
     rv: Signal<Local, Bit>,
     rdy: Signal<Local, Bit>,
     start: Signal<Local, Bit>,
-    /// The header in the stage.
-    h: Signal<Local, EmHdr>,
     l3w: Signal<Local, Bits<16>>,
-    unused: Signal<Local, Bit>,
     cut: Constant<Bits<16>>,
     c0: Constant<Bits<16>>,
     cmax: Constant<Bits<16>>,
@@ -495,14 +478,8 @@ impl<const D: usize, const K: usize, const C: usize> NatFrontW<D, K, C> {
             m_xl_valid: Default::default(),
             m_xl_ready: Default::default(),
             kept: Default::default(),
-            k_hdr: Default::default(),
-            k_xl: Default::default(),
             drop_roce_vlan: Default::default(),
             lim: Default::default(),
-            hin: Default::default(),
-            xin: Default::default(),
-            lin: Default::default(),
-            both: Default::default(),
             hq: Default::default(),
             xq: Default::default(),
             in_frame: Default::default(),
@@ -510,9 +487,7 @@ impl<const D: usize, const K: usize, const C: usize> NatFrontW<D, K, C> {
             rv: Default::default(),
             rdy: Default::default(),
             start: Default::default(),
-            h: Default::default(),
             l3w: Default::default(),
-            unused: Default::default(),
             cut: Constant::new(cut.into()),
             c0: Constant::new(0.into()),
             cmax: Constant::new(0xffff.into()),
@@ -524,39 +499,22 @@ impl<const D: usize, const K: usize, const C: usize> Logic for NatFrontW<D, K, C
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, in_frame, k_vlan);
-        clock!(self, clock, lim, hin, xin, lin, hq, xq);
+        clock!(self, clock, lim, hq, xq);
         self.lim.reset.next = self.reset.val();
-        self.hin.reset.next = self.reset.val();
-        self.xin.reset.next = self.reset.val();
-        self.lin.reset.next = self.reset.val();
         self.hq.reset.next = self.reset.val();
         self.xq.reset.next = self.reset.val();
-        // the header's stage, and its limit beside it: a tagged RoCEv2 frame is dropped whole
-        // (limit 0), its header not handed on
-        self.both.next = self.s_hdr_valid.val() & self.s_xl_valid.val();
-        self.hin.s_data.next = self.s_hdr.val();
-        self.hin.s_valid.next = self.both.val();
-        self.xin.s_data.next = self.s_xl.val();
-        self.xin.s_valid.next = self.both.val();
-        self.s_hdr_ready.next = self.hin.s_ready.val() & self.both.val();
-        self.s_xl_ready.next = self.hin.s_ready.val() & self.both.val();
+        // a tagged RoCEv2 frame: dropped whole (limit 0), its header not handed on
+        self.rv.next = self.s_hdr.val().roce & self.s_hdr.val().vlan;
         self.l3w.next = bit_cast::<16, 8>(self.s_hdr.val().l3);
-        self.lin.s_data.next = self.cmax.val();
+        self.lim.limit.next = self.cmax.val();
         if self.s_hdr.val().roce {
-            self.lin.s_data.next = self.l3w.val() + self.s_hdr.val().tot - self.cut.val();
+            self.lim.limit.next = self.l3w.val() + self.s_hdr.val().tot - self.cut.val();
         }
-        if self.s_hdr.val().roce & self.s_hdr.val().vlan {
-            self.lin.s_data.next = self.c0.val();
+        if self.rv.val() {
+            self.lim.limit.next = self.c0.val();
         }
-        self.lin.s_valid.next = self.both.val();
-        self.unused.next = self.lin.s_ready.val() | self.lin.m_valid.val() | self.xin.s_ready.val() | self.xin.m_valid.val();
-        self.h.next = self.hin.m_data.val();
-        self.k_hdr.next = self.h.val();
-        self.k_xl.next = self.xin.m_data.val();
-        self.rv.next = self.h.val().roce & self.h.val().vlan;
-        self.lim.limit.next = self.lin.m_data.val();
         // the first beat goes with the header and translation
-        self.rdy.next = self.hin.m_valid.val() & self.lim.s_axis.tready.val() & self.room.val() & (self.rv.val() | (self.hq.s_ready.val() & self.xq.s_ready.val()));
+        self.rdy.next = self.s_hdr_valid.val() & self.s_xl_valid.val() & self.lim.s_axis.tready.val() & self.room.val() & (self.rv.val() | (self.hq.s_ready.val() & self.xq.s_ready.val()));
         self.start.next = !self.in_frame.q.val() & self.rdy.val() & self.s_axis.tvalid.val();
         self.lim.s_axis.tdata.next = self.s_axis.tdata.val();
         self.lim.s_axis.tkeep.next = self.s_axis.tkeep.val();
@@ -569,13 +527,12 @@ impl<const D: usize, const K: usize, const C: usize> Logic for NatFrontW<D, K, C
             self.lim.s_axis.tvalid.next = self.start.val();
             self.s_axis.tready.next = self.rdy.val();
         }
-        self.hin.m_ready.next = self.start.val();
-        self.xin.m_ready.next = self.start.val();
-        self.lin.m_ready.next = self.start.val();
+        self.s_hdr_ready.next = self.start.val();
+        self.s_xl_ready.next = self.start.val();
         self.kept.next = self.start.val() & !self.rv.val();
         // the header and translation wait in skids for the frame's first beat at the rewrite
-        self.hq.s_data.next = self.h.val();
-        self.xq.s_data.next = self.xin.m_data.val();
+        self.hq.s_data.next = self.s_hdr.val();
+        self.xq.s_data.next = self.s_xl.val();
         self.hq.s_valid.next = self.start.val() & !self.rv.val();
         self.xq.s_valid.next = self.start.val() & !self.rv.val();
         self.m_hdr.next = self.hq.m_data.val();

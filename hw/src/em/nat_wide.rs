@@ -429,17 +429,17 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: 
         // the ICRC's change, for every frame handed on (zero and unused for the others)
         self.sd.next = self.c0_32.val();
         self.dd.next = self.c0_32.val();
-        if self.front.k_xl.val().src_rw {
-            self.sd.next = self.front.k_hdr.val().src ^ self.front.k_xl.val().src;
+        if self.s_xl.val().src_rw {
+            self.sd.next = self.s_hdr.val().src ^ self.s_xl.val().src;
         }
-        if self.front.k_xl.val().dst_rw {
-            self.dd.next = self.front.k_hdr.val().dst ^ self.front.k_xl.val().dst;
+        if self.s_xl.val().dst_rw {
+            self.dd.next = self.s_hdr.val().dst ^ self.s_xl.val().dst;
         }
-        self.l3w.next = bit_cast::<16, 8>(self.front.k_hdr.val().l3);
+        self.l3w.next = bit_cast::<16, 8>(self.s_hdr.val().l3);
         self.del.in_valid.next = self.front.kept.val();
         self.del.e.next = bit_cast::<64, 32>(self.sd.val()) | (bit_cast::<64, 32>(self.dd.val()) << 32);
-        self.del.n.next = bit_cast::<DELTA_BITS, 16>(self.front.k_hdr.val().tot - self.c24.val());
-        self.del.tag.next = bit_cast::<17, 16>(self.l3w.val() + self.front.k_hdr.val().tot - self.c4.val()) | (bit_cast::<17, 1>(self.front.k_hdr.val().roce.into()) << 16);
+        self.del.n.next = bit_cast::<DELTA_BITS, 16>(self.s_hdr.val().tot - self.c24.val());
+        self.del.tag.next = bit_cast::<17, 16>(self.l3w.val() + self.s_hdr.val().tot - self.c4.val()) | (bit_cast::<17, 1>(self.s_hdr.val().roce.into()) << 16);
         // {p0, patch, p, delta} (`IcrcFix`'s layout, checked in `default`)
         self.p0.next = !(bit_cast::<16, 17>(self.del.out_tag.val()) >> self.c_cb.val()).any();
         self.fixq.s_axis.tdata.next = bit_cast::<FIX_BITS, 32>(self.del.delta.val())

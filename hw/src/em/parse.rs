@@ -49,7 +49,7 @@ pub const EXTRACT_LATENCY: usize = 5;
 /// cycles later ([`EXTRACT_LATENCY`]; a new window every cycle). Generated as Verilog, five
 /// register stages so that no path has more than a few LUT levels:
 /// 1. each layer's fields by its VLAN tag (outer from byte 0, inner from byte 50 or 54), the
-///    IPv4 header's words summed in pairs;
+///    IPv4 header's words in partial sums (before the tag picks them);
 /// 2. the header checksum's verdict and every field check, each a flag;
 /// 3. each layer's first cause and header end, the inner layer chosen by the outer tag;
 /// 4. VXLAN and the layers' causes combined, the ends compared;
@@ -117,9 +117,13 @@ fn layer_s1(p: &str, e: usize) -> String {
     for (f, k, n) in [("vi", 0, 1), ("tos", 1, 1), ("tot", 2, 2), ("fl", 6, 2), ("ttl", 8, 1), ("proto", 9, 1), ("src", 12, 4), ("dst", 16, 4), ("sp", 20, 2), ("dp", 22, 2), ("ulen", 24, 2), ("doff", 32, 1), ("dqpn", 33, 3)] {
         v += &reg(&format!("{p}_{f}_1"), 8 * n, &sel(k, n));
     }
-    // the IPv4 header's ten words, summed in pairs (the checksum's first adder level)
-    for j in 0..5 {
-        v += &reg(&format!("{p}_ws{j}_1"), 17, &format!("{{1'b0, {}}} + {{1'b0, {}}}", sel(4 * j, 2), sel(4 * j + 2, 2)));
+    // the IPv4 header's words, partly summed before the tag picks them: untagged they are the
+    // 16-bit words 0..9 from byte e + 14, tagged 2..11, so words 2..9 are summed either way
+    // (two sums of four), and 0-1 and 10-11 in pairs for stage 2 to choose from
+    let wd = |k: usize| format!("{{2'd0, {}}}", be(e + 14 + 2 * k, 2));
+    let wsum = |ks: std::ops::Range<usize>| ks.map(wd).collect::<Vec<_>>().join(" + ");
+    for (f, ks) in [("wa", 0..2), ("wm", 2..6), ("wn", 6..10), ("wb", 10..12)] {
+        v += &reg(&format!("{p}_{f}_1"), 18, &wsum(ks));
     }
     // IPv6: version and traffic class, payload length, next header, hop limit, the addresses'
     // folds, and the L4 fields 40 bytes in
@@ -138,8 +142,7 @@ fn layer_s1(p: &str, e: usize) -> String {
 fn layer_s2(p: &str) -> String {
     let mut v = String::new();
     let x = |f: &str| format!("{p}_{f}_1");
-    let pairs: Vec<String> = (0..5).map(|j| format!("{{3'd0, {}}}", x(&format!("ws{j}")))).collect();
-    v += &format!("wire [19:0] {p}_cs = {};\n", pairs.join(" + "));
+    v += &format!("wire [19:0] {p}_cs = {{2'd0, {}}} + {{2'd0, {}}} + {{2'd0, {} ? {} : {}}};\n", x("wm"), x("wn"), x("tag"), x("wb"), x("wa"));
     // The one's-complement sum is good when folding `cs` gives 0xffff. Ten words keep the carry
     // `cs[19:16]` at 9 or less, so that is `cs[15:0] + cs[19:16] == 0xffff` without a second
     // carry: `cs[15:4]` all ones and `cs[3:0]` the carry's complement. A compare, not an add.
