@@ -177,9 +177,10 @@ const S_RBQ: u8 = 8;
 const S_RBI: u8 = 9;
 const S_RBW: u8 = 10;
 const S_RBE: u8 = 11;
-/// A whole message is in: its checks (the drop cause, the epoch compare, the target) are
-/// registered here, and S_DEC acts on the registers (the checks and the actions in one cycle
-/// were 9 LUT levels: the class's epoch pick, a 64-bit subtract and its zero test in series).
+/// A whole message is in: its checks (the drop cause, the epoch compare, the target) and its
+/// capped entry count are registered here, and S_DEC and the states after act on the
+/// registers (the checks and the actions in one cycle were 9 LUT levels: the class's epoch
+/// pick, a 64-bit subtract and its zero test in series).
 const S_CHK: u8 = 12;
 
 /// A 4-entry FIFO of `{tlast, tdata}` words, `<n>_push`/`<n>_in` in, `<n>_pop` out (clocked
