@@ -442,15 +442,25 @@ pub struct NatFrontW<const D: usize, const K: usize, const C: usize> {
     /// A frame that is handed on starts this cycle (`s_hdr` and `s_xl` are its).
     pub kept: Signal<Out, Bit>,
     pub drop_roce_vlan: Signal<Out, Bits<32>>,
+    /// A register stage in front of the limiter: the beat, with its frame's limit beside it in
+    /// `lim_q` (loaded with the first beat), so the limiter's cut, mask and `tlast` work from
+    /// registers, not from `s_hdr` through an add (LUT depth).
+    pipe: AxisReg<D, K>,
     lim: AxisLimitW<D, K, C>,
+    /// The header and translation take a register stage too (`hr`, `xr`, ahead of the skids),
+    /// so they reach the rewrite with the frame's first beat (full rate with one-beat frames).
+    hr: ChanReg<EmHdr>,
+    xr: ChanReg<NatXlate>,
     hq: ChanSkid<EmHdr>,
     xq: ChanSkid<NatXlate>,
     in_frame: DFF<Bit>,
     k_vlan: DFF<Bits<32>>,
+    lim_q: DFF<Bits<16>>,
     rv: Signal<Local, Bit>,
     rdy: Signal<Local, Bit>,
     start: Signal<Local, Bit>,
     l3w: Signal<Local, Bits<16>>,
+    limit: Signal<Local, Bits<16>>,
     cut: Constant<Bits<16>>,
     c0: Constant<Bits<16>>,
     cmax: Constant<Bits<16>>,
@@ -479,15 +489,20 @@ impl<const D: usize, const K: usize, const C: usize> NatFrontW<D, K, C> {
             m_xl_ready: Default::default(),
             kept: Default::default(),
             drop_roce_vlan: Default::default(),
+            pipe: Default::default(),
             lim: Default::default(),
+            hr: Default::default(),
+            xr: Default::default(),
             hq: Default::default(),
             xq: Default::default(),
             in_frame: Default::default(),
             k_vlan: Default::default(),
+            lim_q: Default::default(),
             rv: Default::default(),
             rdy: Default::default(),
             start: Default::default(),
             l3w: Default::default(),
+            limit: Default::default(),
             cut: Constant::new(cut.into()),
             c0: Constant::new(0.into()),
             cmax: Constant::new(0xffff.into()),
@@ -498,43 +513,59 @@ impl<const D: usize, const K: usize, const C: usize> NatFrontW<D, K, C> {
 impl<const D: usize, const K: usize, const C: usize> Logic for NatFrontW<D, K, C> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, in_frame, k_vlan);
-        clock!(self, clock, lim, hq, xq);
+        dff_setup!(self, clock, in_frame, k_vlan, lim_q);
+        clock!(self, clock, pipe, lim, hr, xr, hq, xq);
+        self.pipe.reset.next = self.reset.val();
         self.lim.reset.next = self.reset.val();
+        self.hr.reset.next = self.reset.val();
+        self.xr.reset.next = self.reset.val();
         self.hq.reset.next = self.reset.val();
         self.xq.reset.next = self.reset.val();
         // a tagged RoCEv2 frame: dropped whole (limit 0), its header not handed on
         self.rv.next = self.s_hdr.val().roce & self.s_hdr.val().vlan;
         self.l3w.next = bit_cast::<16, 8>(self.s_hdr.val().l3);
-        self.lim.limit.next = self.cmax.val();
+        self.limit.next = self.cmax.val();
         if self.s_hdr.val().roce {
-            self.lim.limit.next = self.l3w.val() + self.s_hdr.val().tot - self.cut.val();
+            self.limit.next = self.l3w.val() + self.s_hdr.val().tot - self.cut.val();
         }
         if self.rv.val() {
-            self.lim.limit.next = self.c0.val();
+            self.limit.next = self.c0.val();
         }
         // the first beat goes with the header and translation
-        self.rdy.next = self.s_hdr_valid.val() & self.s_xl_valid.val() & self.lim.s_axis.tready.val() & self.room.val() & (self.rv.val() | (self.hq.s_ready.val() & self.xq.s_ready.val()));
+        self.rdy.next = self.s_hdr_valid.val() & self.s_xl_valid.val() & self.pipe.s_axis.tready.val() & self.room.val() & (self.rv.val() | (self.hr.s_ready.val() & self.xr.s_ready.val()));
         self.start.next = !self.in_frame.q.val() & self.rdy.val() & self.s_axis.tvalid.val();
-        self.lim.s_axis.tdata.next = self.s_axis.tdata.val();
-        self.lim.s_axis.tkeep.next = self.s_axis.tkeep.val();
-        self.lim.s_axis.tlast.next = self.s_axis.tlast.val();
-        self.lim.s_axis.tuser.next = self.s_axis.tuser.val();
+        // the stage holds one beat, so the limit loaded with a first beat stays until that beat
+        // has reached the limiter, which reads it only then
+        if self.start.val() {
+            self.lim_q.d.next = self.limit.val();
+        }
+        self.pipe.s_axis.tdata.next = self.s_axis.tdata.val();
+        self.pipe.s_axis.tkeep.next = self.s_axis.tkeep.val();
+        self.pipe.s_axis.tlast.next = self.s_axis.tlast.val();
+        self.pipe.s_axis.tuser.next = self.s_axis.tuser.val();
         if self.in_frame.q.val() {
-            self.lim.s_axis.tvalid.next = self.s_axis.tvalid.val();
-            self.s_axis.tready.next = self.lim.s_axis.tready.val();
+            self.pipe.s_axis.tvalid.next = self.s_axis.tvalid.val();
+            self.s_axis.tready.next = self.pipe.s_axis.tready.val();
         } else {
-            self.lim.s_axis.tvalid.next = self.start.val();
+            self.pipe.s_axis.tvalid.next = self.start.val();
             self.s_axis.tready.next = self.rdy.val();
         }
+        self.lim.limit.next = self.lim_q.q.val();
+        AxisSource::<D, K>::join(&mut self.pipe.m_axis, &mut self.lim.s_axis);
         self.s_hdr_ready.next = self.start.val();
         self.s_xl_ready.next = self.start.val();
         self.kept.next = self.start.val() & !self.rv.val();
         // the header and translation wait in skids for the frame's first beat at the rewrite
-        self.hq.s_data.next = self.s_hdr.val();
-        self.xq.s_data.next = self.s_xl.val();
-        self.hq.s_valid.next = self.start.val() & !self.rv.val();
-        self.xq.s_valid.next = self.start.val() & !self.rv.val();
+        self.hr.s_data.next = self.s_hdr.val();
+        self.xr.s_data.next = self.s_xl.val();
+        self.hr.s_valid.next = self.start.val() & !self.rv.val();
+        self.xr.s_valid.next = self.start.val() & !self.rv.val();
+        self.hq.s_data.next = self.hr.m_data.val();
+        self.hq.s_valid.next = self.hr.m_valid.val();
+        self.hr.m_ready.next = self.hq.s_ready.val();
+        self.xq.s_data.next = self.xr.m_data.val();
+        self.xq.s_valid.next = self.xr.m_valid.val();
+        self.xr.m_ready.next = self.xq.s_ready.val();
         self.m_hdr.next = self.hq.m_data.val();
         self.m_hdr_valid.next = self.hq.m_valid.val();
         self.hq.m_ready.next = self.m_hdr_ready.val();
