@@ -220,6 +220,9 @@ fn endpoint_verilog() -> String {
     v += &format!("wire [7:0] m_ver = hdr[7:0];\nwire [7:0] m_ty = hdr[15:8];\nwire [7:0] m_target = hdr[23:16];\nwire [7:0] m_class = hdr[31:24];\nwire [15:0] m_len = {};\nwire [63:0] m_epoch = {};\nwire [31:0] m_seq = {};\nwire [31:0] m_count = {};\n", hdr(4, 2), hdr(8, 8), hdr(16, 4), hdr(20, 4));
     v += &format!("wire unused_hdr = ^{} ^ ^{};\n", hdr(6, 2), hdr(24, 8));
     v += &format!("wire [15:0] t_start = {};\nwire [15:0] t_count = {};\nwire unused_tb = ^body[255:32];\n", be_get("body", 0, 2), be_get("body", 2, 2));
+    // a counter read's range end, worked out as the body's first word comes in (`t_over`, so
+    // S_CHK's cause chain starts from a register: LUT depth)
+    v += &format!("wire [16:0] t_end_in = {{1'b0, {}}} + {{1'b0, {}}};\nreg t_over;\n", be_get("s_axis_up$tdata", 0, 2), be_get("s_axis_up$tdata", 2, 2));
     // ---- the checks (Msg::decode's order)
     v += "wire [18:0] nbytes = {wcnt - 16'd1, 3'd0} + {15'd0, lastn};\n";
     v += "wire [6:0] cnt_c = (m_count > 32'd65) ? 7'd65 : m_count[6:0];\n";
@@ -228,8 +231,7 @@ fn endpoint_verilog() -> String {
     v += "wire class_ok = is_push ? (m_class >= 8'd1 && m_class <= 8'd3) : (m_class == 8'd4 || m_class == 8'd3);\n";
     v += "wire [15:0] need_rd = 16'd32 + {6'd0, cnt_c, 3'd0};\n";
     v += &format!("wire [15:0] need = (m_class == 8'd3) ? (is_read ? need_rd : need_tab) : (m_class == 8'd4) ? 16'd{} : 16'd{};\n", HDR_BYTES + TELE_READ_BYTES, HDR_BYTES + BODY_BYTES);
-    v += "wire [16:0] t_end = {1'b0, t_start} + {1'b0, t_count};\n";
-    v += &format!("wire ent_bad = (m_class == 8'd3) ? (m_count == 32'd0 || (is_push && bad_ent)) : (m_class == 8'd4) ? (t_count == 16'd0 || t_end > 17'd{TELE_COUNTERS} || m_count != {{16'd0, t_count}}) : 1'b0;\n");
+    v += &format!("wire ent_bad = (m_class == 8'd3) ? (m_count == 32'd0 || (is_push && bad_ent)) : (m_class == 8'd4) ? (t_count == 16'd0 || t_over || m_count != {{16'd0, t_count}}) : 1'b0;\n");
     v += &format!(
         "wire [2:0] cause = (aborted || nbytes < 19'd32) ? 3'd{tr} : (m_ver != 8'd{VERSION}) ? 3'd{bv} : (nbytes < {{3'd0, m_len}}) ? 3'd{tr} : (nbytes > {{3'd0, m_len}} || m_len[2:0] != 3'd0 || m_len > 16'd{MAX_BYTES}) ? 3'd{bl} : !(is_push | is_read) ? 3'd{ut} : !class_ok ? 3'd{uc} : (m_len != need) ? 3'd{bl} : ent_bad ? 3'd{be} : 3'd0;\n",
         tr = M2mDrop::Truncated as u8, bv = M2mDrop::BadVersion as u8, bl = M2mDrop::BadLength as u8, ut = M2mDrop::UnknownType as u8, uc = M2mDrop::UnknownClass as u8, be = M2mDrop::BadEntry as u8
@@ -262,7 +264,7 @@ fn endpoint_verilog() -> String {
         v += &be_put("evb", o, n, &format!("ev_{f}"));
     }
     v += "end\n";
-    v += "reg [7:0] r_ty, r_class;\nreg [15:0] r_len, r_status;\nreg [63:0] r_epoch, r_stored;\nreg [31:0] r_seq, r_count;\nreg [15:0] r_start;\nreg [7:0] r_em;\n";
+    v += "reg [7:0] r_ty, r_class;\nreg [15:0] r_len, r_status;\nreg [63:0] r_epoch, r_stored;\nreg [31:0] r_seq, r_count;\nreg [7:0] r_em;\n";
     v += "reg [255:0] rh;\nalways @(*) begin\n  rh = 256'd0;\n";
     v += &format!("  rh[7:0] = 8'd{VERSION};\n  rh[15:8] = r_ty;\n  rh[23:16] = r_em;\n  rh[31:24] = r_class;\n");
     for (o, n, f) in [(4, 2, "r_len"), (6, 2, "r_status"), (8, 8, "r_epoch"), (16, 4, "r_seq"), (20, 4, "r_count"), (24, 8, "r_stored")] {
@@ -279,8 +281,9 @@ fn endpoint_verilog() -> String {
     v += "assign rd_en = relay_issue | w_issue | (st == S_RBQ);\n";
     v += "assign df_push = rv & (st == S_RELAY);\nassign df_in = {rl, rq};\n";
     // reply generation
-    v += "reg [6:0] gk;\nreg [6:0] gn;\n";
-    v += "wire [4:0] ti = r_start[4:0] + gk[4:0] - 5'd4;\nreg [31:0] cval;\n";
+    // `gk`: the reply word being made; `gl`: the last one's; `ti`: the counter word `gk` reads
+    // (the range start + `gk` - 4, counted beside `gk`)
+    v += "reg [6:0] gk;\nreg [6:0] gl;\nreg [4:0] ti;\nreg [31:0] cval;\n";
     v += "wire gen = (st == S_REPLY || st == S_RBH || st == S_RBE) && (of_cnt < 3'd4);\n";
     // a table read's reply entry: 0 op (1), 1 dest, 2 table, 4-5 index, 8-35 the data
     v += "reg [2:0] rb_dest;\nreg [1:0] rb_tab;\nreg [15:0] rb_idx;\nreg [223:0] rb_d;\nreg [6:0] rb_j;\nreg [3:0] rb_wait;\nreg [319:0] rbe;\n";
@@ -293,8 +296,8 @@ fn endpoint_verilog() -> String {
     v += "wire [63:0] rh_w = (gk[1:0] == 2'd0) ? rh[63:0] : (gk[1:0] == 2'd1) ? rh[127:64] : (gk[1:0] == 2'd2) ? rh[191:128] : rh[255:192];\n";
     v += "wire [63:0] ev_w = (gk[1:0] == 2'd0) ? evb[63:0] : (gk[1:0] == 2'd1) ? evb[127:64] : evb[191:128];\n";
     v += "wire [63:0] g_word = (gk < 7'd4) ? rh_w : r_ev ? ev_w : {cval[7:0], cval[15:8], cval[23:16], cval[31:24], 32'd0};\n";
-    v += "assign of_in = (st == S_RBE) ? {gk == 7'd4 && rb_j == cnt_lq, rbe_w} : (st == S_RBH) ? {1'b0, rh_w} : {gk == gn - 7'd1, g_word};\n";
-    v += "wire unused_gen = ^r_start[15:5];\n";
+    v += "assign of_in = (st == S_RBE) ? {gk == 7'd4 && rb_j == cnt_lq, rbe_w} : (st == S_RBH) ? {1'b0, rh_w} : {gk == gl, g_word};\n";
+    v += "wire unused_gen = ^t_start[15:5];\n";
     v += &format!("wire unused_srb = ^{} ^ ^{} ^ ^{};\n", vfield("s_rb", EmTblWrFields::slot("table")), vfield("s_rb", EmTblWrFields::slot("index")), vfield("s_rb", EmTblWrFields::slot("dest")));
     // the counter mux
     v += "reg [31:0] h_rd_ref, h_wr_ref;\nalways @(*) begin\n  case (ti)\n";
@@ -318,21 +321,21 @@ fn endpoint_verilog() -> String {
     v += "  if (rv) begin\n    ent <= ent_n;\n    ecnt <= (ecnt == 3'd4) ? 3'd0 : ecnt + 3'd1;\n  end\n";
     v += "  rv <= rd_en;\n  rl <= rd_en && (rleft == 10'd1);\n  if (rd_en) begin\n    ra <= ra + 9'd1;\n    rleft <= rleft - 10'd1;\n  end\n";
     v += "  m_tw_valid_r <= 1'b0;\n  m_swap_r <= 1'b0;\n  m_rb_valid_r <= 1'b0;\n";
-    v += "  if (gen) gk <= gk + 7'd1;\n";
+    v += "  if (gen) begin\n    gk <= gk + 7'd1;\n    ti <= ti + 5'd1;\n  end\n";
     v += "  case (st)\n";
     // RX
     v += "    S_RX: if (up_go) begin\n";
     v += "      case (wcnt)\n        16'd0: hdr[63:0] <= s_axis_up$tdata;\n        16'd1: hdr[127:64] <= s_axis_up$tdata;\n        16'd2: hdr[191:128] <= s_axis_up$tdata;\n        16'd3: hdr[255:192] <= s_axis_up$tdata;\n";
-    v += "        16'd4: body[63:0] <= s_axis_up$tdata;\n        16'd5: body[127:64] <= s_axis_up$tdata;\n        16'd6: body[191:128] <= s_axis_up$tdata;\n        16'd7: body[255:192] <= s_axis_up$tdata;\n        default: ;\n      endcase\n";
+    v += &format!("        16'd4: begin\n          body[63:0] <= s_axis_up$tdata;\n          t_over <= t_end_in > 17'd{TELE_COUNTERS};\n        end\n        16'd5: body[127:64] <= s_axis_up$tdata;\n        16'd6: body[191:128] <= s_axis_up$tdata;\n        16'd7: body[255:192] <= s_axis_up$tdata;\n        default: ;\n      endcase\n");
     v += &format!("      if (wcnt >= 16'd4) begin\n        if (epos == 3'd0 && s_axis_up$tdata[7:0] != 8'd{OP_WRITE} && s_axis_up$tdata[7:0] != 8'd{OP_DELETE}) bad_ent <= 1'b1;\n        epos <= (epos == 3'd4) ? 3'd0 : epos + 3'd1;\n      end\n");
     v += "      if (wcnt != 16'hffff) wcnt <= wcnt + 16'd1;\n";
     v += "      if (s_axis_up$tlast) begin\n        st <= S_CHK;\n        lastn <= keep_n;\n        aborted <= s_axis_up$tuser;\n      end\n    end else if (ev_take) begin\n";
-    v += &format!("      ev_q <= s_ev;\n      r_ev <= 1'b1;\n      st <= S_REPLY;\n      gk <= 7'd0;\n      gn <= 7'd{};\n      r_ty <= 8'd{};\n      r_class <= 8'd{CLASS_EVENT};\n      r_len <= 16'd{};\n      r_status <= 16'd0;\n      r_epoch <= 64'd0;\n      r_seq <= ev_seq;\n      ev_seq <= ev_seq + 32'd1;\n      r_count <= 32'd1;\n      r_stored <= 64'd0;\n      r_em <= em_id;\n    end\n", (HDR_BYTES + EVENT_BYTES) / 8, MsgType::Event as u8, HDR_BYTES + EVENT_BYTES);
+    v += &format!("      ev_q <= s_ev;\n      r_ev <= 1'b1;\n      st <= S_REPLY;\n      gk <= 7'd0;\n      gl <= 7'd{};\n      r_ty <= 8'd{};\n      r_class <= 8'd{CLASS_EVENT};\n      r_len <= 16'd{};\n      r_status <= 16'd0;\n      r_epoch <= 64'd0;\n      r_seq <= ev_seq;\n      ev_seq <= ev_seq + 32'd1;\n      r_count <= 32'd1;\n      r_stored <= 64'd0;\n      r_em <= em_id;\n    end\n", (HDR_BYTES + EVENT_BYTES) / 8 - 1, MsgType::Event as u8, HDR_BYTES + EVENT_BYTES);
     // CHK: the checks into registers (hdr and body hold still: the input is taken in S_RX only)
     v += "    S_CHK: begin\n      cause_q <= cause;\n      ep_zero_q <= ep_eq;\n      ep_neg_q <= ep_lt;\n      other_q <= m_target != em_id;\n      cnt_q <= cnt_c;\n      cnt_lq <= cnt_c - 7'd1;\n      st <= S_DEC;\n    end\n";
     // DEC
     v += &format!("    S_DEC: begin\n      {} <= {} + 32'd1;\n      r_ev <= 1'b0;\n", cc(Ctr::Received), cc(Ctr::Received));
-    v += "      r_ty <= 8'd4;\n      r_em <= em_id;\n      r_class <= m_class;\n      r_len <= 16'd32;\n      r_epoch <= m_epoch;\n      r_seq <= m_seq;\n      r_count <= m_count;\n      r_start <= t_start;\n      gk <= 7'd0;\n      gn <= 7'd4;\n";
+    v += "      r_ty <= 8'd4;\n      r_em <= em_id;\n      r_class <= m_class;\n      r_len <= 16'd32;\n      r_epoch <= m_epoch;\n      r_seq <= m_seq;\n      r_count <= m_count;\n      ti <= t_start[4:0] - 5'd4;\n      gk <= 7'd0;\n      gl <= 7'd3;\n";
     v += "      if (cause_q != 3'd0) begin\n        st <= S_RX;\n        case (cause_q)\n";
     for d in M2mDrop::ALL {
         let c = cc(Ctr::of_drop(d));
@@ -342,7 +345,7 @@ fn endpoint_verilog() -> String {
     v += &format!("      end else if (other_q) begin\n        {r} <= {r} + 32'd1;\n        st <= S_RELAY;\n        ra <= 9'd0;\n        rleft <= {{1'b0, m_len[{hi}:3]}};\n      end else begin\n", r = cc(Ctr::Relayed), hi = MBUF_BITS + 2);
     v += &format!("        {r} <= {r} + 32'd1;\n        st <= S_REPLY;\n", r = cc(Ctr::Replies));
     v += &format!(
-        "        if (is_read && m_class == 8'd3) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{6'd0, cnt_q, 3'd0}} * 16'd5;\n          st <= S_RBH;\n          ra <= 9'd4;\n          rleft <= 10'd64;\n          rb_j <= 7'd0;\n        end else if (m_class == 8'd4) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{t_count[12:0], 3'd0}};\n          gn <= 7'd4 + t_count[6:0];\n        end else if (ep_zero_q) begin\n          {e} <= {e} + 32'd1;\n          r_status <= 16'd{eq};\n          r_stored <= ep_cur;\n        end else if (ep_neg_q) begin\n          {s} <= {s} + 32'd1;\n          r_status <= 16'd{stale};\n          r_stored <= ep_cur;\n        end else begin\n          {a} <= {a} + 32'd1;\n          r_status <= 16'd{ap};\n          r_stored <= m_epoch;\n",
+        "        if (is_read && m_class == 8'd3) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{6'd0, cnt_q, 3'd0}} * 16'd5;\n          st <= S_RBH;\n          ra <= 9'd4;\n          rleft <= 10'd64;\n          rb_j <= 7'd0;\n        end else if (m_class == 8'd4) begin\n          {t} <= {t} + 32'd1;\n          r_ty <= 8'd3;\n          r_status <= 16'd0;\n          r_stored <= ep_tab;\n          r_len <= 16'd32 + {{t_count[12:0], 3'd0}};\n          gl <= 7'd3 + t_count[6:0];\n        end else if (ep_zero_q) begin\n          {e} <= {e} + 32'd1;\n          r_status <= 16'd{eq};\n          r_stored <= ep_cur;\n        end else if (ep_neg_q) begin\n          {s} <= {s} + 32'd1;\n          r_status <= 16'd{stale};\n          r_stored <= ep_cur;\n        end else begin\n          {a} <= {a} + 32'd1;\n          r_status <= 16'd{ap};\n          r_stored <= m_epoch;\n",
         t = cc(Ctr::TeleReads), e = cc(Ctr::Equal), eq = Status::Equal as u16, s = cc(Ctr::Stale), stale = Status::Stale as u16, a = cc(Ctr::Applied), ap = Status::Applied as u16
     );
     v += &format!(
@@ -353,7 +356,7 @@ fn endpoint_verilog() -> String {
     v += "    S_W: begin\n      if (rv && ecnt == 3'd4) m_tw_valid_r <= 1'b1;\n      if (rleft == 0 && !rv) begin\n        if (!pass) begin\n          st <= S_SWAP;\n        end else st <= S_REPLY;\n      end\n    end\n";
     v += "    S_SWAP: begin\n      m_swap_r <= 1'b1;\n      ep_tab <= m_epoch;\n      dwait <= 2'd3;\n      st <= S_DRAIN;\n    end\n";
     v += &format!("    S_DRAIN: begin\n      if (dwait != 2'd0) dwait <= dwait - 2'd1;\n      else if (!s_busy) begin\n        st <= S_W;\n        pass <= 1'b1;\n        ra <= 9'd4;\n        rleft <= {{3'd0, cnt_q}} * 10'd5;\n        ecnt <= 3'd0;\n      end\n    end\n");
-    v += "    S_REPLY: if (gen && gk == gn - 7'd1) st <= S_RX;\n";
+    v += "    S_REPLY: if (gen && gk == gl) st <= S_RX;\n";
     v += "    S_RBH: if (gen && gk == 7'd3) st <= S_RBQ;\n";
     v += "    S_RBQ: st <= S_RBI;\n";
     v += "    S_RBI: begin\n      rb_dest <= rq[10:8];\n      rb_tab <= rq[17:16];\n      rb_idx <= {rq[39:32], rq[47:40]};\n      m_rb_valid_r <= 1'b1;\n      rb_wait <= 4'd0;\n      st <= S_RBW;\n    end\n";
