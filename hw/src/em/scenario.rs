@@ -93,6 +93,8 @@ impl EmReport {
     }
 }
 
+/// Cycles with no beat taken in by the EM and none offered by it that `run_em` calls a stall.
+const STALL_CYCLES: u64 = 20_000;
 const CFG: EmCfgFields = EmCfgFields { smac: 0x02_00_00_00_00_aa, dmac: 0x02_00_00_00_00_bb, sip: 0xc0a8_0001, ttl: 64, tos: 0 };
 
 fn vip(t: u16, vf: u16) -> u32 {
@@ -432,7 +434,8 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     let (hvf, svf) = (port(&sim, "m_host_vf"), port(&sim, "s_host_vf"));
     let (hv, hr, hl) = (port(&sim, "m_axis_host_rx$tvalid"), port(&sim, "m_axis_host_rx$tready"), port(&sim, "m_axis_host_rx$tlast"));
     let mut b = StreamBench::new(vec![dh, d0, d1], vec![m0, m1, mh]);
-    let (mut vfs, mut h_in, mut quiet) = (vec![], false, 0);
+    let (mut vfs, mut h_in, mut quiet, mut still) = (vec![], false, 0, 0u64);
+    let mut sent_before = 0u64;
     let start = sim.cycle();
     while quiet < 300 {
         let k = b.drivers[0].frames as usize;
@@ -449,6 +452,15 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
         });
         let busy = b.drivers.iter().any(|d| !d.idle());
         quiet = if moved || busy { 0 } else { quiet + 1 };
+        // no beat taken in and none offered out for `STALL_CYCLES`: a wedged pipeline (ends the
+        // run in seconds instead of at the overall cap)
+        let sent: u64 = b.drivers.iter().map(|d| d.beats).sum();
+        still = if moved || sent != sent_before { 0 } else { still + 1 };
+        sent_before = sent;
+        if still > STALL_CYCLES {
+            r.mismatches.push(format!("the EM stalled: no beat moved for {STALL_CYCLES} cycles, at cycle {}", sim.cycle() - start));
+            break;
+        }
         if sim.cycle() - start > 50_000_000 {
             r.mismatches.push("the EM stalled".into());
             break;
