@@ -420,6 +420,9 @@ nicgen_sim::impl_ports!([EmNat, EmNat1024], clock = clock, [clock, reset,
 /// padding goes either way); a VLAN-tagged RoCEv2 frame is dropped whole (its header and
 /// translation too) and counted. The others' header and translation wait in skids for the
 /// frame's first beat at the rewrite. `room` holds new frames back (a parent's own queue).
+/// Between the gate and `AxisLimit` is a register stage (the beat, and the limit in `lim_q`), so
+/// the limiter works from registers; the header and translation take one too (`hr`, `xr`), and
+/// the front's latency is 2 cycles (the stage and the limiter's skid).
 #[derive(LogicBlock)]
 pub struct NatFrontW<const D: usize, const K: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
