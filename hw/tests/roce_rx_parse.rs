@@ -456,8 +456,7 @@ fn runt_of_code_matches_the_byte_count() {
                     sim.set(cf, &[f as u32]);
                     sim.set(cm, &[m as u32]);
                     sim.set_bit(mid, second);
-                    let k: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-                    sim.set(keep, &[k as u32, (k >> 32) as u32]);
+                    sim.set(keep, &keep_words(n, 64));
                     sim.eval();
                     let upto = if second { 64 + n } else { n };
                     let want = upto <= hl;

@@ -462,7 +462,7 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
             break;
         }
         if sim.cycle() - start > 50_000_000 {
-            r.mismatches.push("the EM stalled".into());
+            r.mismatches.push("the EM did not finish in 50,000,000 cycles (beats kept moving)".into());
             break;
         }
     }
