@@ -22,9 +22,13 @@ fn be_words(b: &[u8]) -> Vec<u32> {
     (0..4).map(|i| (v >> (32 * i)) as u32).collect()
 }
 
-/// The cipher's `key` port: bits 255..0 the key (first byte on top), bit 256 AES-256.
+/// The cipher's `key` port: bits 255..0 the key (first byte on top; an AES-128 key twice),
+/// bit 256 AES-256.
 fn key_port(k: &Key) -> Vec<u32> {
-    let w = k.words();
+    let mut w = k.words();
+    if !k.is_256() {
+        w.copy_within(0..4, 4);
+    }
     let mut v: Vec<u32> = (0..8).map(|i| w[7 - i]).collect();
     v.push(k.is_256() as u32);
     v

@@ -93,8 +93,9 @@ pub mod reg {
 /// Four AES blocks per cycle, fully pipelined (`S` = [`kind::AES`]; [`kind::PASS`]: an idle
 /// stub): `ks` holds the encryptions of `ctr`, `ctr + 1`, `ctr + 2`, `ctr + 3` (the increment on
 /// the low 16 bits, NIST SP 800-38A's standard incrementing function with m = 16) under `key`
-/// (bit 256: AES-256; else AES-128 in bits 255..128), block j in `ks[128j+127:128j]`,
-/// [`CIPHER_LATENCY`] cycles after `in_valid`.
+/// (bit 256: AES-256; else AES-128 in bits 255..128 and again in bits 127..0, the key window's
+/// AES-128 form, so that the first key step's S-boxes read the port directly), block j in
+/// `ks[128j+127:128j]`, [`CIPHER_LATENCY`] cycles after `in_valid`.
 #[derive(LogicBlock, Default)]
 pub struct AesCipher4<const S: usize> {
     pub clock: Signal<In, Clock>,
@@ -243,15 +244,21 @@ fn cipher_verilog() -> String {
     for r in 0..=stages {
         v += &format!("reg [127:0] {}, {}, {}, {};\nreg [255:0] k{r};\nreg m{r}, v{r};\n", st(r, 0), st(r, 1), st(r, 2), st(r, 3));
     }
-    // the next key window from `k` (a register name): AES-128 {next 4 words, 0}; AES-256 slides
-    // by 4 words. Wires named after the stage that registers the result.
+    // the next key window from `k` (a register name). AES-256 slides the window by 4 words.
+    // AES-128 holds its 4 words twice, {w0..w3, w0..w3}, so word 7 (bits 31:0) is the word
+    // the step substitutes in both modes and the S-boxes read the register directly; SubWord
+    // and RotWord commute, so the mode's rotation is a byte pick after the S-boxes. The `key`
+    // port holds an AES-128 key twice already. Wires named after the stage that registers the
+    // result.
     let key_step = |v: &mut String, sb: &mut SboxUses, r: usize, k: &str, m: &str, even: bool, rc128: u8, rc256: u8| {
-        // RotWord of word 7 (bits 31:0) and of word 3 (bits 159:128)
-        *v += &format!("wire [31:0] sw{r} = {m} ? {} : {{{k}[151:128], {k}[159:152]}};\n", if even { format!("{{{k}[23:0], {k}[31:24]}}") } else { format!("{k}[31:0]") });
-        let w: Vec<String> = [31, 23, 15, 7].iter().map(|h| sb.of(v, &format!("sw{r}[{h}:{}]", h - 7))).collect();
-        *v += &format!("wire [31:0] ts{r} = {{{}}} ^ {{({m} ? 8'h{:02x} : 8'h{rc128:02x}), 24'd0}};\n", w.join(", "), if even { rc256 } else { 0 });
+        // S(word 7), then RotWord unless AES-256's odd step
+        let w: Vec<String> = [31, 23, 15, 7].iter().map(|h| sb.of(v, &format!("{k}[{h}:{}]", h - 7))).collect();
+        *v += &format!("wire [31:0] sw{r} = {{{}}};\n", w.join(", "));
+        let rot = format!("{{sw{r}[23:0], sw{r}[31:24]}}");
+        let sub = if even { rot } else { format!("({m} ? sw{r} : {rot})") };
+        *v += &format!("wire [31:0] ts{r} = {sub} ^ {{({m} ? 8'h{:02x} : 8'h{rc128:02x}), 24'd0}};\n", if even { rc256 } else { 0 });
         *v += &format!("wire [31:0] n{r}_0 = {k}[255:224] ^ ts{r};\nwire [31:0] n{r}_1 = {k}[223:192] ^ n{r}_0;\nwire [31:0] n{r}_2 = {k}[191:160] ^ n{r}_1;\nwire [31:0] n{r}_3 = {k}[159:128] ^ n{r}_2;\n");
-        *v += &format!("wire [255:0] nk{r} = {m} ? {{{k}[127:0], n{r}_0, n{r}_1, n{r}_2, n{r}_3}} : {{n{r}_0, n{r}_1, n{r}_2, n{r}_3, 128'd0}};\n");
+        *v += &format!("wire [255:0] nk{r} = {{({m} ? {k}[127:0] : {{n{r}_0, n{r}_1, n{r}_2, n{r}_3}}), n{r}_0, n{r}_1, n{r}_2, n{r}_3}};\n");
     };
     v += "wire m256_in = key[256];\nwire [255:0] kin = key[255:0];\n";
     key_step(&mut v, &mut sb, 0, "kin", "m256_in", true, rcon(1), rcon(1));
@@ -326,7 +333,8 @@ fn aes_verilog(qa: usize) -> String {
     for i in 0..8 {
         v += &format!("    if (c_ad == 8'h{:02x}) kw{i} <= c_d;\n", 4 * i);
     }
-    v += &format!("    if (c_ad == 8'h{:02x}) keymem[c_d[7:0]] <= {{c_d[8], kw0, kw1, kw2, kw3, kw4, kw5, kw6, kw7}};\n", reg::KEY_CMD);
+    // an AES-128 key is stored twice (the cipher's key window, see `AesCipher4`)
+    v += &format!("    if (c_ad == 8'h{:02x}) keymem[c_d[7:0]] <= {{c_d[8], kw0, kw1, kw2, kw3, c_d[8] ? {{kw4, kw5, kw6, kw7}} : {{kw0, kw1, kw2, kw3}}}};\n", reg::KEY_CMD);
     v += &format!("    if (c_ad == 8'h{:02x}) begin q_kid <= c_d[7:0]; q_en <= c_d[8]; q_side <= c_d[9]; end\n", reg::QP_KEY);
     v += &format!("    if (c_ad == 8'h{:02x}) q_rqpn <= c_d[23:0];\n", reg::QP_PEER_QPN);
     v += &format!("    if (c_ad == 8'h{:02x}) q_rgen <= c_d[23:0];\n", reg::QP_PEER_GEN);
