@@ -242,8 +242,17 @@ fn cipher_verilog() -> String {
     let st = |r: usize, j: usize| format!("s{r}_{j}");
     let stages = 14;
     for r in 0..=stages {
-        v += &format!("reg [127:0] {}, {}, {}, {};\nreg [255:0] k{r};\nreg [127:0] pq{r};\nreg m{r}, v{r};\n", st(r, 0), st(r, 1), st(r, 2), st(r, 3));
+        v += &format!("reg [127:0] {}, {}, {}, {};\nreg m{r}, v{r};\n", st(r, 0), st(r, 1), st(r, 2), st(r, 3));
+        // the last stage reads round 14's key from k13 and no later step reads pq13
+        if r < stages {
+            v += &format!("reg [255:0] k{r};\n");
+        }
+        if r + 1 < stages {
+            v += &format!("reg [127:0] pq{r};\n");
+        }
     }
+    // the XORs a window's `pq` holds, of its words a, b, c, d
+    let pq_of = |a: &str, b: &str, c: &str, d: &str| format!("{{{a} ^ {b}, {a} ^ {b} ^ {c}, {a} ^ {b} ^ {c} ^ {d}, {a} ^ {c}}}");
     // the next key window from `k` (a register name). AES-256 slides the window by 4 words.
     // AES-128 holds its 4 words twice, {w0..w3, w0..w3}, so word 7 (bits 31:0) is the word
     // the step substitutes in both modes and the S-boxes read the register directly; SubWord
@@ -257,7 +266,7 @@ fn cipher_verilog() -> String {
     // from words 4..7; AES-128 from the n_i, where t cancels except in w0^w1^w2 (= w0^w2 ^ t):
     // n0^n1 = w1, n0^n1^n2 = w0^w2^t, n0^..^n3 = w1^w3, n0^n2 = w1^w2.
     // Wires named after the stage that registers the result.
-    let key_step = |v: &mut String, sb: &mut SboxUses, r: usize, k: &str, pq: &str, m: &str, even: bool, rc128: u8, rc256: u8| {
+    let key_step = |v: &mut String, sb: &mut SboxUses, r: usize, k: &str, pq: &str, m: &str, even: bool, rc128: u8, rc256: u8, with_pq: bool| {
         let w = |i: usize| format!("{k}[{}:{}]", 255 - 32 * i, 224 - 32 * i);
         // S(word 7), then RotWord unless AES-256's odd step
         let s: Vec<String> = [31, 23, 15, 7].iter().map(|h| sb.of(v, &format!("{k}[{h}:{}]", h - 7))).collect();
@@ -267,14 +276,16 @@ fn cipher_verilog() -> String {
         *v += &format!("wire [31:0] ts{r} = {sub} ^ {{({m} ? 8'h{:02x} : 8'h{rc128:02x}), 24'd0}};\n", if even { rc256 } else { 0 });
         *v += &format!("wire [31:0] n{r}_0 = {} ^ ts{r};\nwire [31:0] n{r}_1 = {pq}[127:96] ^ ts{r};\nwire [31:0] n{r}_2 = {pq}[95:64] ^ ts{r};\nwire [31:0] n{r}_3 = {pq}[63:32] ^ ts{r};\n", w(0));
         *v += &format!("wire [255:0] nk{r} = {{({m} ? {k}[127:0] : {{n{r}_0, n{r}_1, n{r}_2, n{r}_3}}), n{r}_0, n{r}_1, n{r}_2, n{r}_3}};\n");
-        *v += &format!(
-            "wire [127:0] npq{r} = {m} ? {{{w4} ^ {w5}, {w4} ^ {w5} ^ {w6}, {w4} ^ {w5} ^ {w6} ^ {w7}, {w4} ^ {w6}}} : {{{w1}, {pq}[31:0] ^ ts{r}, {w1} ^ {w3}, {w1} ^ {w2}}};\n",
-            w4 = w(4), w5 = w(5), w6 = w(6), w7 = w(7), w1 = w(1), w2 = w(2), w3 = w(3)
-        );
+        if with_pq {
+            *v += &format!(
+                "wire [127:0] npq{r} = {m} ? {} : {{{w1}, {pq}[31:0] ^ ts{r}, {w1} ^ {w3}, {w1} ^ {w2}}};\n",
+                pq_of(&w(4), &w(5), &w(6), &w(7)), w1 = w(1), w2 = w(2), w3 = w(3)
+            );
+        }
     };
     v += "wire m256_in = key[256];\nwire [255:0] kin = key[255:0];\n";
-    v += "wire [127:0] pqin = {kin[255:224] ^ kin[223:192], kin[255:224] ^ kin[223:192] ^ kin[191:160], kin[255:224] ^ kin[223:192] ^ kin[191:160] ^ kin[159:128], kin[255:224] ^ kin[191:160]};\n";
-    key_step(&mut v, &mut sb, 0, "kin", "pqin", "m256_in", true, rcon(1), rcon(1));
+    v += &format!("wire [127:0] pqin = {};\n", pq_of("kin[255:224]", "kin[223:192]", "kin[191:160]", "kin[159:128]"));
+    key_step(&mut v, &mut sb, 0, "kin", "pqin", "m256_in", true, rcon(1), rcon(1), true);
     v += "always @(posedge clock) begin\n";
     for j in 0..4 {
         v += &format!("  {} <= {{ctr[127:16], ctr[15:0] + 16'd{j}}} ^ kin[255:128];\n", st(0, j));
@@ -306,15 +317,22 @@ fn cipher_verilog() -> String {
             v += &format!("wire [127:0] mx{r}_{j} = {{{}}};\n", m.join(", "));
         }
         if r < stages {
-            key_step(&mut v, &mut sb, r, &format!("k{p}"), &format!("pq{p}"), &format!("m{p}"), r % 2 == 0, rcon(r + 1), rcon(r / 2 + 1));
+            key_step(&mut v, &mut sb, r, &format!("k{p}"), &format!("pq{p}"), &format!("m{p}"), r % 2 == 0, rcon(r + 1), rcon(r / 2 + 1), r + 1 < stages);
         }
         v += "always @(posedge clock) begin\n";
         for j in 0..4 {
             v += &format!("  {} <= skip{r} ? {} : ((fin{r} ? t{r}_{j} : mx{r}_{j}) ^ k{p}[255:128]);\n", st(r, j), st(p, j));
         }
-        v += &format!("  k{r} <= {};\n  pq{r} <= {};\n  m{r} <= m{p};\n  v{r} <= v{p};\nend\n", if r < stages { format!("nk{r}") } else { format!("k{p}") }, if r < stages { format!("npq{r}") } else { format!("pq{p}") });
+        if r < stages {
+            v += &format!("  k{r} <= nk{r};\n");
+        }
+        if r + 1 < stages {
+            v += &format!("  pq{r} <= npq{r};\n");
+        }
+        v += &format!("  m{r} <= m{p};\n  v{r} <= v{p};\nend\n");
     }
-    v += &format!("wire unused_c = ^{{k{stages}, pq{stages}, m{stages}}};\n");
+    // without npq13, pq12's w0^w2 word and k13's low half go unread
+    v += &format!("wire unused_c = ^{{k{}[127:0], pq{}[31:0], m{stages}}};\n", stages - 1, stages - 2);
     v += &format!("always @(*) begin\n  ks = {{{}, {}, {}, {}}};\n  out_valid = v{stages};\nend\n", st(stages, 3), st(stages, 2), st(stages, 1), st(stages, 0));
     v
 }
