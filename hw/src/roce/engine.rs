@@ -447,7 +447,8 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         if self.rx_fifo.cut_first.val() {
             self.k_cut.d.next = self.k_cut.q.val() + 1;
         }
-        if self.rx_fifo.cut_end.val() & self.rx_fifo.cut_bad.val() {
+        // counted from the verdict queue's input register, a cycle after the buffer's end
+        if self.vq_in_v.q.val() & self.vq_in_d.q.val().get_bit(0) {
             self.k_cut_bad.d.next = self.k_cut_bad.q.val() + 1;
         }
         // each frame the buffer keeps has its tap flag queued beside it; a frame enters the

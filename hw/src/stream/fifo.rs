@@ -335,6 +335,10 @@ pub struct AxisRxFifo<const D: usize, const K: usize, const W: usize, const A: u
     core: FifoCore<D, K, W, A>,
     wr_ptr: DFF<Bits<16>>,
     commit: DFF<Bits<16>>,
+    /// `wr_ptr + 1` and `commit + 1`, kept beside them, so "one entry free" is a compare of
+    /// pointer bits (`near`) and not a subtraction and a compare in series.
+    wr_p1: DFF<Bits<16>>,
+    cm_p1: DFF<Bits<16>>,
     dropping: DFF<Bit>,
     mid: DFF<Bit>,
     cut: DFF<Bit>,
@@ -345,9 +349,9 @@ pub struct AxisRxFifo<const D: usize, const K: usize, const W: usize, const A: u
     full_at: Constant<Bits<16>>,
     /// As in `AxisFifo`: full is the pointers' low `A+1` bits differing in bit `A` only.
     amask: Constant<Bits<16>>,
-    room_at: Constant<Bits<16>>,
     used: Signal<Local, Bits<16>>,
     full: Signal<Local, Bit>,
+    near: Signal<Local, Bit>,
     tight: Signal<Local, Bit>,
     cur_cut: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
@@ -373,6 +377,8 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
             core: Default::default(),
             wr_ptr: Default::default(),
             commit: Default::default(),
+            wr_p1: Default::default(),
+            cm_p1: Default::default(),
             dropping: Default::default(),
             mid: Default::default(),
             cut: Default::default(),
@@ -382,9 +388,9 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
             zero16: Constant::new(0u64.into()),
             full_at: Constant::new((1u64 << A).to_bits()),
             amask: Constant::new(ptr_mask(A)),
-            room_at: Constant::new(((1u64 << A) - 1).to_bits()),
             used: Default::default(),
             full: Default::default(),
+            near: Default::default(),
             tight: Default::default(),
             cur_cut: Default::default(),
             push: Default::default(),
@@ -397,13 +403,15 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
 impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for AxisRxFifo<D, K, W, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wr_ptr, commit, dropping, mid, cut, c_bad, c_ovf);
+        dff_setup!(self, clock, wr_ptr, commit, wr_p1, cm_p1, dropping, mid, cut, c_bad, c_ovf);
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
         self.used.next = self.wr_ptr.q.val() - self.core.rd_ptr.val();
         self.full.next = ((self.wr_ptr.q.val() ^ self.core.rd_ptr.val()) & self.amask.val()) == self.full_at.val();
-        // one entry free or none: a cut frame keeps the last one for its end
-        self.tight.next = self.used.val() >= self.room_at.val();
+        // one entry free or none (`used` >= 2^A - 1): a cut frame keeps the last one for its end.
+        // `used` is at most 2^A, so that is full, or wr_ptr + 1 full ahead of the read pointer.
+        self.near.next = ((self.wr_p1.q.val() ^ self.core.rd_ptr.val()) & self.amask.val()) == self.full_at.val();
+        self.tight.next = self.full.val() | self.near.val();
         self.push.next = false;
         self.w_last.next = self.s_axis.tlast.val();
         self.w_user.next = self.s_axis.tuser.val();
@@ -433,8 +441,10 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
                 } else {
                     // readable at once; the last beat leaves with its tuser
                     self.push.next = true;
-                    self.wr_ptr.d.next = self.wr_ptr.q.val() + self.one16.val();
-                    self.commit.d.next = self.wr_ptr.q.val() + self.one16.val();
+                    self.wr_ptr.d.next = self.wr_p1.q.val();
+                    self.wr_p1.d.next = self.wr_p1.q.val() + self.one16.val();
+                    self.commit.d.next = self.wr_p1.q.val();
+                    self.cm_p1.d.next = self.wr_p1.q.val() + self.one16.val();
                     self.cut_first.next = !self.mid.q.val();
                     if self.tight.val() & !self.s_axis.tlast.val() {
                         // the entry kept for the end: this beat ends the frame, aborted
@@ -449,17 +459,21 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
             } else if self.full.val() {
                 // no room: drop the whole frame
                 self.wr_ptr.d.next = self.commit.q.val();
+                self.wr_p1.d.next = self.cm_p1.q.val();
                 self.c_ovf.d.next = self.c_ovf.q.val() + 1;
                 self.dropping.d.next = !self.s_axis.tlast.val();
             } else {
                 self.push.next = true;
-                self.wr_ptr.d.next = self.wr_ptr.q.val() + self.one16.val();
+                self.wr_ptr.d.next = self.wr_p1.q.val();
+                self.wr_p1.d.next = self.wr_p1.q.val() + self.one16.val();
                 if self.s_axis.tlast.val() {
                     if self.s_axis.tuser.val() {
                         self.wr_ptr.d.next = self.commit.q.val();
+                        self.wr_p1.d.next = self.cm_p1.q.val();
                         self.c_bad.d.next = self.c_bad.q.val() + 1;
                     } else {
-                        self.commit.d.next = self.wr_ptr.q.val() + self.one16.val();
+                        self.commit.d.next = self.wr_p1.q.val();
+                        self.cm_p1.d.next = self.wr_p1.q.val() + self.one16.val();
                     }
                 }
             }
@@ -485,6 +499,8 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         if self.reset.val() {
             self.wr_ptr.d.next = self.zero16.val();
             self.commit.d.next = self.zero16.val();
+            self.wr_p1.d.next = self.one16.val();
+            self.cm_p1.d.next = self.one16.val();
             self.dropping.d.next = false;
             self.mid.d.next = false;
             self.cut.d.next = false;

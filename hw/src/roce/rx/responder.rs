@@ -145,7 +145,14 @@ pub struct RespChecks {
     pub psn_ne: Bit,
     pub seq_ok: Bit,
     pub len_ok: Bit,
-    pub acc_ok: Bit,
+    /// The access check, in parts (each compare's carry chain straight into its flop, so no
+    /// logic waits behind a carry chain in this cycle): passed regardless (`acc_ovr`: no
+    /// length, or not a FIRST, ONLY or READ REQUEST), the rkey and access right, `va` at or
+    /// above the region's base, `va + len` at or below its end. LOOK joins them (`acc_ok`).
+    pub acc_ovr: Bit,
+    pub acc_key: Bit,
+    pub acc_lo: Bit,
+    pub acc_hi: Bit,
     pub dup_fits: Bit,
     pub dup_near: Bit,
     pub ack_now: Bit,
@@ -435,6 +442,8 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     len_ok: Signal<Local, Bit>,
     first_like: Signal<Local, Bit>,
     acc_ok: Signal<Local, Bit>,
+    acc_key: Signal<Local, Bit>,
+    acc_ovr: Signal<Local, Bit>,
     va_end: Signal<Local, Bits<65>>,
     mr_end: Signal<Local, Bits<65>>,
     npkts: Signal<Local, Bits<24>>,
@@ -663,6 +672,8 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             len_ok: Default::default(),
             first_like: Default::default(),
             acc_ok: Default::default(),
+            acc_key: Default::default(),
+            acc_ovr: Default::default(),
             va_end: Default::default(),
             mr_end: Default::default(),
             npkts: Default::default(),
@@ -819,17 +830,17 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         }
         self.va_end.next = bit_cast::<65, 64>(self.hdr.val().va) + bit_cast::<65, 32>(self.hdr.val().dma_len);
         self.mr_end.next = bit_cast::<65, 64>(self.cfg_out.y.val().mr_base) + bit_cast::<65, 64>(self.cfg_out.y.val().mr_len);
-        self.acc_ok.next = (self.hdr.val().rkey == self.cfg_out.y.val().rkey) & (self.hdr.val().va >= self.cfg_out.y.val().mr_base) & (self.va_end.val() <= self.mr_end.val());
+        self.acc_key.next = self.hdr.val().rkey == self.cfg_out.y.val().rkey;
         if self.cls.rd_req.val() {
             if !(self.cfg_out.y.val().access & self.acc_r.val()).any() {
-                self.acc_ok.next = false;
+                self.acc_key.next = false;
             }
         } else if !(self.cfg_out.y.val().access & self.acc_w.val()).any() {
-            self.acc_ok.next = false;
+            self.acc_key.next = false;
         }
-        if !self.hdr.val().dma_len.any() {
-            self.acc_ok.next = true;
-        }
+        self.acc_ovr.next = !self.hdr.val().dma_len.any() | !self.first_like.val();
+        // the registered parts joined, for LOOK
+        self.acc_ok.next = self.k.q.val().acc_ovr | (self.k.q.val().acc_key & self.k.q.val().acc_lo & self.k.q.val().acc_hi);
         // READ: PSNs the response takes, max(1, ceil(len / PMTU))
         self.npk.len.next = self.hdr.val().dma_len;
         self.npk.code.next = self.cfg_out.y.val().pmtu;
@@ -1013,7 +1024,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 // the range); anything else is dropped
                 self.cause[5].next = true;
                 if self.k.q.val().rd_req {
-                    if self.k.q.val().dup_fits & self.k.q.val().acc_ok & self.k.q.val().len_ok {
+                    if self.k.q.val().dup_fits & self.acc_ok.val() & self.k.q.val().len_ok {
                         self.d_dup.d.next = true;
                         self.d_item.d.next.read = true;
                         self.d_item.d.next.again = true;
@@ -1043,7 +1054,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_item.d.next.syndrome = self.syn_inv.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
-            } else if !self.k.q.val().acc_ok {
+            } else if !self.acc_ok.val() {
                 self.cause[9].next = true;
                 self.d_do_ack.d.next = true;
                 self.d_item.d.next.syndrome = self.syn_acc.val();
@@ -1195,7 +1206,10 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.k.d.next.seq_ok = self.seq_ok.val();
                 self.k.d.next.len_ok = self.len_ok.val();
                 // (the access check applies to a FIRST, ONLY or READ REQUEST)
-                self.k.d.next.acc_ok = self.acc_ok.val() | !self.first_like.val();
+                self.k.d.next.acc_ovr = self.acc_ovr.val();
+                self.k.d.next.acc_key = self.acc_key.val();
+                self.k.d.next.acc_lo = self.hdr.val().va >= self.cfg_out.y.val().mr_base;
+                self.k.d.next.acc_hi = self.va_end.val() <= self.mr_end.val();
                 self.k.d.next.dup_fits = self.dup_fits.val();
                 self.k.d.next.dup_near = self.dup_near.val();
                 self.k.d.next.ack_now = self.ack_now.val();
