@@ -352,6 +352,8 @@ pub struct AxisRxFifo<const D: usize, const K: usize, const W: usize, const A: u
     used: Signal<Local, Bits<16>>,
     full: Signal<Local, Bit>,
     near: Signal<Local, Bit>,
+    /// `wr_ptr + 2`: `wr_p1`'s next value after a push, and `cm_p1`'s as a frame commits.
+    wr_p2: Signal<Local, Bits<16>>,
     tight: Signal<Local, Bit>,
     cur_cut: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
@@ -391,6 +393,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Default for
             used: Default::default(),
             full: Default::default(),
             near: Default::default(),
+            wr_p2: Default::default(),
             tight: Default::default(),
             cur_cut: Default::default(),
             push: Default::default(),
@@ -412,6 +415,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
         // `used` is at most 2^A, so that is full, or wr_ptr + 1 full ahead of the read pointer.
         self.near.next = ((self.wr_p1.q.val() ^ self.core.rd_ptr.val()) & self.amask.val()) == self.full_at.val();
         self.tight.next = self.full.val() | self.near.val();
+        self.wr_p2.next = self.wr_p1.q.val() + self.one16.val();
         self.push.next = false;
         self.w_last.next = self.s_axis.tlast.val();
         self.w_user.next = self.s_axis.tuser.val();
@@ -442,9 +446,9 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
                     // readable at once; the last beat leaves with its tuser
                     self.push.next = true;
                     self.wr_ptr.d.next = self.wr_p1.q.val();
-                    self.wr_p1.d.next = self.wr_p1.q.val() + self.one16.val();
+                    self.wr_p1.d.next = self.wr_p2.val();
                     self.commit.d.next = self.wr_p1.q.val();
-                    self.cm_p1.d.next = self.wr_p1.q.val() + self.one16.val();
+                    self.cm_p1.d.next = self.wr_p2.val();
                     self.cut_first.next = !self.mid.q.val();
                     if self.tight.val() & !self.s_axis.tlast.val() {
                         // the entry kept for the end: this beat ends the frame, aborted
@@ -465,7 +469,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
             } else {
                 self.push.next = true;
                 self.wr_ptr.d.next = self.wr_p1.q.val();
-                self.wr_p1.d.next = self.wr_p1.q.val() + self.one16.val();
+                self.wr_p1.d.next = self.wr_p2.val();
                 if self.s_axis.tlast.val() {
                     if self.s_axis.tuser.val() {
                         self.wr_ptr.d.next = self.commit.q.val();
@@ -473,7 +477,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
                         self.c_bad.d.next = self.c_bad.q.val() + 1;
                     } else {
                         self.commit.d.next = self.wr_p1.q.val();
-                        self.cm_p1.d.next = self.wr_p1.q.val() + self.one16.val();
+                        self.cm_p1.d.next = self.wr_p2.val();
                     }
                 }
             }
