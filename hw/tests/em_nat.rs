@@ -1,6 +1,6 @@
 //! NAT rewrite on Verilator: every frame against the golden model (`nicgen_model::em::
-//! nat_rewrite`, which recomputes every checksum from scratch with etherparse; the hardware
-//! updates them incrementally, RFC 1624), with random gaps and backpressure on all inputs and
+//! nat_rewrite`, whose checksums are etherparse's for the new frame, carrying any error the
+//! old frame had; the hardware updates them incrementally, RFC 1624), with random gaps and backpressure on all inputs and
 //! the output and every `tkeep` residue; tshark validates every IPv4, TCP and UDP checksum of the
 //! output; round trips (VIP -> PIP -> VIP) give back the original frames; lock step.
 mod common;

@@ -355,12 +355,38 @@ pub fn ipv4_checksum(h: &[u8]) -> u16 {
     !ones_fold((0..10).filter(|i| *i != 5).map(|i| (h[2 * i] as u32) << 8 | h[2 * i + 1] as u32).sum())
 }
 
+/// The TCP or UDP checksum `seg` (its checksum field at `at`) should carry between `src` and
+/// `dst`: etherparse's ones' complement sum over the IPv4 pseudo-header and the segment, the
+/// field taken as zero. Any bytes will do: a damaged segment has a right checksum too.
+fn l4_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, seg: &[u8], at: usize) -> u16 {
+    let mut s = seg.to_vec();
+    s[at..at + 2].fill(0);
+    etherparse::checksum::Sum16BitWords::new()
+        .add_4bytes(src)
+        .add_4bytes(dst)
+        .add_2bytes([0, proto])
+        .add_2bytes((seg.len() as u16).to_be_bytes())
+        .add_slice(&s)
+        .ones_complement()
+        .to_be() // (etherparse sums native-endian words)
+}
+
+/// A checksum field after NAT: the right new value, off by as much as the old field was off
+/// from the right old value (ones' complement, mod 0xffff). A frame that arrived damaged stays
+/// damaged, so its receiver still drops it: a middlebox must not launder corruption (RFC 1624
+/// updates a checksum this way). With an undamaged frame this is the right new value.
+fn carry_error(old_field: u16, right_old: u16, right_new: u16) -> u16 {
+    let r = |x: u16| x as u32 % 0xffff;
+    ((r(old_field) + 0xffff - r(right_old) + r(right_new)) % 0xffff) as u16
+}
+
 /// NAT (VIP <-> PIP): `frame` (an IPv4 frame the parser accepts, not VXLAN) with its source
-/// and/or destination address replaced, and every checksum recomputed from scratch: the IPv4
-/// header's (RFC 1071), TCP's and UDP's over the pseudo-header and the whole segment by
-/// etherparse. A UDP checksum of 0 (none) stays 0. Other protocols carry no L4 checksum here.
+/// and/or destination address replaced, the IPv4 header checksum recomputed (RFC 1071: the
+/// parser dropped any frame whose header checksum was wrong), and the TCP or UDP checksum set
+/// by [`carry_error`]: right (by etherparse) for a frame that arrived right, as wrong as it
+/// was for one that did not. A UDP checksum of 0 (none) stays 0; a computed 0 is sent as
+/// 0xffff (RFC 768). Other protocols carry no L4 checksum here.
 pub fn nat_rewrite(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>) -> Vec<u8> {
-    use etherparse::{TcpHeader, UdpHeader};
     let p = em_parse(frame, false, false).expect("an IPv4 frame the parser accepts");
     let (l3, tot) = (p.outer.l3, p.outer.tot as usize);
     let mut f = frame.to_vec();
@@ -372,29 +398,32 @@ pub fn nat_rewrite(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>) -> 
     }
     let c = ipv4_checksum(&f[l3..l3 + 20]).to_be_bytes();
     f[l3 + 10..l3 + 12].copy_from_slice(&c);
-    let src: [u8; 4] = f[l3 + 12..l3 + 16].try_into().unwrap();
-    let dst: [u8; 4] = f[l3 + 16..l3 + 20].try_into().unwrap();
-    let seg = f[l3 + 20..l3 + tot].to_vec();
-    match p.outer.proto {
-        6 => {
-            let (h, _) = TcpHeader::from_slice(&seg).expect("a TCP header");
-            let c = h.calc_checksum_ipv4_raw(src, dst, &seg[h.header_len()..]).unwrap().to_be_bytes();
-            f[l3 + 36..l3 + 38].copy_from_slice(&c);
-        }
-        17 if seg[6] | seg[7] != 0 => {
-            let (h, _) = UdpHeader::from_slice(&seg).expect("a UDP header");
-            let c = h.calc_checksum_ipv4_raw(src, dst, &seg[8..h.length as usize]).unwrap().to_be_bytes();
-            f[l3 + 26..l3 + 28].copy_from_slice(&c);
-        }
-        _ => {}
+    let addrs = |b: &[u8]| -> ([u8; 4], [u8; 4]) { (b[l3 + 12..l3 + 16].try_into().unwrap(), b[l3 + 16..l3 + 20].try_into().unwrap()) };
+    let (os, od) = addrs(frame);
+    let (ns, nd) = addrs(&f);
+    let l4 = l3 + 20;
+    // (the segment the checksum covers, the checksum's offset in it)
+    let (seg_end, at) = match p.outer.proto {
+        6 => (l3 + tot, 16),
+        17 if frame[l4 + 6] | frame[l4 + 7] != 0 => (l4 + b16(frame, l4 + 4) as usize, 6),
+        _ => return f,
+    };
+    let old_field = b16(frame, l4 + at);
+    let right_old = l4_checksum(os, od, p.outer.proto, &frame[l4..seg_end], at);
+    let right_new = l4_checksum(ns, nd, p.outer.proto, &f[l4..seg_end], at);
+    let mut c = carry_error(old_field, right_old, right_new);
+    if p.outer.proto == 17 && c == 0 {
+        c = 0xffff;
     }
+    f[l4 + at..l4 + at + 2].copy_from_slice(&c.to_be_bytes());
     f
 }
 
-/// NAT as the EM does it: [`nat_rewrite`], and for an untagged RoCEv2 frame the ICRC
-/// recomputed, because it covers the addresses (the frame ends at the ICRC: Ethernet padding
-/// after it is dropped). None for a tagged RoCEv2 frame, which the EM drops (its ICRC
-/// generator takes untagged frames only).
+/// NAT as the EM does it: [`nat_rewrite`], and for an untagged RoCEv2 frame the ICRC updated,
+/// because it covers the addresses (the frame ends at the ICRC: Ethernet padding after it is
+/// dropped). Like the checksums, the new ICRC is the right one (by the `crc` crate) XOR the old
+/// frame's error: a frame that arrived with a wrong ICRC leaves with one. None for a tagged
+/// RoCEv2 frame, which the EM drops (its ICRC generator takes untagged frames only).
 pub fn nat_rewrite_icrc(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>) -> Option<Vec<u8>> {
     let p = em_parse(frame, false, false).expect("an IPv4 frame the parser accepts");
     if !p.roce {
@@ -403,10 +432,13 @@ pub fn nat_rewrite_icrc(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>
     if p.outer.vlan.is_some() {
         return None;
     }
+    let end = p.outer.l3 + p.outer.tot as usize - crate::roce::ICRC_LEN;
     let mut f = nat_rewrite(frame, new_src, new_dst);
-    f.truncate(p.outer.l3 + p.outer.tot as usize - crate::roce::ICRC_LEN);
-    let c = crate::icrc::icrc_of(&f).expect("a RoCEv2 frame");
-    f.extend(c.to_le_bytes());
+    f.truncate(end);
+    let old = &frame[..end];
+    let old_field = u32::from_le_bytes(frame[end..end + 4].try_into().unwrap());
+    let right = |b: &[u8]| crate::icrc::icrc_of(b).expect("a RoCEv2 frame with its BTH");
+    f.extend((old_field ^ right(old) ^ right(&f)).to_le_bytes());
     Some(f)
 }
 
@@ -423,6 +455,51 @@ mod tests {
             .write(&mut v, payload)
             .unwrap();
         v
+    }
+
+    /// NAT of undamaged TCP and UDP frames leaves checksums etherparse accepts; NAT of a frame
+    /// whose L4 checksum was off by some amount leaves it off by the same amount.
+    #[test]
+    fn nat_keeps_right_checksums_right_and_wrong_ones_wrong() {
+        use etherparse::{SlicedPacket, TransportSlice};
+        let mut x: u64 = 7;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for i in 0..4000 {
+            let n = (next() % 300) as usize;
+            let payload: Vec<u8> = (0..n).map(|_| next() as u8).collect();
+            let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]).ipv4([10, 1, 0, 2], [10, 1, 1, 3], 64);
+            let mut f = vec![];
+            if i % 2 == 0 {
+                b.tcp(next() as u16, next() as u16, next() as u32, 1000).write(&mut f, &payload).unwrap();
+            } else {
+                b.udp(next() as u16, 80).write(&mut f, &payload).unwrap();
+            }
+            let (src, dst) = (next() as u32, next() as u32);
+            let at = if i % 2 == 0 { 14 + 20 + 16 } else { 14 + 20 + 6 };
+            let g = nat_rewrite(&f, Some(src), (i % 3 != 0).then_some(dst));
+            let s = SlicedPacket::from_ethernet(&g).unwrap();
+            let ip = match s.net { Some(etherparse::NetSlice::Ipv4(ip)) => ip, _ => panic!() };
+            assert!(ipv4_checksum_ok(ip.header().slice().try_into().unwrap()));
+            let want = match s.transport.unwrap() {
+                TransportSlice::Tcp(t) => t.calc_checksum_ipv4(ip.header().source(), ip.header().destination()).unwrap(),
+                TransportSlice::Udp(u) => u.to_header().calc_checksum_ipv4_raw(ip.header().source(), ip.header().destination(), u.payload()).unwrap(),
+                _ => panic!(),
+            };
+            assert_eq!(b16(&g, at), want, "frame {i}");
+            // damaged by +1 (ones' complement): still damaged by +1 after NAT
+            let mut d = f.clone();
+            let c = b16(&f, at) as u32 + 1;
+            let c = if c > 0xffff { c - 0xffff } else { c } as u16;
+            d[at..at + 2].copy_from_slice(&c.to_be_bytes());
+            let h = nat_rewrite(&d, Some(src), (i % 3 != 0).then_some(dst));
+            let off = (b16(&h, at) as u32 + 0xffff - want as u32) % 0xffff;
+            assert_eq!(off, 1, "frame {i}");
+        }
     }
 
     #[test]

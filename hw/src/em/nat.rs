@@ -6,10 +6,11 @@
 //! words; the L4 checksum covers the addresses through the pseudo-header). A UDP checksum of 0
 //! (none) stays 0, and a computed UDP checksum of 0 is sent as 0xffff (RFC 768). No bytes are
 //! added. Three stages at one beat per cycle: the delta, the new checksums, the rewrite.
-//! The golden model is `nicgen_model::em::nat_rewrite`, which recomputes every checksum
-//! from scratch with etherparse.
+//! The golden model is `nicgen_model::em::nat_rewrite`: etherparse's checksums of the new
+//! frame, off by as much as the old frame's were (a damaged frame stays damaged).
 //!
-//! Not done here yet: RoCEv2 frames, whose ICRC covers the addresses and must be recomputed.
+//! RoCEv2 frames, whose ICRC covers the addresses, have it updated after this block, in
+//! `nat_wide::EmNatPathIncW`.
 //!
 //! ```text
 //! s_hdr, s_xl ─► delta (sum of ~old + new words) ─┐
