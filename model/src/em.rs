@@ -18,7 +18,8 @@
 //! 3. The first cause met while reading the headers outer to inner, in this order per layer:
 //!    `NotIp` (ethertype neither IPv4 nor IPv6), `Malformed` (IP version not 4 (6), IHL below
 //!    5, total length below the headers it carries; IPv6 payload length above 65,495; TCP data
-//!    offset below 5; UDP length below 8 or past the datagram), `IpOptions` (IHL above 5; an
+//!    offset below 5; UDP length below 8 or past the datagram; UDP to port 4791 (RoCEv2) with no
+//!    room in the datagram for a BTH and an ICRC), `IpOptions` (IHL above 5; an
 //!    IPv6 extension header: next header 0, 43, 50 is not one (ESP is a payload), 51, 60, 135,
 //!    139, 140, 253 or 254), `BadIpChecksum` (IPv4), `Fragment` (MF set or a fragment offset;
 //!    IPv6 next header 44), and for VXLAN `BadVxlan` (the I flag clear).
@@ -26,6 +27,8 @@
 /// The UDP destination ports the parser knows.
 pub const VXLAN_PORT: u16 = 4789;
 pub const ROCE_PORT: u16 = 4791;
+/// Bytes a RoCEv2 datagram carries after its UDP header at least: the BTH (12) and the ICRC (4).
+pub const ROCE_MIN: usize = 16;
 /// Header bytes the parser reads at most (two 512-bit beats).
 pub const EM_WINDOW: usize = 128;
 
@@ -217,7 +220,9 @@ fn layer(b: &[u8], e: usize) -> (Result<EmL3, EmDrop>, usize) {
         }
         17 => {
             let ulen = b16(b, l4 + 4) as usize;
-            if (tot as usize) < hl + 8 || ulen < 8 || ulen > tot as usize - hl {
+            // a RoCEv2 datagram must hold its BTH and ICRC: NAT updates the ICRC in place
+            let roce_short = b16(b, l4 + 2) == ROCE_PORT && (tot as usize) < hl + 8 + ROCE_MIN;
+            if (tot as usize) < hl + 8 || ulen < 8 || ulen > tot as usize - hl || roce_short {
                 return (Err(EmDrop::Malformed), l4 + 8);
             }
             (x.sport, x.dport) = (b16(b, l4), b16(b, l4 + 2));
@@ -293,6 +298,99 @@ pub fn em_parse(frame: &[u8], wire: bool, mac_bad: bool) -> Result<EmParsed, EmD
         return Err(c);
     }
     Ok(EmParsed { len: frame.len(), ..x.p })
+}
+
+/// The named fields of a frame, in order, as byte ranges: Ethernet (and its 802.1Q tag), IPv4 or
+/// IPv6, TCP or UDP, VXLAN and the inner frame (`wire`: read VXLAN as the wire side does), the
+/// BTH and ICRC of RoCEv2, the payload and any bytes past the datagram. Inner fields are named
+/// `inner.<field>`. For mismatch reports: a byte offset into the field it falls in.
+pub fn em_fields(frame: &[u8], wire: bool) -> Vec<(std::ops::Range<usize>, String)> {
+    let mut v: Vec<(std::ops::Range<usize>, String)> = vec![];
+    let mut put = |at: usize, n: usize, name: String| {
+        if at < frame.len() && n > 0 {
+            v.push((at..(at + n).min(frame.len()), name));
+        }
+    };
+    let mut e = 0;
+    let mut pre = "";
+    loop {
+        put(e, 6, format!("{pre}eth.dst"));
+        put(e + 6, 6, format!("{pre}eth.src"));
+        let tagged = b16(frame, e + 12) == 0x8100;
+        if tagged {
+            put(e + 12, 4, format!("{pre}vlan.tag"));
+        }
+        let l3 = if tagged { e + 18 } else { e + 14 };
+        put(l3 - 2, 2, format!("{pre}eth.type"));
+        let (hl, tot, proto) = match b16(frame, l3 - 2) {
+            0x0800 => {
+                for (o, n, f) in [(0, 1, "version_ihl"), (1, 1, "tos"), (2, 2, "total_length"), (4, 2, "id"), (6, 2, "flags_fragment"), (8, 1, "ttl"), (9, 1, "protocol"), (10, 2, "checksum"), (12, 4, "src"), (16, 4, "dst")] {
+                    put(l3 + o, n, format!("{pre}ip.{f}"));
+                }
+                let hl = (b8(frame, l3) as usize & 15) * 4;
+                put(l3 + 20, hl.saturating_sub(20), format!("{pre}ip.options"));
+                (hl.max(20), b16(frame, l3 + 2) as usize, b8(frame, l3 + 9))
+            }
+            0x86dd => {
+                for (o, n, f) in [(0, 4, "version_class_flow"), (4, 2, "payload_length"), (6, 1, "next_header"), (7, 1, "hop_limit"), (8, 16, "src"), (24, 16, "dst")] {
+                    put(l3 + o, n, format!("{pre}ipv6.{f}"));
+                }
+                (40, b16(frame, l3 + 4) as usize + 40, b8(frame, l3 + 6))
+            }
+            _ => {
+                put(l3, frame.len() - l3.min(frame.len()), format!("{pre}eth.payload"));
+                break;
+            }
+        };
+        let (l4, end) = (l3 + hl, l3 + tot.max(hl));
+        let mut body = l4;
+        match proto {
+            6 => {
+                for (o, n, f) in [(0, 2, "sport"), (2, 2, "dport"), (4, 4, "seq"), (8, 4, "ack"), (12, 2, "offset_flags"), (14, 2, "window"), (16, 2, "checksum"), (18, 2, "urgent")] {
+                    put(l4 + o, n, format!("{pre}tcp.{f}"));
+                }
+                let thl = (b8(frame, l4 + 12) as usize >> 4) * 4;
+                put(l4 + 20, thl.saturating_sub(20), format!("{pre}tcp.options"));
+                body = l4 + thl.max(20);
+            }
+            17 => {
+                for (o, n, f) in [(0, 2, "sport"), (2, 2, "dport"), (4, 2, "length"), (6, 2, "checksum")] {
+                    put(l4 + o, n, format!("{pre}udp.{f}"));
+                }
+                body = l4 + 8;
+                let dport = b16(frame, l4 + 2);
+                if wire && pre.is_empty() && hl == 20 && dport == VXLAN_PORT {
+                    put(body, 4, "vxlan.flags".into());
+                    put(body + 4, 4, "vxlan.vni".into());
+                    // the inner frame, by the same rules
+                    e = body + 8;
+                    pre = "inner.";
+                    continue;
+                }
+                if dport == ROCE_PORT {
+                    for (o, n, f) in [(0, 1, "opcode"), (1, 1, "se_m_pad_tver"), (2, 2, "pkey"), (4, 1, "fecn_becn"), (5, 3, "dest_qp"), (8, 1, "ackreq"), (9, 3, "psn")] {
+                        put(body + o, n, format!("{pre}bth.{f}"));
+                    }
+                    body += 12;
+                    let icrc = end.saturating_sub(4).max(body);
+                    put(body, icrc - body, format!("{pre}roce.payload"));
+                    put(icrc, 4, format!("{pre}roce.icrc"));
+                    body = icrc + 4;
+                }
+            }
+            _ => {}
+        }
+        put(body, end.saturating_sub(body), format!("{pre}payload"));
+        put(end.max(body), frame.len().saturating_sub(end.max(body)), format!("{pre}past the datagram (padding)"));
+        break;
+    }
+    v
+}
+
+/// The field (see [`em_fields`]) byte `at` of `frame` falls in, with its range; past the frame's
+/// end: "past the end".
+pub fn em_field_at(frame: &[u8], wire: bool, at: usize) -> (String, std::ops::Range<usize>) {
+    em_fields(frame, wire).into_iter().rev().find(|(r, _)| r.contains(&at)).map_or(("past the end".into(), at..at), |(r, n)| (n, r))
 }
 
 /// An Ethernet/IPv4/UDP frame (etherparse): `payload` from `sport` to `dport`.
@@ -388,7 +486,7 @@ fn carry_error(old_field: u16, right_old: u16, right_new: u16) -> u16 {
 /// 0xffff (RFC 768). Other protocols carry no L4 checksum here.
 pub fn nat_rewrite(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>) -> Vec<u8> {
     let p = em_parse(frame, false, false).expect("an IPv4 frame the parser accepts");
-    let (l3, tot) = (p.outer.l3, p.outer.tot as usize);
+    let l3 = p.outer.l3;
     let mut f = frame.to_vec();
     if let Some(a) = new_src {
         f[l3 + 12..l3 + 16].copy_from_slice(&a.to_be_bytes());
@@ -398,25 +496,59 @@ pub fn nat_rewrite(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>) -> 
     }
     let c = ipv4_checksum(&f[l3..l3 + 20]).to_be_bytes();
     f[l3 + 10..l3 + 12].copy_from_slice(&c);
-    let addrs = |b: &[u8]| -> ([u8; 4], [u8; 4]) { (b[l3 + 12..l3 + 16].try_into().unwrap(), b[l3 + 16..l3 + 20].try_into().unwrap()) };
-    let (os, od) = addrs(frame);
-    let (ns, nd) = addrs(&f);
-    let l4 = l3 + 20;
-    // (the segment the checksum covers, the checksum's offset in it)
-    let (seg_end, at) = match p.outer.proto {
-        6 => (l3 + tot, 16),
-        17 if frame[l4 + 6] | frame[l4 + 7] != 0 => (l4 + b16(frame, l4 + 4) as usize, 6),
-        _ => return f,
-    };
-    let old_field = b16(frame, l4 + at);
-    let right_old = l4_checksum(os, od, p.outer.proto, &frame[l4..seg_end], at);
-    let right_new = l4_checksum(ns, nd, p.outer.proto, &f[l4..seg_end], at);
-    let mut c = carry_error(old_field, right_old, right_new);
+    let Some(l4) = L4Sum::of(frame, &p) else { return f };
+    let mut c = carry_error(l4.field(frame), l4.right(frame), l4.right(&f));
     if p.outer.proto == 17 && c == 0 {
         c = 0xffff;
     }
-    f[l4 + at..l4 + at + 2].copy_from_slice(&c.to_be_bytes());
+    f[l4.at..l4.at + 2].copy_from_slice(&c.to_be_bytes());
     f
+}
+
+/// Where an IPv4 frame's TCP or UDP checksum is and what it covers; None for other protocols
+/// and for UDP without a checksum (0).
+struct L4Sum {
+    l3: usize,
+    proto: u8,
+    /// The segment the checksum covers (TCP: to the datagram's end; UDP: its length).
+    seg: std::ops::Range<usize>,
+    /// The checksum field's offset in the frame.
+    at: usize,
+}
+
+impl L4Sum {
+    fn of(frame: &[u8], p: &EmParsed) -> Option<L4Sum> {
+        let (l3, proto) = (p.outer.l3, p.outer.proto);
+        let l4 = l3 + 20;
+        let (end, at) = match proto {
+            6 => (l3 + p.outer.tot as usize, 16),
+            17 if frame[l4 + 6] | frame[l4 + 7] != 0 => (l4 + b16(frame, l4 + 4) as usize, 6),
+            _ => return None,
+        };
+        Some(L4Sum { l3, proto, seg: l4..end, at: l4 + at })
+    }
+    fn field(&self, f: &[u8]) -> u16 {
+        b16(f, self.at)
+    }
+    /// The right checksum of `f` (this frame, its addresses perhaps rewritten).
+    fn right(&self, f: &[u8]) -> u16 {
+        let a = |o: usize| -> [u8; 4] { f[self.l3 + o..self.l3 + o + 4].try_into().unwrap() };
+        l4_checksum(a(12), a(16), self.proto, &f[self.seg.clone()], self.at - self.seg.start)
+    }
+}
+
+/// An IPv4 frame the parser accepts arrived damaged where NAT keeps damage: its TCP or UDP
+/// checksum is wrong (residues mod 0xffff: 0xffff and 0 are one), or it is RoCEv2 and its ICRC
+/// is wrong.
+pub fn nat_damaged(frame: &[u8]) -> bool {
+    let Ok(p) = em_parse(frame, false, false) else { return false };
+    if p.outer.v6 {
+        return false;
+    }
+    let bad_sum = L4Sum::of(frame, &p).is_some_and(|l4| carry_error(l4.field(frame), l4.right(frame), 0) != 0);
+    let end = p.outer.l3 + p.outer.tot as usize - crate::roce::ICRC_LEN;
+    let bad_icrc = p.roce && crate::icrc::check_icrc(&frame[..end + 4]).is_ok_and(|v| !v.ok());
+    bad_sum || bad_icrc
 }
 
 /// NAT as the EM does it: [`nat_rewrite`], and for an untagged RoCEv2 frame the ICRC updated,
@@ -459,6 +591,57 @@ mod tests {
 
     /// NAT of undamaged TCP and UDP frames leaves checksums etherparse accepts; NAT of a frame
     /// whose L4 checksum was off by some amount leaves it off by the same amount.
+    /// A RoCEv2 frame's ICRC after NAT: right (the `crc` crate's check) when it arrived right;
+    /// wrong when it arrived wrong, by the same bits. A datagram too short for a BTH and an ICRC
+    /// is malformed.
+    #[test]
+    fn nat_keeps_a_right_icrc_right_and_a_wrong_one_wrong() {
+        use crate::icrc::check_icrc;
+        use crate::roce::{opcode, IpHdr, RoceHeaders};
+        let ip = IpHdr::V4 { src: [172, 16, 1, 2], dst: [192, 168, 1, 3], dscp: 0, ecn: 0, ttl: 64, id: 0 };
+        for n in [0, 1, 3, 64, 1000] {
+            let f = RoceHeaders::new(ip, opcode::SEND_ONLY, 0x12, 7).build(&vec![0x5a; n]);
+            let g = nat_rewrite_icrc(&f, Some(0x0a01_0105), Some(0x0a01_0003)).unwrap();
+            assert_eq!(&g[26..34], &[10, 1, 1, 5, 10, 1, 0, 3]);
+            assert!(check_icrc(&g).unwrap().ok(), "payload {n}");
+            assert!(!nat_damaged(&f) && !nat_damaged(&g));
+            let mut d = f.clone();
+            let at = d.len() - 2;
+            d[at] ^= 0x24;
+            let h = nat_rewrite_icrc(&d, Some(0x0a01_0105), Some(0x0a01_0003)).unwrap();
+            let v = check_icrc(&h).unwrap();
+            assert_eq!(v.expected ^ v.found, 0x24 << 16, "payload {n}: the error is kept");
+            assert!(nat_damaged(&d) && nat_damaged(&h));
+        }
+        // UDP to 4791 with 15 bytes after the UDP header: no room for BTH + ICRC
+        let short = ipv4_udp_frame(1, 2, 5, ROCE_PORT, &[0; 15]);
+        assert_eq!(em_parse(&short, false, false), Err(EmDrop::Malformed));
+        assert!(em_parse(&ipv4_udp_frame(1, 2, 5, ROCE_PORT, &[0; 16]), false, false).is_ok());
+        assert!(em_parse(&ipv4_udp_frame(1, 2, 5, 4792, &[0; 15]), false, false).is_ok());
+    }
+
+    /// Mismatch reports name fields: Ethernet, IPv4, UDP, BTH, ICRC, padding; VXLAN and the
+    /// inner frame on the wire side.
+    #[test]
+    fn a_byte_offset_names_its_field() {
+        use crate::roce::{opcode, IpHdr, RoceHeaders};
+        let ip = IpHdr::V4 { src: [1, 2, 3, 4], dst: [5, 6, 7, 8], dscp: 0, ecn: 0, ttl: 64, id: 0 };
+        let mut f = RoceHeaders::new(ip, opcode::SEND_ONLY, 0x12, 7).build(&[1; 8]);
+        let n = f.len();
+        f.extend([0; 6]);
+        let name = |f: &[u8], wire: bool, at: usize| em_field_at(f, wire, at).0;
+        for (at, want) in [(0, "eth.dst"), (11, "eth.src"), (13, "eth.type"), (24, "ip.checksum"), (29, "ip.src"), (33, "ip.dst"), (36, "udp.dport"), (42, "bth.opcode"), (48, "bth.dest_qp"), (54, "roce.payload"), (n - 1, "roce.icrc"), (n + 2, "past the datagram (padding)"), (n + 9, "past the end")] {
+            assert_eq!(name(&f, false, at), want, "byte {at}");
+        }
+        assert_eq!(em_field_at(&f, false, n - 3).1, n - 4..n);
+        let t = VxlanTunnel { dmac: [2; 6], smac: [3; 6], sip: 9, dip: 10, ttl: 64, tos: 0, vni: 1001 };
+        let v = vxlan_encap(&f[..n], &t, 5000);
+        for (at, want) in [(42, "vxlan.flags"), (47, "vxlan.vni"), (50, "inner.eth.dst"), (50 + 26, "inner.ip.src"), (50 + 42, "inner.bth.opcode")] {
+            assert_eq!(name(&v, true, at), want, "byte {at}");
+        }
+        assert_eq!(name(&v, false, 42), "payload");
+    }
+
     #[test]
     fn nat_keeps_right_checksums_right_and_wrong_ones_wrong() {
         use etherparse::{SlicedPacket, TransportSlice};

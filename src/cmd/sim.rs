@@ -260,6 +260,9 @@ pub fn em(o: &nicgen_hw::em::scenario::EmOpts) -> Result<()> {
     println!("  host -> wire: {} frames in, {} out (port 0: {}, port 1: {}), {} bytes, {:.1} Gb/s at 250 MHz", r.eg_in, r.eg_out[0] + r.eg_out[1], r.eg_out[0], r.eg_out[1], r.eg_bytes, eg);
     println!("  wire -> host: {} frames in, {} out, {} bytes, {:.1} Gb/s at 250 MHz", r.ig_in, r.ig_out, r.ig_bytes, ig);
     println!("  IPv6 frames among them: {} host -> wire, {} wire -> host", r.eg_v6, r.ig_v6);
+    if o.mode == nicgen_model::em::EmMode::Nat {
+        println!("  kept with the wrong TCP/UDP checksum or ICRC they arrived with: {}", r.damaged_kept);
+    }
     println!("  drops (the model's causes; the hardware's totals below):");
     for (k, v) in &r.drops {
         println!("    {k:<28} {v}");
@@ -275,7 +278,7 @@ pub fn em(o: &nicgen_hw::em::scenario::EmOpts) -> Result<()> {
         for m in r.mismatches.iter().take(20) {
             println!("  MISMATCH {m}");
         }
-        anyhow::bail!("{} frames differ from the model", r.mismatches.len());
+        anyhow::bail!("{} mismatches with the model", r.mismatches.len());
     }
     println!("  every output frame matches the golden model");
     Ok(())

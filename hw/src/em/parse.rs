@@ -24,7 +24,7 @@ use super::{be_get, vfield, EmHdr, EmHdrFields};
 use crate::crc::fields::{bytes_of, KeepCount};
 use crate::record::{FromBits, ToBits};
 use crate::stream::*;
-use nicgen_model::em::{em_extract, EmDrop, ROCE_PORT, V6_EXT, V6_FRAG, V6_MAX_PLEN, VXLAN_PORT};
+use nicgen_model::em::{em_extract, EmDrop, ROCE_MIN, ROCE_PORT, V6_EXT, V6_FRAG, V6_MAX_PLEN, VXLAN_PORT};
 use rust_hdl::prelude::*;
 
 pub const EM_HDR_BITS: usize = EmHdrFields::BITS;
@@ -161,6 +161,9 @@ fn layer_s2(p: &str) -> String {
     v += &reg(&format!("{p}_tcpbad_2"), 1, &pick(format!("({} < 16'd20) | ({}[7:4] < 4'd5)", x("plen6"), x("doff6")), format!("({} < 16'd40) | ({}[7:4] < 4'd5)", x("tot"), x("doff"))));
     v += &format!("wire [15:0] {p}_totm20 = {} - 16'd20;\n", x("tot"));
     v += &reg(&format!("{p}_udpbad_2"), 1, &pick(format!("({} < 16'd8) | ({} < 16'd8) | ({} > {})", x("plen6"), x("ulen6"), x("ulen6"), x("plen6")), format!("({} < 16'd28) | ({} < 16'd8) | ({} > {p}_totm20)", x("tot"), x("ulen"), x("ulen"))));
+    // RoCEv2 without room for its BTH and ICRC (its own register: one more term in udpbad's
+    // compare tree made this stage a level deeper)
+    v += &reg(&format!("{p}_roceshort_2"), 1, &pick(format!("({} == 16'd{ROCE_PORT}) & ({} < 16'd{})", x("dp6"), x("plen6"), 8 + ROCE_MIN), format!("({} == 16'd{ROCE_PORT}) & ({} < 16'd{})", x("dp"), x("tot"), 28 + ROCE_MIN)));
     // VXLAN only over IPv4
     v += &reg(&format!("{p}_vxp_2"), 1, &format!("!{v6} & ({} == 16'd{VXLAN_PORT})", x("dp")));
     v += &reg(&format!("{p}_rocep_2"), 1, &pick(format!("{} == 16'd{ROCE_PORT}", x("dp6")), format!("{} == 16'd{ROCE_PORT}", x("dp"))));
@@ -194,7 +197,7 @@ fn layer_s3(q: &str, src: &dyn Fn(&str) -> String) -> String {
     v += &format!("  else if (!{v6} & !{q}_csok) {q}_c = 4'd{};\n", EmDrop::BadIpChecksum as u8);
     v += &format!("  else if ({}) {q}_c = 4'd{};\n", src("frag"), EmDrop::Fragment as u8);
     v += &format!("  else if ({}) begin {q}_n = {l3} + ({v6} ? 8'd60 : 8'd40); if ({}) {q}_c = 4'd{}; end\n", src("tcp"), src("tcpbad"), EmDrop::Malformed as u8);
-    v += &format!("  else if ({}) begin {q}_n = {l3} + ({v6} ? 8'd48 : 8'd28); if ({}) {q}_c = 4'd{}; end\n", src("udp"), src("udpbad"), EmDrop::Malformed as u8);
+    v += &format!("  else if ({}) begin {q}_n = {l3} + ({v6} ? 8'd48 : 8'd28); if ({}) {q}_c = 4'd{}; end\n", src("udp"), format!("{} | {}", src("udpbad"), src("roceshort")), EmDrop::Malformed as u8);
     v += "end\n";
     v += &reg(&format!("{q}_cause_3"), 4, &format!("{q}_c"));
     v += &reg(&format!("{q}_need_3"), 17, &format!("{{9'd0, {q}_n}}"));
@@ -233,7 +236,7 @@ fn extract_verilog() -> String {
     // stage 3: the outer layer, and the inner one by the outer tag
     v += &layer_s3("o", &|f| format!("o_{f}_2"));
     let fields2 = [
-        ("csok", 1), ("l3", 8), ("etok", 1), ("bad", 1), ("opt", 1), ("frag", 1), ("tcp", 1), ("tcpbad", 1), ("udp", 1), ("udpbad", 1),
+        ("csok", 1), ("l3", 8), ("etok", 1), ("bad", 1), ("opt", 1), ("frag", 1), ("tcp", 1), ("tcpbad", 1), ("udp", 1), ("udpbad", 1), ("roceshort", 1),
         ("sp", 16), ("dp", 16), ("vxp", 1), ("rocep", 1), ("tot36", 1), ("tag", 1), ("tci", 16), ("tos", 8), ("tot", 16), ("ttl", 8),
         ("proto", 8), ("src", 32), ("dst", 32), ("dqpn", 24), ("ipend", 17), ("v6", 1),
     ];

@@ -78,6 +78,9 @@ pub struct EmReport {
     /// Telemetry entries read back and compared with the model, and the frames they count.
     pub tele_checked: usize,
     pub tele_frames: u64,
+    /// NAT: expected frames that arrived with a wrong TCP/UDP checksum or ICRC, which the EM
+    /// keeps wrong rather than hide (both directions).
+    pub damaged_kept: usize,
     /// Frames that did not match (must be empty).
     pub mismatches: Vec<String>,
     /// Cycles from the first frame out to the last, per direction.
@@ -265,9 +268,79 @@ fn tenant_of(d: ClsDrop, tenant: u16) -> Option<u16> {
     (d != ClsDrop::NoTenant).then_some(tenant)
 }
 
-/// The model's output for a host frame from `vf`: Some((frame, port)) or the drop cause. The
-/// host side counts every frame that reaches the gate for its VF, and for its tenant if it has one.
-fn egress_model(f: &[u8], vf: u16, t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode, tele: &mut Tele) -> Result<(Vec<u8>, u8), String> {
+/// A frame the model expects out, and what a mismatch report says about it.
+#[derive(Clone, Debug)]
+pub struct Want {
+    pub frame: Vec<u8>,
+    /// Host to wire: the port; wire to host: the VF.
+    pub to: u16,
+    /// Which frame it is: where it came from, its tenant, its flow and the table entries it hit.
+    pub about: String,
+    /// NAT: it arrived with a wrong TCP/UDP checksum or ICRC, and the EM keeps it wrong
+    /// (`nicgen_model::em::nat_damaged`).
+    pub damaged: bool,
+}
+
+fn ip(a: u32) -> std::net::Ipv4Addr {
+    a.into()
+}
+
+/// A parsed frame's flow: the (inner) 5-tuple, the tunnel, RoCEv2's destination QP.
+fn flow(p: &EmParsed) -> String {
+    let l = p.inner.unwrap_or(p.outer);
+    let proto = match l.proto {
+        6 => "TCP".to_string(),
+        17 => "UDP".to_string(),
+        n => format!("IP protocol {n}"),
+    };
+    let fam = if l.v6 { "IPv6 (addresses as their folds) " } else { "" };
+    let mut s = format!("{fam}{proto} {}:{} -> {}:{}", ip(l.src), l.sport, ip(l.dst), l.dport);
+    if let Some(vni) = p.vni {
+        s = format!("VXLAN {} -> {} VNI {vni}, inner {s}", ip(p.outer.src), ip(p.outer.dst));
+    }
+    if p.roce {
+        s += &format!(", RoCEv2 to QP {:#x}", p.dqpn);
+    }
+    s
+}
+
+/// The tenant-map key a frame hit, the ACL rule that decided, and what the lookups found.
+fn entries(c: &ClsTables, lt: &LookTables, p: &EmParsed, vf: u16, wire: bool, v: &ClsVerdict, l: Option<&Look>) -> String {
+    let (kind, value) = class_key(p, vf, wire);
+    let key = match kind {
+        KeyKind::Vf => format!("VF {value}"),
+        KeyKind::Vni => format!("VNI {value}"),
+        KeyKind::Pip => format!("PIP {}", ip(value)),
+        KeyKind::V6 => format!("IPv6 fold {}", ip(value)),
+    };
+    let group = c.tenants.get(v.tenant as usize).map_or(0, |t| t.1);
+    let rule = v.rule.map_or("no rule (denied)".to_string(), |r| format!("rule {r}"));
+    let mut s = format!("tenant key {key} -> tenant {}, ACL group {group} {rule}", v.tenant);
+    if let Some(l) = l {
+        let t = Tuple::of(p);
+        if !wire {
+            if let Some(e) = lt.remote_entry(0, v.tenant, t.dst) {
+                s += &format!(", remote entry (tenant {}, {}) -> {} port {}", v.tenant, ip(t.dst), ip(e.value), e.port);
+            }
+            let (vip, pip) = lt.vfs[vf as usize & 0xfff];
+            s += &format!(", VF {vf} VIP {} PIP {}", ip(vip), ip(pip));
+        } else {
+            s += &format!(", local entry (tenant {}, {}) -> VF {}", v.tenant, ip(t.dst), l.vf);
+            if let Some(r) = lt.remote(1, v.tenant, t.src) {
+                s += &format!(", remote PIP entry (tenant {}, {}) -> {}", v.tenant, ip(t.src), ip(r));
+            }
+        }
+        if l.src_rw || l.dst_rw {
+            s += &format!(", NAT to {} -> {}", ip(l.src), ip(l.dst));
+        }
+    }
+    s
+}
+
+/// The model's output for host frame `k` from `vf`: the frame and its port, or the drop cause.
+/// The host side counts every frame that reaches the gate for its VF, and for its tenant if it
+/// has one.
+fn egress_model(k: usize, f: &[u8], vf: u16, t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode, tele: &mut Tele) -> Result<Want, String> {
     let p = em_parse(f, false, false).map_err(|d| d.name().to_string())?;
     let v = t.0.classify(&p, vf, false, 0);
     if let Some(d) = v.drop {
@@ -285,12 +358,14 @@ fn egress_model(f: &[u8], vf: u16, t: &mut (ClsTables, LookTables, ClsTables, Lo
         }
         EmMode::Nat => nat_rewrite_icrc(f, l.src_rw.then_some(l.src), l.dst_rw.then_some(l.dst)).ok_or("roce_vlan")?,
     };
-    Ok((out, l.port))
+    let about = format!("host frame {k} from VF {vf}: {}; {}", flow(&p), entries(&t.0, &t.1, &p, vf, false, &v, Some(&l)));
+    Ok(want(out, l.port as u16, about, mode == EmMode::Nat && nat_damaged(f)))
 }
 
-/// The model's output for a wire frame: Some((frame, VF)) or the drop cause. The wire side counts
-/// a frame for the VF it is delivered to (kept frames only), and for its tenant if it has one.
-fn ingress_model(f: &[u8], t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode, tele: &mut Tele) -> Result<(Vec<u8>, u16), String> {
+/// The model's output for frame `k` of wire port `port`: the frame and its VF, or the drop
+/// cause. The wire side counts a frame for the VF it is delivered to (kept frames only), and
+/// for its tenant if it has one.
+fn ingress_model(port: usize, k: usize, f: &[u8], t: &mut (ClsTables, LookTables, ClsTables, LookTables), mode: EmMode, tele: &mut Tele) -> Result<Want, String> {
     let p = em_parse(f, true, false).map_err(|d| d.name().to_string())?;
     let v = t.2.classify(&p, 0, true, 0);
     if let Some(d) = v.drop {
@@ -305,17 +380,52 @@ fn ingress_model(f: &[u8], t: &mut (ClsTables, LookTables, ClsTables, LookTables
         (EmMode::Overlay, false) => f.to_vec(),
         (EmMode::Nat, _) => nat_rewrite_icrc(f, l.src_rw.then_some(l.src), l.dst_rw.then_some(l.dst)).ok_or("roce_vlan")?,
     };
-    Ok((out, l.vf))
+    let about = format!("wire port {port} frame {k}: {}; {}", flow(&p), entries(&t.2, &t.3, &p, 0, true, &v, Some(&l)));
+    Ok(want(out, l.vf, about, mode == EmMode::Nat && nat_damaged(f)))
 }
 
-/// Run the scenario; the report lists every mismatch.
-pub fn run_em(o: &EmOpts) -> Result<EmReport> {
-    // (NAT's model recomputes the TCP/UDP checksums and the ICRC from scratch; the hardware
-    // updates them in place, so a mutated frame's damaged checksum stays damaged there)
-    anyhow::ensure!(o.fuzz == 0 || o.mode == EmMode::Overlay, "fuzzing runs in overlay mode: NAT's model recomputes checksums that a mutation may have damaged, which the hardware keeps damaged");
+fn want(frame: Vec<u8>, to: u16, about: String, damaged: bool) -> Want {
+    let about = if damaged { about + " (it arrived with a wrong TCP/UDP checksum or ICRC, which NAT keeps wrong)" } else { about };
+    Want { frame, to, about, damaged }
+}
+
+/// What differs between a frame out of the hardware and the one the model expects: the first
+/// differing byte, the field it falls in (`vxlan`: read VXLAN, for overlay frames to the wire)
+/// and both values of that field, the lengths if they differ, and which frame it is.
+pub fn frame_diff(label: &str, got: &[u8], want: &Want, vxlan: bool) -> String {
+    let at = got.iter().zip(&want.frame).position(|(a, b)| a != b).unwrap_or(got.len().min(want.frame.len()));
+    let named = if at < want.frame.len() { &want.frame[..] } else { got };
+    let (field, range) = em_field_at(named, vxlan, at);
+    let show = |f: &[u8]| {
+        let b = &f[range.start.min(f.len())..range.end.min(f.len())];
+        if b.is_empty() { "(none)".to_string() } else { b.iter().map(|x| format!("{x:02x}")).collect() }
+    };
+    let mut s = format!("{label}: byte {at} differs, in {field} (bytes {}..{}): hardware {}, model {}", range.start, range.end, show(got), show(&want.frame));
+    if got.len() != want.frame.len() {
+        s += &format!("; length: hardware {}, model {}", got.len(), want.frame.len());
+    }
+    s + &format!("; the frame: {}", want.about)
+}
+
+/// A scenario before the hardware runs: the traffic, and what the model expects of it.
+pub struct EmPlan {
+    /// Host frames, each with its VF.
+    pub host: Vec<(Vec<u8>, u16)>,
+    /// Wire frames, per port.
+    pub wire: [Vec<Vec<u8>>; 2],
+    /// The expected frames per wire port (host to wire) and per wire port they came in on
+    /// (wire to host).
+    pub want_port: [VecDeque<Want>; 2],
+    pub want_host: [VecDeque<Want>; 2],
+    pub tele: Tele,
+    /// The report's model half: frames in and expected, drops, IPv6 and damaged counts.
+    pub report: EmReport,
+}
+
+/// The traffic of `o` and the model's expectations (no hardware: fast).
+pub fn plan_em(o: &EmOpts) -> EmPlan {
     let mut rng = Rng::new(o.seed);
     let mut tabs = em_tables(o.mode);
-    let writes = em_writes(&tabs);
     // host frames: (frame, vf)
     let mut host: Vec<(Vec<u8>, u16)> = vec![];
     let clean = o.clean_len.is_some();
@@ -379,30 +489,38 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     let mut r = EmReport { eg_in: host.len(), ig_in: wire[0].len() + wire[1].len(), ..Default::default() };
     let mut drops: std::collections::BTreeMap<String, usize> = Default::default();
     let mut tele = Tele::new();
-    let mut want_port: [VecDeque<Vec<u8>>; 2] = [VecDeque::new(), VecDeque::new()];
-    for (f, vf) in &host {
-        match egress_model(f, *vf, &mut tabs, o.mode, &mut tele) {
-            Ok((out, port)) => want_port[port as usize].push_back(out),
+    let mut want_port: [VecDeque<Want>; 2] = [VecDeque::new(), VecDeque::new()];
+    for (k, (f, vf)) in host.iter().enumerate() {
+        match egress_model(k, f, *vf, &mut tabs, o.mode, &mut tele) {
+            Ok(w) => want_port[w.to as usize].push_back(w),
             Err(c) => *drops.entry(format!("host {c}")).or_default() += 1,
         }
     }
-    let mut want_host: [VecDeque<(Vec<u8>, u16)>; 2] = [VecDeque::new(), VecDeque::new()];
+    let mut want_host: [VecDeque<Want>; 2] = [VecDeque::new(), VecDeque::new()];
     for (p, frames) in wire.iter().enumerate() {
-        for f in frames {
-            match ingress_model(f, &mut tabs, o.mode, &mut tele) {
-                Ok(x) => want_host[p].push_back(x),
+        for (k, f) in frames.iter().enumerate() {
+            match ingress_model(p, k, f, &mut tabs, o.mode, &mut tele) {
+                Ok(w) => want_host[p].push_back(w),
                 Err(c) => *drops.entry(format!("wire {c}")).or_default() += 1,
             }
         }
     }
+    r.damaged_kept = want_port.iter().chain(&want_host).flatten().filter(|w| w.damaged).count();
     r.eg_want = want_port[0].len() + want_port[1].len();
     r.ig_want = want_host[0].len() + want_host[1].len();
     let et6 = |f: &[u8], o: usize| f.len() > o + 14 && f[o + 12..o + 14] == [0x86, 0xdd];
     let ovl = o.mode == EmMode::Overlay;
-    r.eg_v6 = want_port.iter().flatten().filter(|f| et6(f, if ovl { VXLAN_OVERHEAD } else { 0 })).count();
-    r.ig_v6 = want_host.iter().flatten().filter(|(f, _)| et6(f, 0)).count();
+    r.eg_v6 = want_port.iter().flatten().filter(|w| et6(&w.frame, if ovl { VXLAN_OVERHEAD } else { 0 })).count();
+    r.ig_v6 = want_host.iter().flatten().filter(|w| et6(&w.frame, 0)).count();
     r.drops = drops.into_iter().collect();
+    EmPlan { host, wire, want_port, want_host, tele, report: r }
+}
 
+/// Run the scenario; the report lists every mismatch.
+pub fn run_em(o: &EmOpts) -> Result<EmReport> {
+    let writes = em_writes(&em_tables(o.mode));
+    let EmPlan { host, wire, want_port, mut want_host, tele, report: mut r } = plan_em(o);
+    let ovl = o.mode == EmMode::Overlay;
     // the hardware
     let mut sim = match o.width {
         512 => verilate(&mut EmDatapath::default()),
@@ -500,8 +618,8 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
         }
         for (k, (g, w)) in got.iter().zip(&want_port[p]).enumerate() {
             r.eg_bytes += g.data.len() as u64;
-            if g.data != *w {
-                r.mismatches.push(format!("port {p} frame {k}: differs from the model"));
+            if g.data != w.frame {
+                r.mismatches.push(frame_diff(&format!("port {p} frame {k}"), &g.data, w, ovl));
             }
             captured.push(Captured { ts_ns: g.first_cycle * 4, data: g.data.clone() });
         }
@@ -513,16 +631,23 @@ pub fn run_em(o: &EmOpts) -> Result<EmReport> {
     }
     for (k, (g, vf)) in got.iter().zip(&vfs).enumerate() {
         r.ig_bytes += g.data.len() as u64;
-        // from port 0 or port 1: each port's frames keep their order
-        let hit = (0..2).find(|p| want_host[*p].front().is_some_and(|(w, _)| *w == g.data));
-        match hit {
-            Some(p) => {
-                let (_, wvf) = want_host[p].pop_front().unwrap();
-                if wvf != *vf {
-                    r.mismatches.push(format!("host frame {k}: VF {vf}, the model says {wvf}"));
-                }
-            }
-            None => r.mismatches.push(format!("host frame {k}: not the next frame of either port")),
+        // from port 0 or port 1: each port's frames keep their order. A frame that matches
+        // neither port's next is reported against the closer one (the same length first, then
+        // the longer common prefix), which is then taken: one bad frame is one mismatch.
+        let exact = (0..2).find(|p| want_host[*p].front().is_some_and(|w| w.frame == g.data));
+        let closeness = |p: &usize| {
+            want_host[*p].front().map(|w| (w.frame.len() == g.data.len(), w.frame.iter().zip(&g.data).take_while(|(a, b)| a == b).count()))
+        };
+        let Some(p) = exact.or_else(|| (0..2).filter(|p| !want_host[*p].is_empty()).max_by_key(closeness)) else {
+            r.mismatches.push(format!("host frame {k}: the model expects no more frames"));
+            continue;
+        };
+        let w = want_host[p].pop_front().unwrap();
+        if exact.is_none() {
+            r.mismatches.push(frame_diff(&format!("host frame {k}"), &g.data, &w, false));
+        }
+        if w.to != *vf {
+            r.mismatches.push(format!("host frame {k}: VF {vf}, the model says {}; the frame: {}", w.to, w.about));
         }
         captured.push(Captured { ts_ns: g.first_cycle * 4, data: g.data.clone() });
     }
