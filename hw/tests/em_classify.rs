@@ -1,6 +1,6 @@
 //! Classification and policy on Verilator: every verdict against the golden model
 //! (`nicgen_model::em::ClsTables::classify`) with random tables, random gaps and backpressure;
-//! the ACL outcome table of the README; the token bucket (GCRA) against its rate; an atomic
+//! the ACL outcome table of docs/em.md; the token bucket (GCRA) against its rate; an atomic
 //! switch of a tenant's rule group under traffic; miss events; one header per cycle at a
 //! latency of `CLASSIFY_LATENCY`; lock step with rust-hdl.
 mod common;
@@ -246,7 +246,7 @@ fn verdicts_match_the_model_host_and_wire() {
     }
 }
 
-/// The README's ACL outcome table: one tenant, its rules, and per packet the verdict.
+/// The ACL outcome table of docs/em.md: one tenant, its rules, and per packet the verdict.
 #[test]
 fn acl_outcome_table() {
     let ip = |a: u8, b: u8, c: u8, d: u8| u32::from_be_bytes([a, b, c, d]);

@@ -13,7 +13,7 @@ use nicgen_sim::axis::*;
 use nicgen_sim::*;
 
 /// Payload sources of the four kinds: an ELF executable (this test binary), text (the
-/// project's README and this file), CSV (generated) and random bytes (as compressed PNG data).
+/// project's README, two of its docs and this file), CSV (generated) and random bytes (as compressed PNG data).
 struct Sources {
     elf: Vec<u8>,
     text: Vec<u8>,
@@ -24,7 +24,7 @@ impl Sources {
     fn new(rng: &mut Rng) -> Sources {
         let elf = std::fs::read("/proc/self/exe").expect("the test binary");
         assert_eq!(&elf[..4], b"\x7fELF");
-        let text = [include_str!("../../README.md"), include_str!("service_dpi.rs")].concat().into_bytes();
+        let text = [include_str!("../../README.md"), include_str!("../../docs/rc-engine.md"), include_str!("../../docs/em.md"), include_str!("service_dpi.rs")].concat().into_bytes();
         let mut csv = String::from("id,value,when,name\n");
         for i in 0..4000 {
             csv += &format!("{i},{}.{:02},20{:02}-{:02}-{:02},n{}\n", rng.below(100000) as i64 - 50000, rng.below(100), rng.below(30), 1 + rng.below(12), 1 + rng.below(28), rng.below(999));
@@ -62,7 +62,7 @@ fn frame(rng: &mut Rng, src: &Sources, len: usize, v6: bool, qpn: u32, kind: u64
 }
 
 /// A frame whose payload is a slice of the ELF source that the model's classifier calls ELF. The
-/// ELF source is this test binary, which changes with every build (it holds the README), so a
+/// ELF source is this test binary, which changes with every build (it holds the README and docs), so a
 /// slice drawn at random may read as something else; draw again until it reads ELF, so a test's
 /// ELF frames do not depend on what the binary holds (the hardware's verdicts are still checked
 /// against the model).
