@@ -4,7 +4,7 @@ NICGEN := target/release/nicgen
 GEN    ?= gen
 OUT    ?= out
 
-.PHONY: all setup build verilog lint demo dpi compose sim report test check-hdl bench bitstream program flash clean
+.PHONY: all setup build verilog lint demo dpi compose sim report test sweep check-hdl bench bitstream program flash clean
 
 all: setup build verilog lint dpi demo
 
@@ -74,3 +74,7 @@ flash: build
 clean:
 	rm -rf $(GEN) $(OUT)
 	$(CARGO) clean
+
+# Every scenario across seeds and traffic mixes (scripts/sweep.sh; SWEEP_SEEDS=8 by default).
+sweep: build
+	@bash scripts/sweep.sh
