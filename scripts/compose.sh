@@ -22,7 +22,7 @@ for s in "${subsets[@]}"; do
   echo "compose: services ${s}: generate, lint $name"
   target/release/nicgen lint --dir "$gen" --top "$name"
   echo "compose: services ${s}: the RC engine's tests (NICGEN_SERVICES=$s)"
-  if ! NICGEN_SERVICES="$s" cargo test --release -p nicgen-hw --test rdma_two_node --test rdma_reliability --test rdma_interop > "$gen/test.log" 2>&1; then
+  if ! NICGEN_SERVICES="$s" cargo test --release -p nicgen-scenario --test rdma_two_node --test rdma_reliability --test rdma_interop > "$gen/test.log" 2>&1; then
     grep -E "FAILED|panicked|^error" -A6 "$gen/test.log" | head -60
     echo "compose: services ${s}: FAILED"
     exit 1

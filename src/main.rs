@@ -399,12 +399,12 @@ fn main() -> Result<()> {
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
         Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, outstanding, tx_start, rx_cut, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {
             let conv = |op| match op {
-                RdmaOp::Write => nicgen_hw::scenario::Op::Write,
-                RdmaOp::Read => nicgen_hw::scenario::Op::Read,
-                RdmaOp::Mixed => nicgen_hw::scenario::Op::Mixed,
+                RdmaOp::Write => nicgen_scenario::rdma::Op::Write,
+                RdmaOp::Read => nicgen_scenario::rdma::Op::Read,
+                RdmaOp::Mixed => nicgen_scenario::rdma::Op::Mixed,
             };
             let faults = nicgen_sim::host::Faults { loss: f.loss, burst: f.burst, reorder: f.reorder, reorder_bound: f.reorder_bound, dup: f.dup, corrupt: f.corrupt, truncate: f.truncate };
-            let o = nicgen_hw::scenario::RdmaOpts {
+            let o = nicgen_scenario::rdma::RdmaOpts {
                 op: conv(op),
                 size,
                 count: campaign.unwrap_or(count),
@@ -423,7 +423,7 @@ fn main() -> Result<()> {
                 timeout,
                 retry_cnt,
                 card: nicgen_sim::cardmem::CardParams::from_ns_gbps(hbm_latency_ns, hbm_gbps),
-                sniff: sniff.map(|path| nicgen_hw::scenario::SniffOpts { path, snap, filter: sniff_filter }),
+                sniff: sniff.map(|path| nicgen_scenario::rdma::SniffOpts { path, snap, filter: sniff_filter }),
                 dlrm: dlrm.map(|d| {
                     use nicgen_model::dlrm::op;
                     let o = match d {
@@ -464,7 +464,7 @@ fn main() -> Result<()> {
                 EmModeArg::Overlay => nicgen_model::em::EmMode::Overlay,
                 EmModeArg::Nat => nicgen_model::em::EmMode::Nat,
             };
-            cmd::sim::em(&nicgen_hw::em::scenario::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap, clean_len: None, width, fuzz })
+            cmd::sim::em(&nicgen_scenario::em::EmOpts { mode, frames, seed, valid, ready, max_payload, pcap, clean_len: None, width, fuzz })
         }
         Cmd::Report { top, path, deeper_than } => cmd::report::run(&top, path, deeper_than),
         Cmd::Om { cmd: OmCmd::Compile { policy, out } } => cmd::om::compile(&policy, out.as_deref()),

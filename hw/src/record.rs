@@ -123,7 +123,7 @@ macro_rules! record {
             }
             /// The plain fields of a hardware struct (a block's Rust model reading its input).
             pub fn from_struct(s: &$hw) -> Self {
-                Self::from_words(&nicgen_sim::StructWords::to_words(s))
+                Self::from_words(&nicgen_hdl::StructWords::to_words(s))
             }
             pub fn to_struct(&self) -> $hw {
                 let bytes: Vec<u8> = self.to_words().iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -139,7 +139,7 @@ macro_rules! record {
             }
         }
 
-        impl nicgen_sim::StructWords for $hw {
+        impl nicgen_hdl::StructWords for $hw {
             fn to_words(&self) -> Vec<u32> {
                 let b: rust_hdl::prelude::Bits<{ <$hw as rust_hdl::prelude::Synth>::BITS }> = (*self).into();
                 let mut w = num_bigint::BigUint::from(b).to_u32_digits();
@@ -157,12 +157,12 @@ use rust_hdl::prelude::*;
 
 /// A record read out of a RAM word: `Bits<N>` in, the struct out (same bits; pure wiring).
 #[derive(LogicBlock, Default)]
-pub struct FromBits<T: Synth + nicgen_sim::StructWords, const N: usize> {
+pub struct FromBits<T: Synth + nicgen_hdl::StructWords, const N: usize> {
     pub x: Signal<In, Bits<N>>,
     pub y: Signal<Out, T>,
 }
 
-impl<T: Synth + nicgen_sim::StructWords, const N: usize> Logic for FromBits<T, N> {
+impl<T: Synth + nicgen_hdl::StructWords, const N: usize> Logic for FromBits<T, N> {
     fn update(&mut self) {
         assert_eq!(T::BITS, N);
         let w: Vec<u32> = crate::crc::matrix::bits_to_u64s(self.x.val()).iter().flat_map(|d| [*d as u32, (*d >> 32) as u32]).collect();
@@ -178,12 +178,12 @@ impl<T: Synth + nicgen_sim::StructWords, const N: usize> Logic for FromBits<T, N
 
 /// A record written into a RAM word: the struct in, `Bits<N>` out.
 #[derive(LogicBlock, Default)]
-pub struct ToBits<T: Synth + nicgen_sim::StructWords, const N: usize> {
+pub struct ToBits<T: Synth + nicgen_hdl::StructWords, const N: usize> {
     pub x: Signal<In, T>,
     pub y: Signal<Out, Bits<N>>,
 }
 
-impl<T: Synth + nicgen_sim::StructWords, const N: usize> Logic for ToBits<T, N> {
+impl<T: Synth + nicgen_hdl::StructWords, const N: usize> Logic for ToBits<T, N> {
     fn update(&mut self) {
         let w = self.x.val().to_words();
         let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();

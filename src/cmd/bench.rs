@@ -1,10 +1,10 @@
 //! `nicgen bench`: the performance report. Every row is a two-node Verilator run of the RoCE
-//! engines (`nicgen_hw::scenario::rdma`, every byte verified) or a per-block measurement, beside
+//! engines (`nicgen_scenario::rdma::rdma`, every byte verified) or a per-block measurement, beside
 //! BALBOA's published figure where there is one. Writes `bench.md`, `bench.json` and plots.
 use nicgen_sim::cardmem::CardParams;
 use anyhow::{bail, Result};
-use nicgen_hw::blockbench::{block_figures, sniffer_figures, BlockFigure, SniffFigure};
-use nicgen_hw::scenario::*;
+use nicgen_scenario::blockbench::{block_figures, sniffer_figures, BlockFigure, SniffFigure};
+use nicgen_scenario::rdma::*;
 use nicgen_sim::host::{DmaParams, NS_PER_CYCLE};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -91,7 +91,7 @@ pub struct EmRow {
 }
 
 fn em_rows(smoke: bool) -> Result<Vec<EmRow>> {
-    use nicgen_hw::em::scenario::{run_em, EmOpts};
+    use nicgen_scenario::em::{run_em, EmOpts};
     use nicgen_model::em::EmMode;
     let mut rows = vec![];
     // (the smoke run keeps to 512 bits: the 1024-bit EM's rows cost two more Verilator builds)

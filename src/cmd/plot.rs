@@ -90,7 +90,7 @@ pub fn all(dir: &Path, rows: &[Row], settings: &str) -> Result<Vec<PathBuf>> {
         ("aggregate".into(), BLUE, rows.iter().filter(|r| r.group == "fig5-qps").map(|r| (r.qps as f64, r.goodput_gbps)).collect()),
         ("per QP".into(), RED, rows.iter().filter(|r| r.group == "fig5-qps").filter_map(|r| r.per_qp_gbps.map(|g| (r.qps as f64, g))).collect()),
     ];
-    let ceiling = nicgen_hw::scenario::payload_ceiling(4096);
+    let ceiling = nicgen_scenario::rdma::payload_ceiling(4096);
     let loss: Vec<Series> = vec![("64 KiB WRITE, 4 QPs".into(), BLUE, rows.iter().filter(|r| r.group == "loss" && r.loss_pct > 0.0).map(|r| (100.0 * r.loss_pct, r.goodput_gbps)).collect())];
     let lossless = rows.iter().find(|r| r.group == "loss" && r.loss_pct == 0.0).map(|r| ("lossless", r.goodput_gbps));
     let plots: Vec<Plot> = vec![

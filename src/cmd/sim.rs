@@ -1,4 +1,4 @@
-//! `nicgen sim rdma`: two engines, RDMA WRITE/READ end to end (see `nicgen_hw::scenario`).
+//! `nicgen sim rdma`: two engines, RDMA WRITE/READ end to end (see `nicgen_scenario::rdma`).
 //! `nicgen sim icrc`: the ICRC generator and checker under Verilator, on random RoCEv2 frames
 //! with random gaps and backpressure, verified against the golden model.
 use anyhow::{bail, Result};
@@ -139,8 +139,8 @@ pub fn pmtu_code(pmtu: usize) -> Result<u8> {
 
 /// `nicgen sim rdma`: one run, or with `campaign` a fault campaign (and a lossless twin run for
 /// the goodput fraction).
-pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign: bool) -> Result<()> {
-    use nicgen_hw::scenario::*;
+pub fn rdma(o: &nicgen_scenario::rdma::RdmaOpts, lat_ns: u64, gbps: f64, campaign: bool) -> Result<()> {
+    use nicgen_scenario::rdma::*;
     use nicgen_sim::host::NS_PER_CYCLE;
     let (op, size, count, qps, seed, pmtu) = (o.op, o.size, o.count, o.qps, o.seed, 256usize << o.pmtu);
     let pcap = o.pcap.clone();
@@ -227,7 +227,7 @@ pub fn rdma(o: &nicgen_hw::scenario::RdmaOpts, lat_ns: u64, gbps: f64, campaign:
 }
 
 /// What the faults did and how the engines recovered (a fault run or campaign).
-fn print_recovery(r: &nicgen_hw::scenario::RdmaReport) {
+fn print_recovery(r: &nicgen_scenario::rdma::RdmaReport) {
     let names = ["success", "retry exceeded", "remote access", "remote invalid request", "remote operational", "flushed", "bad response"];
     println!("completions by status: {}", names.iter().zip(r.by_status).map(|(n, c)| format!("{n} {c}")).collect::<Vec<_>>().join(", "));
     for (dir, c) in ["A→B", "B→A"].iter().zip(r.faults) {
@@ -252,9 +252,9 @@ fn print_recovery(r: &nicgen_hw::scenario::RdmaReport) {
 }
 
 /// `nicgen sim em`: the EM scenario's report; fails on any frame the model disagrees with.
-pub fn em(o: &nicgen_hw::em::scenario::EmOpts) -> Result<()> {
+pub fn em(o: &nicgen_scenario::em::EmOpts) -> Result<()> {
     let t0 = std::time::Instant::now();
-    let r = nicgen_hw::em::scenario::run_em(o)?;
+    let r = nicgen_scenario::em::run_em(o)?;
     let (eg, ig) = r.gbps();
     println!("EM, {:?} mode, {} bits, seed {}: {} cycles under Verilator ({:.1} s)", o.mode, o.width, o.seed, r.cycles, t0.elapsed().as_secs_f64());
     println!("  host -> wire: {} frames in, {} out (port 0: {}, port 1: {}), {} bytes, {:.1} Gb/s at 250 MHz", r.eg_in, r.eg_out[0] + r.eg_out[1], r.eg_out[0], r.eg_out[1], r.eg_bytes, eg);

@@ -122,7 +122,7 @@ impl Logic for IcrcGen {
     }
 }
 
-nicgen_sim::impl_ports!(IcrcGen, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(IcrcGen, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);
 
@@ -280,7 +280,7 @@ impl Logic for IcrcCheck {
     }
 }
 
-nicgen_sim::impl_ports!(IcrcCheck, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(IcrcCheck, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     cnt.frames, cnt.roce, cnt.bad_icrc, cnt.truncated, cnt.bad_length, cnt.user_flagged]);
@@ -370,7 +370,7 @@ impl Logic for IcrcRx {
     }
 }
 
-nicgen_sim::impl_ports!(IcrcRx, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(IcrcRx, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     cnt.frames, cnt.roce, cnt.bad_icrc, cnt.truncated, cnt.bad_length, cnt.user_flagged, dropped, overflow, level,

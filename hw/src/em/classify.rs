@@ -963,7 +963,7 @@ pub const EM_CLASSIFY_COUNTERS: [(&str, &str); 6] = [
     ("ev_lost", "miss events lost because the event output was full"),
 ];
 
-nicgen_sim::impl_ports!(EmClassify, clock = clock, [clock, reset, from_wire, s_hdr, s_hdr_valid, s_hdr_ready, bank, wbank,
+nicgen_hdl::impl_ports!(EmClassify, clock = clock, [clock, reset, from_wire, s_hdr, s_hdr_valid, s_hdr_ready, bank, wbank,
     s_tw, s_tw_valid, s_tw_ready, s_rb, s_rb_valid, m_rb, m_rb_valid, m_hdr, m_hdr_valid, m_hdr_ready, m_act, m_ev, m_ev_valid, m_ev_ready,
     frames, drop_no_tenant, drop_acl, drop_qos, marked, ev_lost]);
 

@@ -127,7 +127,7 @@ pub const EM_FORWARD_COUNTERS: [(&str, &str); 4] = [
     ("drop_link_down", "frames dropped: both links down"),
 ];
 
-nicgen_sim::impl_ports!([EmForward, EmForward1024], clock = clock, [clock, reset, link_up, s_port,
+nicgen_hdl::impl_ports!([EmForward, EmForward1024], clock = clock, [clock, reset, link_up, s_port,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis_p0.tdata, m_axis_p0.tkeep, m_axis_p0.tlast, m_axis_p0.tuser, m_axis_p0.tvalid, m_axis_p0.tready,
     m_axis_p1.tdata, m_axis_p1.tkeep, m_axis_p1.tlast, m_axis_p1.tuser, m_axis_p1.tvalid, m_axis_p1.tready,

@@ -734,7 +734,7 @@ pub const EM_DATAPATH_COUNTERS: [(&str, &str); 11] = [
     ("drop_roce_vlan", "NAT mode: VLAN-tagged RoCEv2 frames dropped"),
 ];
 
-nicgen_sim::impl_ports!([EmDatapath, EmDatapath1024], clock = clock, [clock, reset, nat, cfg, link_up,
+nicgen_hdl::impl_ports!([EmDatapath, EmDatapath1024], clock = clock, [clock, reset, nat, cfg, link_up,
     s_axis_host_tx.tdata, s_axis_host_tx.tkeep, s_axis_host_tx.tlast, s_axis_host_tx.tuser, s_axis_host_tx.tvalid, s_axis_host_tx.tready,
     s_host_vf,
     m_axis_p0_tx.tdata, m_axis_p0_tx.tkeep, m_axis_p0_tx.tlast, m_axis_p0_tx.tuser, m_axis_p0_tx.tvalid, m_axis_p0_tx.tready,

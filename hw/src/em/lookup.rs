@@ -736,6 +736,6 @@ pub const EM_LOOKUP_COUNTERS: [(&str, &str); 5] = [
     ("ev_lost", "miss events lost because the event output was full"),
 ];
 
-nicgen_sim::impl_ports!(EmLookup, clock = clock, [clock, reset, from_wire, nat, s_hdr, s_hdr_valid, s_hdr_ready, s_act, wbank, bank, s_rb, s_rb_valid, m_rb, m_rb_valid,
+nicgen_hdl::impl_ports!(EmLookup, clock = clock, [clock, reset, from_wire, nat, s_hdr, s_hdr_valid, s_hdr_ready, s_act, wbank, bank, s_rb, s_rb_valid, m_rb, m_rb_valid,
     s_tw, s_tw_valid, s_tw_ready, m_hdr, m_hdr_valid, m_hdr_ready, m_act, m_look, m_ev, m_ev_valid, m_ev_ready,
     drop_no_route, drop_no_local, drop_spoof, drop_ipv6, ev_lost]);

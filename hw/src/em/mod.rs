@@ -5,7 +5,6 @@ pub mod forward;
 pub mod front;
 pub mod lookup;
 pub mod parse;
-pub mod scenario;
 pub mod tele;
 pub mod nat;
 pub mod nat_wide;

@@ -462,7 +462,7 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: 
     }
 }
 
-nicgen_sim::impl_ports!([EmNatPathInc, EmNatPath1024], clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!([EmNatPathInc, EmNatPath1024], clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     s_hdr, s_hdr_valid, s_hdr_ready, s_xl, s_xl_valid, s_xl_ready, drop_roce_vlan]);

@@ -664,7 +664,7 @@ pub const EM_PARSE_COUNTERS: [(&str, &str); 9] = [
     ("drop_bad_vxlan", "VXLAN headers without the I flag"),
 ];
 
-nicgen_sim::impl_ports!([EmParse, EmParse1024], clock = clock, [clock, reset, from_wire, s_vf,
+nicgen_hdl::impl_ports!([EmParse, EmParse1024], clock = clock, [clock, reset, from_wire, s_vf,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     m_hdr, m_hdr_valid, m_hdr_ready, frames, drop_bad_frame, drop_truncated, drop_not_ip, drop_malformed,

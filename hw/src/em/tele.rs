@@ -236,5 +236,5 @@ impl Logic for EmTele {
     }
 }
 
-nicgen_sim::impl_ports!(EmTele, clock = clock, [clock, reset, ev_valid, ev_vf, ev_vf_ok, ev_ten, ev_ten_ok, ev_len, ev_drop, ready,
+nicgen_hdl::impl_ports!(EmTele, clock = clock, [clock, reset, ev_valid, ev_vf, ev_vf_ok, ev_ten, ev_ten_ok, ev_len, ev_drop, ready,
     s_rb, s_rb_valid, m_rb, m_rb_valid]);

@@ -316,7 +316,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
     }
 }
 
-nicgen_sim::impl_ports!([EmVxlanEncap, EmVxlanEncap1024], clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!([EmVxlanEncap, EmVxlanEncap1024], clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     s_hdr, s_hdr_valid, s_hdr_ready, s_tun, s_tun_valid, s_tun_ready]);
@@ -425,7 +425,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Logic for
     }
 }
 
-nicgen_sim::impl_ports!([EmVxlanDecap, EmVxlanDecap1024], clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!([EmVxlanDecap, EmVxlanDecap1024], clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     s_hdr, s_hdr_valid, s_hdr_ready, m_hdr, m_hdr_valid, m_hdr_ready]);

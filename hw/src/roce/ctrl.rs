@@ -6,7 +6,7 @@
 //! at 0x260, each packed from bit 0 of its first word.
 use crate::crc::fields::bits_of;
 use crate::roce::qp::*;
-use nicgen_sim::StructWords;
+use nicgen_hdl::StructWords;
 use rust_hdl::prelude::*;
 
 pub const STAGE_CFG: u16 = 0x200;

@@ -863,7 +863,7 @@ impl Default for RoceEngine<9, 13, 1, 1, 1, { kind::PASS }, { kind::PASS }, SLOT
     }
 }
 
-nicgen_sim::impl_ports!(RoceEngine500, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(RoceEngine500, clock = clock, [clock, reset,
     s_axis_rx.tdata, s_axis_rx.tkeep, s_axis_rx.tlast, s_axis_rx.tuser, s_axis_rx.tvalid, s_axis_rx.tready,
     m_axis_tx.tdata, m_axis_tx.tkeep, m_axis_tx.tlast, m_axis_tx.tuser, m_axis_tx.tvalid, m_axis_tx.tready,
     m_axi_rb.awaddr, m_axi_rb.awlen, m_axi_rb.awsize, m_axi_rb.awburst, m_axi_rb.awvalid, m_axi_rb.awready,

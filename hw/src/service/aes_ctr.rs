@@ -209,25 +209,25 @@ pub fn rcon(i: usize) -> u8 {
 
 /// The S-box instances of the cipher: each use is a wire driven by an instance of the one
 /// S-box module (`<root>$aes_sbox`, a case ROM defined once per file, see
-/// [`nicgen_sim::SHARED_BEGIN`]), so synthesis maps it once and Verilator builds it once.
+/// [`nicgen_hdl::SHARED_BEGIN`]), so synthesis maps it once and Verilator builds it once.
 struct SboxUses(usize);
 
 impl SboxUses {
     /// The module, to be emitted once.
     fn module() -> String {
-        let mut v = nicgen_sim::SHARED_BEGIN.to_string();
-        v += &format!("module {}$aes_sbox(x, y);\n{}/* verilator no_inline_module */\ninput wire [7:0] x;\noutput reg [7:0] y;\nalways @(*) begin\n  case (x)\n", nicgen_sim::ROOT, nicgen_sim::KEEP_HIERARCHY);
+        let mut v = nicgen_hdl::SHARED_BEGIN.to_string();
+        v += &format!("module {}$aes_sbox(x, y);\n{}/* verilator no_inline_module */\ninput wire [7:0] x;\noutput reg [7:0] y;\nalways @(*) begin\n  case (x)\n", nicgen_hdl::ROOT, nicgen_hdl::KEEP_HIERARCHY);
         for (i, s) in sbox().iter().enumerate() {
             v += &format!("    8'h{i:02x}: y = 8'h{s:02x};\n");
         }
         v += "    default: y = 8'h00;\n  endcase\nend\nendmodule\n";
-        v + nicgen_sim::SHARED_END
+        v + nicgen_hdl::SHARED_END
     }
     /// Declare a wire carrying S(`x`) (an instance of the module), named by the return value.
     fn of(&mut self, v: &mut String, x: &str) -> String {
         let n = self.0;
         self.0 += 1;
-        *v += &format!("wire [7:0] sb{n};\n{}$aes_sbox sbox{n} (.x({x}), .y(sb{n}));\n", nicgen_sim::ROOT);
+        *v += &format!("wire [7:0] sb{n};\n{}$aes_sbox sbox{n} (.x({x}), .y(sb{n}));\n", nicgen_hdl::ROOT);
         format!("sb{n}")
     }
 }

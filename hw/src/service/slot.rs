@@ -60,7 +60,7 @@ fn bits_at<const N: usize>(w: &[u32], off: usize) -> Bits<N> {
     Bits::from(big & mask)
 }
 
-impl nicgen_sim::StructWords for SlotBeat {
+impl nicgen_hdl::StructWords for SlotBeat {
     fn to_words(&self) -> Vec<u32> {
         let b: Bits<{ <SlotBeat as Synth>::BITS }> = (*self).into();
         let mut w = num_bigint::BigUint::from(b).to_u32_digits();
@@ -743,19 +743,19 @@ impl Logic for TapFlagQueue {
     }
 }
 
-nicgen_sim::impl_ports!(PayloadSlot11, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(PayloadSlot11, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_meta,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta, overrun, cfg, rx, gen]);
 
-nicgen_sim::impl_ports!(DlrmSlot, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(DlrmSlot, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_meta,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta, overrun, cfg, rx, gen]);
 
-nicgen_sim::impl_ports!(AesSlot, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(AesSlot, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_meta,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta, overrun, cfg, rx, gen]);
 
-nicgen_sim::impl_ports!(TapJoin8, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(TapJoin8, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     tap, tap_valid, verdict, verdict_valid, m_flag, drops, flags, overrun]);
@@ -864,7 +864,7 @@ impl<const A: usize> Logic for DpiTap<A> {
 
 pub type DpiTap9 = DpiTap<9>;
 
-nicgen_sim::impl_ports!(DpiTap9, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(DpiTap9, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     m_flag, cfg, beat_class, beat_class_valid, drops, flags, overrun]);

@@ -449,7 +449,7 @@ impl<const A: usize, const M: usize> Logic for Sniffer<A, M> {
 /// header-only records) and 512-entry descriptor queues.
 pub type Sniffer512 = Sniffer<9, 9>;
 
-nicgen_sim::impl_ports!(Sniffer512, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(Sniffer512, clock = clock, [clock, reset,
     s_axil.awaddr, s_axil.awvalid, s_axil.awready, s_axil.wdata, s_axil.wstrb, s_axil.wvalid, s_axil.wready,
     s_axil.bresp, s_axil.bvalid, s_axil.bready, s_axil.araddr, s_axil.arvalid, s_axil.arready,
     s_axil.rdata, s_axil.rresp, s_axil.rvalid, s_axil.rready,

@@ -166,7 +166,7 @@ impl<const D: usize, const K: usize> Logic for AxisArb4W<D, K> {
     }
 }
 
-nicgen_sim::impl_ports!(AxisArb4, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(AxisArb4, clock = clock, [clock, reset,
     s0_axis.tdata, s0_axis.tkeep, s0_axis.tlast, s0_axis.tuser, s0_axis.tvalid, s0_axis.tready,
     s1_axis.tdata, s1_axis.tkeep, s1_axis.tlast, s1_axis.tuser, s1_axis.tvalid, s1_axis.tready,
     s2_axis.tdata, s2_axis.tkeep, s2_axis.tlast, s2_axis.tuser, s2_axis.tvalid, s2_axis.tready,

@@ -257,7 +257,7 @@ impl Default for AxisCutFifo512 {
     }
 }
 
-nicgen_sim::impl_ports!(AxisCutFifo512, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(AxisCutFifo512, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     start, start_load, thr_now, aborts]);

@@ -302,7 +302,7 @@ impl<const D: usize, const K: usize, const W: usize, const A: usize> Logic for A
 /// 512-bit FIFO, 512 beats deep (one 32 KiB BRAM bank: jumbo frames fit three times).
 pub type AxisFifo512 = AxisFifo<DATA_W, KEEP_W, 578, 9>;
 
-nicgen_sim::impl_ports!(AxisFifo512, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(AxisFifo512, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, level]);
 
@@ -521,7 +521,7 @@ pub type AxisRxFifo512 = AxisRxFifo<DATA_W, KEEP_W, 578, 9>;
 /// [`AxisRxFifo512`] whose parent ties `s_cut` low (and leaves the cut outputs unused).
 pub type AxisFrameFifo512 = AxisRxFifo512;
 
-nicgen_sim::impl_ports!(AxisRxFifo512, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(AxisRxFifo512, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_cut,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, level, drop_bad, drop_overflow,
     w_cut, cut_first, cut_end, cut_bad]);

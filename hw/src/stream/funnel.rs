@@ -118,7 +118,7 @@ impl<const D: usize, const CB: usize> Logic for ByteFunnelW<D, CB> {
         let widths: Vec<usize> = (0..st.len()).map(|i| k + st[i + 1..].iter().map(|s| stage_max(*s)).sum::<usize>()).collect();
         // (the pair's top bytes past the widest read are never read: r ≤ K - 1)
         let top = widths[0] + stage_max(st[0]);
-        let mut v = String::from(nicgen_sim::KEEP_HIERARCHY);
+        let mut v = String::from(nicgen_hdl::KEEP_HIERARCHY);
         v += &format!("wire [{}:0] c = {{hi, lo}};\nwire unused_c = &c[{}:{}];\n", 2 * D - 1, 2 * D - 1, 8 * top);
         stages(&mut v, "c", "y", "r", CB, &widths, |j, s| j + s);
         Verilog::Custom(v)
@@ -153,7 +153,7 @@ impl<const D: usize, const CB: usize> Logic for ByteRotW<D, CB> {
     fn hdl(&self) -> Verilog {
         let k = D / 8;
         assert_eq!(k, 1 << CB);
-        let mut v = String::from(nicgen_sim::KEEP_HIERARCHY);
+        let mut v = String::from(nicgen_hdl::KEEP_HIERARCHY);
         stages(&mut v, "x", "y", "c", CB, &vec![k; stages_of(CB).len()], |j, s| (j + k - s) % k);
         Verilog::Custom(v)
     }

@@ -273,7 +273,7 @@ impl<const D: usize, const K: usize, const CB: usize, const SB: usize> Default f
     }
 }
 
-nicgen_sim::impl_ports!([AxisInsert, AxisInsert1024], clock = clock, [clock, reset, hdr_data, hdr_len, hdr_only, hdr_valid, hdr_ready,
+nicgen_hdl::impl_ports!([AxisInsert, AxisInsert1024], clock = clock, [clock, reset, hdr_data, hdr_len, hdr_only, hdr_valid, hdr_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);
 

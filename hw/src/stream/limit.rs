@@ -132,6 +132,6 @@ impl<const D: usize, const K: usize, const C: usize> Logic for AxisLimitW<D, K, 
     }
 }
 
-nicgen_sim::impl_ports!(AxisLimit, clock = clock, [clock, reset, limit,
+nicgen_hdl::impl_ports!(AxisLimit, clock = clock, [clock, reset, limit,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);

@@ -177,5 +177,5 @@ impl<const W: usize, const A: usize> Logic for Ram<W, A> {
 pub type Bram64x512 = Ram<64, 9>;
 pub type Uram72x4k = Ram<72, 12>;
 
-nicgen_sim::impl_ports!(Ram<64, 9>, clock = clock, [clock, waddr, wdata, we, raddr, re, oce, rdata]);
-nicgen_sim::impl_ports!(Ram<72, 12>, clock = clock, [clock, waddr, wdata, we, raddr, re, oce, rdata]);
+nicgen_hdl::impl_ports!(Ram<64, 9>, clock = clock, [clock, waddr, wdata, we, raddr, re, oce, rdata]);
+nicgen_hdl::impl_ports!(Ram<72, 12>, clock = clock, [clock, waddr, wdata, we, raddr, re, oce, rdata]);

@@ -63,7 +63,7 @@ impl<const D: usize, const K: usize> Logic for AxisSkid<D, K> {
 
 pub type AxisSkid512 = AxisSkid<DATA_W, KEEP_W>;
 
-nicgen_sim::impl_ports!(AxisSkid512, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(AxisSkid512, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);
 

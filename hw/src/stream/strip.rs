@@ -207,7 +207,7 @@ impl<const K: usize, const CB: usize> Logic for KeepFunnel<K, CB> {
     }
 }
 
-nicgen_sim::impl_ports!([AxisStrip, AxisStrip1024], clock = clock, [clock, reset, strip_len,
+nicgen_hdl::impl_ports!([AxisStrip, AxisStrip1024], clock = clock, [clock, reset, strip_len,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, runts]);
 

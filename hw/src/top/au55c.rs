@@ -13,7 +13,7 @@
 //! Clock-domain crossings use `cdc_axis_fifo` and `cdc_sync_bits`, whose scoped constraint
 //! files are `constraints/au55c/cdc_*.xdc`.
 use super::Top;
-use nicgen_sim::Dir;
+use nicgen_hdl::Dir;
 
 /// What sort of package pin a top-level port is, for the constraint check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,7 +25,7 @@ use crate::m2m::eth::M2mEth;
 use crate::m2m::card::EmCard;
 use crate::board::cdc::{CdcAxisFifo, CdcSyncBits};
 use crate::board::regs::BoardRegs;
-use nicgen_sim::{top_ports, verilog_named, Dir, PortInfo};
+use nicgen_hdl::{top_ports, verilog_named, Dir, PortInfo};
 use rust_hdl::prelude::*;
 use serde::Serialize;
 

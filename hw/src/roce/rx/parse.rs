@@ -212,7 +212,7 @@ impl Logic for RoceRxParse {
     }
 }
 
-nicgen_sim::impl_ports!(RoceRxParse, clock = clock, [clock, reset,
+nicgen_hdl::impl_ports!(RoceRxParse, clock = clock, [clock, reset,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, s_flag, s_spec,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready,
     hdr, hdr_valid, hdr_ready, hdr_pre_qpn, hdr_pre_valid, frames, not_roce]);

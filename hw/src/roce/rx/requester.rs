@@ -1522,7 +1522,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
 
 pub type RoceRequester500 = RoceRequester<9, 13>;
 
-nicgen_sim::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, sent_take, sent_soon, resp, resp_valid, resp_ready,
+nicgen_hdl::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, sent_valid, sent_ready, sent_take, sent_soon, resp, resp_valid, resp_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, vd, vd_valid, vd_ready,
     cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta, err_qpn, err_valid, err_ready,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,

@@ -1341,7 +1341,7 @@ const _: () = assert!(RdResFields::BITS == 144);
 pub type RoceResponder500 = RoceResponder<9, 13>;
 pub type RoceResponder4k = RoceResponder<12, 16>;
 
-nicgen_sim::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr_valid, hdr_ready,
+nicgen_hdl::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr_valid, hdr_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,

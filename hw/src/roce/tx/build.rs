@@ -302,7 +302,7 @@ pub struct RoceHdrPack {
 
 impl Logic for RoceHdrPack {
     fn update(&mut self) {
-        let w = nicgen_sim::StructWords::to_words(&self.h.val());
+        let w = nicgen_hdl::StructWords::to_words(&self.h.val());
         let f = TxFields::from_words(&w);
         let (bytes, n) = pack(&f);
         self.data.next = bits_of(&bytes);
@@ -492,6 +492,6 @@ impl Logic for RoceTxBuild {
     }
 }
 
-nicgen_sim::impl_ports!(RoceTxBuild, clock = clock, [clock, reset, hdr, hdr_valid, hdr_ready,
+nicgen_hdl::impl_ports!(RoceTxBuild, clock = clock, [clock, reset, hdr, hdr_valid, hdr_ready,
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready,
     m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready]);

@@ -11,7 +11,7 @@
 //!   byte verified, every completion successful, no hang, and every corrupted or truncated
 //!   frame counted by the receiver's checks (asserted inside the scenario).
 use nicgen_hw::roce::cq_status;
-use nicgen_hw::scenario::*;
+use nicgen_scenario::rdma::*;
 use nicgen_model::opcode as op;
 use nicgen_sim::cardmem::CardParams;
 use nicgen_sim::host::{Faults, Scripted};

@@ -5,7 +5,7 @@
 //! TCP/UDP checksum or ICRC damaged, as the hardware does (`nicgen_model::em::nat_damaged`).
 //! Every output frame is the model's on its port or VF, every frame is out or dropped for the
 //! model's cause, and the telemetry is the model's (checked in `run_em`).
-use nicgen_hw::em::scenario::*;
+use nicgen_scenario::em::*;
 use nicgen_model::em::EmMode;
 
 /// Seed `seed`'s traffic mix.

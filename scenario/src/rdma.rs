@@ -2,14 +2,14 @@
 //! (both directions, MAC pacing), each with a host memory and a DMA model; node A posts RDMA
 //! WRITE and READ work requests over several QPs to node B. Every destination byte is checked
 //! against its source, every completion's status too.
-use crate::roce::ctrl::{STAGE_CFG, STAGE_RQ, STAGE_SQ_PSN};
-use crate::roce::engine::{reg, RoceEngine4k, ENGINE_COUNTERS};
-use crate::roce::engine::WithEngine as _;
-use crate::service::aes_ctr as aes;
+use nicgen_hw::roce::ctrl::{STAGE_CFG, STAGE_RQ, STAGE_SQ_PSN};
+use nicgen_hw::roce::engine::{reg, RoceEngine4k, ENGINE_COUNTERS};
+use nicgen_hw::roce::engine::WithEngine as _;
+use nicgen_hw::service::aes_ctr as aes;
 use nicgen_model::aes_ctr::{ctr_xor, Key, PsnExt, QpCrypto};
 use nicgen_model::opcode;
-use crate::roce::qp::*;
-use crate::roce::*;
+use nicgen_hw::roce::qp::*;
+use nicgen_hw::roce::*;
 use anyhow::{bail, Result};
 use nicgen_model::pcap::{write_pcap, Captured};
 use nicgen_sim::verilator::{pair_step, pair_threads_default};
@@ -243,7 +243,7 @@ fn build_engine(table_qps: usize, svc: usize) -> Result<VerilatorSim> {
         return VerilatorSim::build(v, "roce_engine", ports.clone(), "clock", &VerilatorOptions::from_env());
     }
     struct G;
-    impl crate::roce::engine::WithEngine for G {
+    impl nicgen_hw::roce::engine::WithEngine for G {
         type Out = Gen;
         fn with<T: Block>(self, mut e: T) -> Gen {
             e.connect_all();
@@ -251,7 +251,7 @@ fn build_engine(table_qps: usize, svc: usize) -> Result<VerilatorSim> {
         }
     }
     let (v, ports) = match key {
-        (500, k) => crate::roce::engine::engine_with(k, G),
+        (500, k) => nicgen_hw::roce::engine::engine_with(k, G),
         (4096, 0) => G.with(RoceEngine4k::new(4096)),
         (n, _) => bail!("no engine with {n} QPs and services is built here (500 or 4096 QPs, or 500 with services)"),
     };
@@ -264,7 +264,7 @@ fn build_engine(table_qps: usize, svc: usize) -> Result<VerilatorSim> {
 /// (`scripts/compose.sh`); none when it is unset.
 pub fn env_services(table_qps: usize) -> usize {
     match std::env::var("NICGEN_SERVICES") {
-        Ok(s) if table_qps == 500 => crate::service::aes_ctr::kind::parse(&s).unwrap_or_else(|e| panic!("NICGEN_SERVICES: {e}")),
+        Ok(s) if table_qps == 500 => nicgen_hw::service::aes_ctr::kind::parse(&s).unwrap_or_else(|e| panic!("NICGEN_SERVICES: {e}")),
         _ => 0,
     }
 }
@@ -341,18 +341,18 @@ impl Node {
     }
     /// Bind a QP to a DLRM operation (RX slot).
     pub fn dlrm_qp(&mut self, qpn: u32, op: u8) -> Result<()> {
-        self.write(reg::SVC_BASE + crate::service::dlrm::reg::QP_OP as u16, qpn | (op as u32) << 24)
+        self.write(reg::SVC_BASE + nicgen_hw::service::dlrm::reg::QP_OP as u16, qpn | (op as u32) << 24)
     }
     /// The DLRM modulus and its reciprocal.
     pub fn dlrm_mod(&mut self, m: u32) -> Result<()> {
-        for (a, v) in crate::service::dlrm::mod_writes(m) {
+        for (a, v) in nicgen_hw::service::dlrm::mod_writes(m) {
             self.write(reg::SVC_BASE + a as u16, v)?;
         }
         Ok(())
     }
     /// The DPI policy of a QP (`nicgen_model::dpi::verdict`).
     pub fn dpi_policy(&mut self, qpn: u32, policy: u8) -> Result<()> {
-        let (a, v) = crate::service::dpi::policy_write(qpn, policy);
+        let (a, v) = nicgen_hw::service::dpi::policy_write(qpn, policy);
         self.write(reg::SVC_BASE + a as u16, v)
     }
     /// Every counter of the register map, in [`ENGINE_COUNTERS`] order.
@@ -380,7 +380,7 @@ pub struct SniffOpts {
 
 impl SniffAt {
     pub fn new(node: &VerilatorSim, opts: SniffOpts) -> Result<Self> {
-        use crate::service::sniffer::{setup_writes, Sniffer512};
+        use nicgen_hw::service::sniffer::{setup_writes, Sniffer512};
         let mut sim = verilate(&mut Sniffer512::default());
         sim.reset(2);
         let mut axil = AxilMaster::new(&sim, "s_axil", 100, 1);
@@ -479,7 +479,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
 
 pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut rng = Rng::new(o.seed);
-    use crate::service::aes_ctr::kind;
+    use nicgen_hw::service::aes_ctr::kind;
     let svc = o.services.unwrap_or(if o.aes || o.dlrm.is_some() || o.dpi.is_some() { kind::ALL } else { env_services(o.table_qps) });
     for (on, k) in [(o.aes, kind::AES), (o.dlrm.is_some(), kind::DLRM), (o.dpi.is_some(), kind::DPI)] {
         if on && svc & k == 0 {
@@ -578,7 +578,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         for q in 0..o.qps {
             n[0].dpi_policy(qpn(0, q), if q < dpi_qps { policy } else { nicgen_model::dpi::verdict::PASS })?;
         }
-        n[0].write(reg::SVC_BASE + crate::service::dpi::reg::CLASS_MASK as u16, mask as u32)?;
+        n[0].write(reg::SVC_BASE + nicgen_hw::service::dpi::reg::CLASS_MASK as u16, mask as u32)?;
     }
     // work: A posts every message, signaled; with `b_op`, B posts as many to A
     let stride = (o.size as u64).div_ceil(4096) * 4096 + 4096;

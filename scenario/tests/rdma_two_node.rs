@@ -5,7 +5,7 @@
 //! 4096-QP engine runs the same scenario.
 use nicgen_hw::service::aes_ctr::AES_LATENCY;
 use nicgen_hw::service::dlrm::DLRM_LATENCY;
-use nicgen_hw::scenario::*;
+use nicgen_scenario::rdma::*;
 use nicgen_model::*;
 use nicgen_sim::host::DmaParams;
 use nicgen_sim::oracle::*;

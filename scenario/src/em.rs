@@ -14,9 +14,9 @@
 //! same PIP and port; fd00:t:1::6 has no entry). In overlay mode one frame in six of the mixed
 //! traffic is IPv6, both ways; NAT mode offers IPv6 frames too, and drops them (`ipv6` on the
 //! host side; from the wire an IPv6 frame has no key, `no_tenant`).
-use super::classify::{table_writes, EmTblWrFields};
-use super::front::{EmCfgFields, EmDatapath, EmDatapath1024};
-use super::lookup::lookup_writes;
+use nicgen_hw::em::classify::{table_writes, EmTblWrFields};
+use nicgen_hw::em::front::{EmCfgFields, EmDatapath, EmDatapath1024};
+use nicgen_hw::em::lookup::lookup_writes;
 use anyhow::Result;
 use nicgen_model::em::*;
 use nicgen_model::pcap::{write_pcap, Captured};

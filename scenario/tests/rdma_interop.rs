@@ -4,7 +4,7 @@
 //! and carry the right fields by the golden model's parse.
 use nicgen_hw::roce::qp::*;
 use nicgen_hw::roce::{cq_status, wr_op, CqEntryFields, SqWrFields};
-use nicgen_hw::scenario::*;
+use nicgen_scenario::rdma::*;
 use nicgen_model::opcode as op;
 use nicgen_model::*;
 use nicgen_sim::axis::*;

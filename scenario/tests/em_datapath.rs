@@ -3,7 +3,7 @@
 //! spoofed sources) with random gaps and backpressure; every output frame against the golden
 //! model with its port or VF (`em::scenario`), every drop cause expected and the counters
 //! consistent with the model, and the per-VF and per-tenant telemetry equal to the model's.
-use nicgen_hw::em::scenario::*;
+use nicgen_scenario::em::*;
 use nicgen_model::em::EmMode;
 
 fn check(mode: EmMode, valid: u32, ready: u32, seed: u64) -> EmReport {

@@ -3,17 +3,17 @@
 //! first beat leaving. **II**: cycles per beat over a run of back-to-back frames with the output
 //! always ready, counting the input or the output beats, whichever are more (1.0 = one beat per
 //! cycle).
-use crate::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
-use crate::em::classify::{EmActFields, EmClassify};
-use crate::em::lookup::EmLookup;
-use crate::em::nat::{EmNatPath, NatXlateFields};
-use crate::em::parse::{EmParse, EmParse1024};
-use crate::em::vxlan::{EmVxlanEncap, EmVxlanEncap1024, VxlanTunFields};
-use crate::em::EmHdrFields;
-use crate::roce::rx::parse::RoceRxParse;
-use crate::roce::tx::build::{RoceTxBuild, TxFields};
-use crate::service::slot::{AesSlot, DlrmSlot, DpiTap9, PayloadSlot11};
-use crate::stream::AxisFifo512;
+use nicgen_hw::crc::icrc::{IcrcCheck, IcrcGen, IcrcRx};
+use nicgen_hw::em::classify::{EmActFields, EmClassify};
+use nicgen_hw::em::lookup::EmLookup;
+use nicgen_hw::em::nat::{EmNatPath, NatXlateFields};
+use nicgen_hw::em::parse::{EmParse, EmParse1024};
+use nicgen_hw::em::vxlan::{EmVxlanEncap, EmVxlanEncap1024, VxlanTunFields};
+use nicgen_hw::em::EmHdrFields;
+use nicgen_hw::roce::rx::parse::RoceRxParse;
+use nicgen_hw::roce::tx::build::{RoceTxBuild, TxFields};
+use nicgen_hw::service::slot::{AesSlot, DlrmSlot, DpiTap9, PayloadSlot11};
+use nicgen_hw::stream::AxisFifo512;
 use nicgen_model::roce::{opcode, IpHdr, RoceHeaders};
 use nicgen_sim::axis::*;
 use nicgen_sim::chan::ChanDriver;
@@ -212,7 +212,7 @@ pub fn block_figures() -> Vec<BlockFigure> {
     for (label, about, fr) in [("em_nat_path 1024", "EM NAT of RoCEv2 frames at 1024 bits: addresses and checksums rewritten, the ICRC updated in place", with), ("em_nat_path 1024 64 B", "EM NAT at 1024 bits, 64-byte UDP frames (one beat each)", small)] {
         add(label, about, job(move || {
             let (hdrs, xls) = nat_channels(fr);
-            measure(crate::em::nat_wide::EmNatPath1024::default(), fr, &[("s_hdr", hdrs), ("s_xl", xls)], &[])
+            measure(nicgen_hw::em::nat_wide::EmNatPath1024::default(), fr, &[("s_hdr", hdrs), ("s_xl", xls)], &[])
         }));
     }
     add("em_classify", "EM classification and policy: tenant map, ACL (16 rules at once), QoS (headers, one per frame)", job(move || measure_hdr(EmClassify::default(), hw, &[])));
@@ -244,7 +244,7 @@ pub struct SniffFigure {
 }
 
 fn sniff_run(frame: usize, snap: u16, dirs: usize, n: usize) -> SniffFigure {
-    use crate::service::sniffer::{reg, Sniffer512};
+    use nicgen_hw::service::sniffer::{reg, Sniffer512};
     let mut v = verilate(&mut Sniffer512::default());
     v.reset(2);
     let mut axil = nicgen_sim::axil::AxilMaster::new(&v, "s_axil", 100, 1);
