@@ -243,10 +243,10 @@ fn roce_frames_against_scapy<S: CycleSim>(sim: &mut S) {
 
 #[test]
 fn roce_frames_get_a_new_icrc_that_scapy_accepts() {
-    roce_frames_against_scapy(&mut verilate(&mut nicgen_hw::em::nat::EmNatPath::default()));
+    roce_frames_against_scapy(&mut verilate(&mut nicgen_hw::em::nat_wide::EmNatPathInc::default()));
 }
 
-/// At 1024 bits the ICRC is updated in place by the CRC delta of the addresses.
+/// At 1024 bits, as at 512: the ICRC updated in place by the CRC delta of the addresses.
 #[test]
 fn roce_frames_get_a_new_icrc_that_scapy_accepts_at_1024_bits() {
     roce_frames_against_scapy(&mut verilate(&mut EmNatPath1024::default()));
@@ -254,8 +254,8 @@ fn roce_frames_get_a_new_icrc_that_scapy_accepts_at_1024_bits() {
 
 #[test]
 fn nat_path_lock_step() {
-    use nicgen_hw::em::nat::EmNatPath;
-    let mut sim = Diff::new(verilate(&mut EmNatPath::default()), RustHdlSim::new(EmNatPath::default()));
+    use nicgen_hw::em::nat_wide::EmNatPathInc;
+    let mut sim = Diff::new(verilate(&mut EmNatPathInc::default()), RustHdlSim::new(EmNatPathInc::default()));
     let (c, _) = roce_case(15, 11);
     let k = 40;
     let out = run(&mut sim, &c.frames[..k], &c.hdrs[..k], &c.xls[..k], 70, 60, 9);

@@ -14,7 +14,7 @@
 //! s_hdr, s_xl ─┬─► skids ─────────────────────────────────────┘                                 │
 //!              └─► IcrcDelta (15 stages) ─► delta FIFO (64) ─────────────────────────────────────┘
 //! ```
-//! As in `EmNatPath`, a VLAN-tagged RoCEv2 frame is dropped whole and counted
+//! A VLAN-tagged RoCEv2 frame is dropped whole and counted
 //! (`drop_roce_vlan`), so both widths treat every frame alike. The frame FIFO gives the delta
 //! its 15 cycles: one-beat frames pass at one per cycle once it has filled.
 use super::nat::{EmNatW, NatFrontW, NatXlate};

@@ -8,7 +8,7 @@ use crate::roce::tx::build::RoceTxBuild;
 use crate::em::parse::{EmParse, EmParse1024, EM_PARSE_COUNTERS};
 use crate::em::classify::{EmClassify, EM_CLASSIFY_COUNTERS};
 use crate::em::lookup::{EmLookup, EM_LOOKUP_COUNTERS};
-use crate::em::nat::{EmNat, EmNatPath};
+use crate::em::nat::EmNat;
 use crate::em::forward::{EmForward, EM_FORWARD_COUNTERS};
 use crate::em::front::{EmDatapath, EmDatapath1024, EM_DATAPATH_COUNTERS};
 use crate::em::vxlan::{EmVxlanDecap, EmVxlanEncap};
@@ -261,7 +261,7 @@ pub fn all_tops() -> Vec<Top> {
         make("em_classify", "EM classification and policy: tenant map (VF/VNI/PIP, 4K keys), tenant table, ACL (1K rules, 16 per group), per-VF QoS (GCRA), miss events", EmClassify::default(), &EM_CLASSIFY_COUNTERS),
         make("em_lookup", "EM address lookups: remote VIP<->PIP hash (64K entries, 4-way bounded probing), local address -> VF, VF VIP/PIP, tenant VNI; miss events", EmLookup::default(), &EM_LOOKUP_COUNTERS),
         make("em_nat", "EM NAT rewrite: source/destination IPv4 address, IPv4 and TCP/UDP checksums updated incrementally (RFC 1624)", EmNat::default(), &[]),
-        make("em_nat_path", "EM NAT with RoCEv2: the ICRC cut, addresses rewritten, a new ICRC generated; tagged RoCEv2 frames dropped", EmNatPath::default(), &[("drop_roce_vlan", "VLAN-tagged RoCEv2 frames dropped (their ICRC cannot be regenerated)")]),
+        make("em_nat_path", "EM NAT with RoCEv2: addresses and checksums rewritten, the ICRC updated in place (CRC delta of the addresses), tagged RoCEv2 frames dropped", crate::em::nat_wide::EmNatPathInc::default(), &[("drop_roce_vlan", "VLAN-tagged RoCEv2 frames dropped (the ICRC delta takes untagged frames only)")]),
         make("em_nat_path_1024", "EM NAT with RoCEv2 at 1024 bits: addresses and checksums rewritten, the ICRC updated in place (CRC delta of the addresses), tagged RoCEv2 frames dropped", crate::em::nat_wide::EmNatPath1024::default(), &[("drop_roce_vlan", "VLAN-tagged RoCEv2 frames dropped (as at 512 bits)")]),
         make("em_forward", "EM egress to two wire ports with dual-port failover at frame boundaries", EmForward::default(), &EM_FORWARD_COUNTERS),
         make("em_datapath", "the DistDPU execution module: host side and wire side (parse, classify, policy, lookups, VXLAN or NAT), dual-port forwarding with failover", EmDatapath::default(), &EM_DATAPATH_COUNTERS),
