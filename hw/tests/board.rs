@@ -2,7 +2,7 @@
 //! free-running clocks, the level synchronizers, and the host register window with its router.
 mod common;
 use common::*;
-use nicgen_hw::axil::{AxilBridge, AxilSlave32};
+use nicgen_hw::axil::{AxilBridge, AxilSlave, AxilSlave32};
 use nicgen_hw::board::cdc::{CdcAxisFifo, CdcSyncBits};
 use nicgen_hw::board::regs::*;
 use nicgen_sim::axil::{AxilMaster, OKAY, SLVERR};
@@ -154,7 +154,7 @@ fn sync_bits_follow_after_two_clocks() {
 struct RegsDut {
     clock: Signal<In, Clock>,
     reset: Signal<In, Bit>,
-    s_axil: AxilSlave32,
+    s_axil: AxilSlave<32>,
     status: [Signal<In, Bits<32>>; STATUS_WORDS],
     sq: [Signal<Out, Bits<32>>; SQ_WORDS],
     sq_valid: Signal<Out, Bit>,
@@ -208,7 +208,7 @@ impl Logic for RegsDut {
         self.bridge.reset.next = self.reset.val();
         self.rd.clock.next = self.clock.val();
         AxilSlave32::link(&mut self.s_axil, &mut self.regs.s_axil);
-        nicgen_hw::axil::AxilMaster::join(&mut self.regs.m_axil, &mut self.bridge.s_axil);
+        nicgen_hw::axil::AxilMaster16::join(&mut self.regs.m_axil, &mut self.bridge.s_axil);
         for i in 0..STATUS_WORDS {
             self.regs.status[i].next = self.status[i].val();
         }

@@ -9,11 +9,12 @@ use rust_hdl::prelude::*;
 pub const AXIL_OKAY: u64 = 0;
 pub const AXIL_SLVERR: u64 = 2;
 
-/// The slave side of AXI4-Lite (`s_axil_*`): 16-bit byte addresses, 32-bit data.
+/// The slave side of AXI4-Lite (`s_axil_*`): `AW`-bit byte addresses (16 for a block's register
+/// window, 32 for a PCIe BAR window such as XDMA's `m_axil`), 32-bit data.
 #[derive(LogicInterface, Default)]
 #[join = "AxilMaster"]
-pub struct AxilSlave {
-    pub awaddr: Signal<In, Bits<16>>,
+pub struct AxilSlave<const AW: usize> {
+    pub awaddr: Signal<In, Bits<AW>>,
     pub awvalid: Signal<In, Bit>,
     pub awready: Signal<Out, Bit>,
     pub wdata: Signal<In, Bits<32>>,
@@ -23,7 +24,7 @@ pub struct AxilSlave {
     pub bresp: Signal<Out, Bits<2>>,
     pub bvalid: Signal<Out, Bit>,
     pub bready: Signal<In, Bit>,
-    pub araddr: Signal<In, Bits<16>>,
+    pub araddr: Signal<In, Bits<AW>>,
     pub arvalid: Signal<In, Bit>,
     pub arready: Signal<Out, Bit>,
     pub rdata: Signal<Out, Bits<32>>,
@@ -32,33 +33,17 @@ pub struct AxilSlave {
     pub rready: Signal<In, Bit>,
 }
 
-/// An AXI4-Lite slave with 32-bit byte addresses (a PCIe BAR window, e.g. XDMA's `m_axil`).
-#[derive(LogicInterface, Default)]
-pub struct AxilSlave32 {
-    pub awaddr: Signal<In, Bits<32>>,
-    pub awvalid: Signal<In, Bit>,
-    pub awready: Signal<Out, Bit>,
-    pub wdata: Signal<In, Bits<32>>,
-    pub wstrb: Signal<In, Bits<4>>,
-    pub wvalid: Signal<In, Bit>,
-    pub wready: Signal<Out, Bit>,
-    pub bresp: Signal<Out, Bits<2>>,
-    pub bvalid: Signal<Out, Bit>,
-    pub bready: Signal<In, Bit>,
-    pub araddr: Signal<In, Bits<32>>,
-    pub arvalid: Signal<In, Bit>,
-    pub arready: Signal<Out, Bit>,
-    pub rdata: Signal<Out, Bits<32>>,
-    pub rresp: Signal<Out, Bits<2>>,
-    pub rvalid: Signal<Out, Bit>,
-    pub rready: Signal<In, Bit>,
-}
+/// A block's register window (16-bit addresses) and a PCIe BAR window (32-bit). rust-hdl's
+/// `#[hdl_gen]` names a bundle's type in its links, so they go by these names there.
+pub type AxilSlave16 = AxilSlave<16>;
+pub type AxilSlave32 = AxilSlave<32>;
+pub type AxilMaster16 = AxilMaster<16>;
 
 /// The master side, for joining a slave inside a design.
 #[derive(LogicInterface, Default)]
 #[join = "AxilSlave"]
-pub struct AxilMaster {
-    pub awaddr: Signal<Out, Bits<16>>,
+pub struct AxilMaster<const AW: usize> {
+    pub awaddr: Signal<Out, Bits<AW>>,
     pub awvalid: Signal<Out, Bit>,
     pub awready: Signal<In, Bit>,
     pub wdata: Signal<Out, Bits<32>>,
@@ -68,7 +53,7 @@ pub struct AxilMaster {
     pub bresp: Signal<In, Bits<2>>,
     pub bvalid: Signal<In, Bit>,
     pub bready: Signal<Out, Bit>,
-    pub araddr: Signal<Out, Bits<16>>,
+    pub araddr: Signal<Out, Bits<AW>>,
     pub arvalid: Signal<Out, Bit>,
     pub arready: Signal<In, Bit>,
     pub rdata: Signal<In, Bits<32>>,
@@ -83,7 +68,7 @@ pub struct AxilMaster {
 pub struct AxilBridge {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axil: AxilSlave,
+    pub s_axil: AxilSlave<16>,
     pub wr_en: Signal<Out, Bit>,
     pub wr_addr: Signal<Out, Bits<16>>,
     pub wr_data: Signal<Out, Bits<32>>,

@@ -16,7 +16,7 @@
 //!
 //! A write to a read-only register, a read of `CQ_POP`, an unknown offset, and a doorbell rung
 //! while the previous request is still posting answer SLVERR and change nothing.
-use crate::axil::{AxilMaster, AxilSlave32};
+use crate::axil::{AxilMaster, AxilSlave};
 use rust_hdl::prelude::*;
 
 pub const BOARD_ID: u64 = 0x4E49_4347;
@@ -41,9 +41,9 @@ pub struct BoardRegs {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// From the PCIe DMA IP's AXI4-Lite master (BAR0).
-    pub s_axil: AxilSlave32,
+    pub s_axil: AxilSlave<32>,
     /// To the engine's `s_axil_ctrl`.
-    pub m_axil: AxilMaster,
+    pub m_axil: AxilMaster<16>,
     pub status: [Signal<In, Bits<32>>; STATUS_WORDS],
     pub sq: [Signal<Out, Bits<32>>; SQ_WORDS],
     pub sq_valid: Signal<Out, Bit>,

@@ -300,7 +300,7 @@ pub struct IcrcRx {
     /// Beats held in the frame FIFO.
     pub level: Signal<Out, Bits<16>>,
     /// The counters above, read-only, at the offsets of `gen/icrc_rx/regmap.json`.
-    pub s_axil: crate::axil::AxilSlave,
+    pub s_axil: crate::axil::AxilSlave<16>,
     check: IcrcCheck,
     fifo: AxisFrameFifo512,
     bridge: crate::axil::AxilBridge,
@@ -336,7 +336,7 @@ impl Logic for IcrcRx {
         self.check.reset.next = self.reset.val();
         self.fifo.reset.next = self.reset.val();
         self.bridge.reset.next = self.reset.val();
-        crate::axil::AxilSlave::link(&mut self.s_axil, &mut self.bridge.s_axil);
+        crate::axil::AxilSlave16::link(&mut self.s_axil, &mut self.bridge.s_axil);
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.bridge.rd_data.next = self.window.rd_data.val();

@@ -5,7 +5,7 @@
 //! further (`m_axis_down` is drained), and no downstream EM replies.
 use super::eth::M2mEth;
 use super::node::EmNode;
-use crate::axil::AxilSlave32;
+use crate::axil::{AxilSlave, AxilSlave32};
 use crate::stream::*;
 use rust_hdl::prelude::*;
 
@@ -17,7 +17,7 @@ pub struct EmCard {
     /// The card's MAC address for M2M frames, first byte in bits 7..0.
     pub mac: Signal<In, Bits<48>>,
     pub link_up: Signal<In, Bits<2>>,
-    pub s_axil_host: AxilSlave32,
+    pub s_axil_host: AxilSlave<32>,
     pub s_axis_host_tx: Axis512Sink,
     pub s_host_vf: Signal<In, Bits<12>>,
     pub m_axis_p0_tx: Axis512Source,

@@ -38,7 +38,7 @@
 //!   and nothing else; no wire from it reaches the message path, the epochs or the table port.
 //!   Every other read or write answers SLVERR, changes nothing and is counted.
 use super::{Axis64Sink, Axis64Source};
-use crate::axil::AxilSlave32;
+use crate::axil::AxilSlave;
 use crate::em::classify::{EmEvent, EmEventFields, EmTblWr, EmTblWrFields};
 use crate::em::front::{EmCfg, EmCfgFields};
 use crate::em::{be_get, be_put, vfield};
@@ -91,7 +91,7 @@ pub struct M2mEndpoint {
     pub s_ev_ready: Signal<Out, Bit>,
     /// The host's view of the device (the window's `STATUS`).
     pub dev_status: Signal<In, Bits<32>>,
-    pub s_axil_host: AxilSlave32,
+    pub s_axil_host: AxilSlave<32>,
 }
 
 impl Default for M2mEndpoint {

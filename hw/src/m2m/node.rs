@@ -5,7 +5,7 @@
 //! on the M2M reply stream.
 use super::endpoint::M2mEndpoint;
 use super::{Axis64Sink, Axis64Source};
-use crate::axil::AxilSlave32;
+use crate::axil::{AxilSlave, AxilSlave32};
 use crate::em::front::EmDatapath;
 use crate::stream::*;
 use rust_hdl::prelude::*;
@@ -23,7 +23,7 @@ pub struct EmNode {
     pub m_axis_down: Axis64Source,
     pub m_axis_reply: Axis64Source,
     pub s_axis_ret: Axis64Sink,
-    pub s_axil_host: AxilSlave32,
+    pub s_axil_host: AxilSlave<32>,
     pub s_axis_host_tx: Axis512Sink,
     pub s_host_vf: Signal<In, Bits<12>>,
     pub m_axis_p0_tx: Axis512Source,

@@ -147,7 +147,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     pub dma_wr_cmd_valid: Signal<Out, Bit>,
     pub dma_wr_cmd_ready: Signal<In, Bit>,
     pub m_axis_dma_wr: Axis512Source,
-    pub s_axil_ctrl: AxilSlave,
+    pub s_axil_ctrl: AxilSlave<16>,
     check: IcrcCheck,
     /// The parallel tap: a copy of every checked frame goes to `tap_core`, whose verdict joins
     /// the frame before the RX buffer.
@@ -595,7 +595,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tx.local_ip.next = bit_cast::<128, 32>(self.ip[0].q.val()) | (bit_cast::<128, 32>(self.ip[1].q.val()) << 32)
             | (bit_cast::<128, 32>(self.ip[2].q.val()) << 64) | (bit_cast::<128, 32>(self.ip[3].q.val()) << 96);
         // ------------------------------------------------ control plane
-        AxilSlave::link(&mut self.s_axil_ctrl, &mut self.bridge.s_axil);
+        AxilSlave16::link(&mut self.s_axil_ctrl, &mut self.bridge.s_axil);
         self.window.status[0].next = self.check.cnt.frames.val();
         self.window.status[1].next = self.check.cnt.roce.val();
         self.window.status[2].next = self.check.cnt.bad_icrc.val();

@@ -259,7 +259,7 @@ fn tap_verilog(dir: u8, a: usize, m: usize) -> String {
 pub struct Sniffer<const A: usize, const M: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axil: AxilSlave,
+    pub s_axil: AxilSlave<16>,
     /// The MAC's RX stream (the CMAC has no `tready`: tie it high) and TX stream.
     pub tap_rx: Axis512Tap,
     pub tap_tx: Axis512Tap,
@@ -340,7 +340,7 @@ impl<const A: usize, const M: usize> Logic for Sniffer<A, M> {
         self.rx.reset.next = self.reset.val();
         self.tx.reset.next = self.reset.val();
         self.arb.reset.next = self.reset.val();
-        AxilSlave::link(&mut self.s_axil, &mut self.bridge.s_axil);
+        AxilSlave16::link(&mut self.s_axil, &mut self.bridge.s_axil);
         Axis512Tap::link(&mut self.tap_rx, &mut self.rx.tap);
         Axis512Tap::link(&mut self.tap_tx, &mut self.tx.tap);
         Axis512Source::join(&mut self.rx.m_axis, &mut self.arb.s0_axis);
