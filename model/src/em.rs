@@ -469,13 +469,18 @@ fn l4_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, seg: &[u8], at: usize) -> 
         .to_be() // (etherparse sums native-endian words)
 }
 
-/// A checksum field after NAT: the right new value, off by as much as the old field was off
-/// from the right old value (ones' complement, mod 0xffff). A frame that arrived damaged stays
+/// A checksum field after NAT: the right new value, off by `error`, as much as the old field
+/// was off from the right old value ([`ones_error`]). A frame that arrived damaged stays
 /// damaged, so its receiver still drops it: a middlebox must not launder corruption (RFC 1624
 /// updates a checksum this way). With an undamaged frame this is the right new value.
-fn carry_error(old_field: u16, right_old: u16, right_new: u16) -> u16 {
-    let r = |x: u16| x as u32 % 0xffff;
-    ((r(old_field) + 0xffff - r(right_old) + r(right_new)) % 0xffff) as u16
+fn carry_error(error: u32, right_new: u16) -> u16 {
+    ((error + right_new as u32 % 0xffff) % 0xffff) as u16
+}
+
+/// How far a checksum field is off from the right value, in ones' complement (mod 0xffff, so
+/// 0 and 0xffff are one value): 0 for a right checksum.
+fn ones_error(field: u16, right: u16) -> u32 {
+    (field as u32 % 0xffff + 0xffff - right as u32 % 0xffff) % 0xffff
 }
 
 /// NAT (VIP <-> PIP): `frame` (an IPv4 frame the parser accepts, not VXLAN) with its source
@@ -497,7 +502,7 @@ pub fn nat_rewrite(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>) -> 
     let c = ipv4_checksum(&f[l3..l3 + 20]).to_be_bytes();
     f[l3 + 10..l3 + 12].copy_from_slice(&c);
     let Some(l4) = L4Sum::of(frame, &p) else { return f };
-    let mut c = carry_error(l4.field(frame), l4.right(frame), l4.right(&f));
+    let mut c = carry_error(l4.error(frame), l4.right(&f));
     if p.outer.proto == 17 && c == 0 {
         c = 0xffff;
     }
@@ -527,8 +532,9 @@ impl L4Sum {
         };
         Some(L4Sum { l3, proto, seg: l4..end, at: l4 + at })
     }
-    fn field(&self, f: &[u8]) -> u16 {
-        b16(f, self.at)
+    /// How far `f`'s checksum field is off ([`ones_error`]).
+    fn error(&self, f: &[u8]) -> u32 {
+        ones_error(b16(f, self.at), self.right(f))
     }
     /// The right checksum of `f` (this frame, its addresses perhaps rewritten).
     fn right(&self, f: &[u8]) -> u16 {
@@ -538,16 +544,15 @@ impl L4Sum {
 }
 
 /// An IPv4 frame the parser accepts arrived damaged where NAT keeps damage: its TCP or UDP
-/// checksum is wrong (residues mod 0xffff: 0xffff and 0 are one), or it is RoCEv2 and its ICRC
-/// is wrong.
+/// checksum is wrong (residues mod 0xffff: 0xffff and 0 are one), or it is untagged RoCEv2 (NAT
+/// drops tagged RoCEv2) and its ICRC is wrong.
 pub fn nat_damaged(frame: &[u8]) -> bool {
     let Ok(p) = em_parse(frame, false, false) else { return false };
     if p.outer.v6 {
         return false;
     }
-    let bad_sum = L4Sum::of(frame, &p).is_some_and(|l4| carry_error(l4.field(frame), l4.right(frame), 0) != 0);
-    let end = p.outer.l3 + p.outer.tot as usize - crate::roce::ICRC_LEN;
-    let bad_icrc = p.roce && crate::icrc::check_icrc(&frame[..end + 4]).is_ok_and(|v| !v.ok());
+    let bad_sum = L4Sum::of(frame, &p).is_some_and(|l4| l4.error(frame) != 0);
+    let bad_icrc = p.roce && p.outer.vlan.is_none() && icrc_error(frame, &p).1 != 0;
     bad_sum || bad_icrc
 }
 
@@ -564,14 +569,24 @@ pub fn nat_rewrite_icrc(frame: &[u8], new_src: Option<u32>, new_dst: Option<u32>
     if p.outer.vlan.is_some() {
         return None;
     }
-    let end = p.outer.l3 + p.outer.tot as usize - crate::roce::ICRC_LEN;
+    let (end, error) = icrc_error(frame, &p);
     let mut f = nat_rewrite(frame, new_src, new_dst);
     f.truncate(end);
-    let old = &frame[..end];
-    let old_field = u32::from_le_bytes(frame[end..end + 4].try_into().unwrap());
-    let right = |b: &[u8]| crate::icrc::icrc_of(b).expect("a RoCEv2 frame with its BTH");
-    f.extend((old_field ^ right(old) ^ right(&f)).to_le_bytes());
+    f.extend((error ^ right_icrc(&f)).to_le_bytes());
     Some(f)
+}
+
+/// The right ICRC of a RoCEv2 frame cut before its ICRC (the `crc` crate's, `icrc::icrc_of`).
+fn right_icrc(body: &[u8]) -> u32 {
+    crate::icrc::icrc_of(body).expect("a RoCEv2 frame with its BTH")
+}
+
+/// An untagged RoCEv2 frame's ICRC field: where it starts (`l3 + tot - 4`), and how far it is
+/// off from the right ICRC (XOR; 0 for a frame that arrived right).
+fn icrc_error(frame: &[u8], p: &EmParsed) -> (usize, u32) {
+    let end = p.outer.l3 + p.outer.tot as usize - crate::roce::ICRC_LEN;
+    let field = u32::from_le_bytes(frame[end..end + 4].try_into().unwrap());
+    (end, field ^ right_icrc(&frame[..end]))
 }
 
 #[cfg(test)]

@@ -417,6 +417,8 @@ pub struct EmPlan {
     /// (wire to host).
     pub want_port: [VecDeque<Want>; 2],
     pub want_host: [VecDeque<Want>; 2],
+    /// The writes that load the tables (taken before the model's QoS state moves).
+    pub writes: Vec<EmTblWrFields>,
     pub tele: Tele,
     /// The report's model half: frames in and expected, drops, IPv6 and damaged counts.
     pub report: EmReport,
@@ -426,6 +428,7 @@ pub struct EmPlan {
 pub fn plan_em(o: &EmOpts) -> EmPlan {
     let mut rng = Rng::new(o.seed);
     let mut tabs = em_tables(o.mode);
+    let writes = em_writes(&tabs);
     // host frames: (frame, vf)
     let mut host: Vec<(Vec<u8>, u16)> = vec![];
     let clean = o.clean_len.is_some();
@@ -513,13 +516,12 @@ pub fn plan_em(o: &EmOpts) -> EmPlan {
     r.eg_v6 = want_port.iter().flatten().filter(|w| et6(&w.frame, if ovl { VXLAN_OVERHEAD } else { 0 })).count();
     r.ig_v6 = want_host.iter().flatten().filter(|w| et6(&w.frame, 0)).count();
     r.drops = drops.into_iter().collect();
-    EmPlan { host, wire, want_port, want_host, tele, report: r }
+    EmPlan { host, wire, want_port, want_host, writes, tele, report: r }
 }
 
 /// Run the scenario; the report lists every mismatch.
 pub fn run_em(o: &EmOpts) -> Result<EmReport> {
-    let writes = em_writes(&em_tables(o.mode));
-    let EmPlan { host, wire, want_port, mut want_host, tele, report: mut r } = plan_em(o);
+    let EmPlan { host, wire, want_port, mut want_host, writes, tele, report: mut r } = plan_em(o);
     let ovl = o.mode == EmMode::Overlay;
     // the hardware
     let mut sim = match o.width {

@@ -1,10 +1,12 @@
-//! Seed sweeps of the whole EM on Verilator (`em::scenario`): for each mode and width, 32 seeds
+//! Seed sweeps of the whole EM on Verilator (`nicgen_scenario::em`): for each mode and width, 32 seeds
 //! of 4,000 frames per direction, each seed its own traffic mix (payload sizes, `tvalid` gaps,
 //! `tready` backpressure, the share of mutated frames); and one long run per mode, 10^5 frames
 //! with a fifth of them mutated. NAT mode is fuzzed like overlay mode: the model keeps a damaged
 //! TCP/UDP checksum or ICRC damaged, as the hardware does (`nicgen_model::em::nat_damaged`).
 //! Every output frame is the model's on its port or VF, every frame is out or dropped for the
 //! model's cause, and the telemetry is the model's (checked in `run_em`).
+mod common;
+use common::run_checked;
 use nicgen_scenario::em::*;
 use nicgen_model::em::EmMode;
 
@@ -22,21 +24,6 @@ fn mix(mode: EmMode, width: usize, seed: u64, frames: usize) -> EmOpts {
         fuzz: pick(&[0, 5, 20], seed / 5),
         ..Default::default()
     }
-}
-
-/// Run `o`; check it against the model and the frame accounting. The report.
-fn run_checked(o: &EmOpts) -> EmReport {
-    let r = run_em(o).unwrap();
-    let what = format!("{:?} mode, {} bits, seed {}, {} frames, valid {} ready {} payload {} fuzz {}", o.mode, o.width, o.seed, o.frames, o.valid, o.ready, o.max_payload, o.fuzz);
-    assert!(r.mismatches.is_empty(), "{what}: {} mismatches, the first: {:#?}", r.mismatches.len(), &r.mismatches[..r.mismatches.len().min(5)]);
-    let c = |n: &str| r.counters.iter().find(|(k, _)| k == n).unwrap().1 as usize;
-    let side = |side: &str| r.drops.iter().filter(|(k, _)| k.starts_with(side)).map(|(_, v)| v).sum::<usize>();
-    assert_eq!(r.eg_out[0] + r.eg_out[1] + side("host"), r.eg_in, "{what}: host to wire, out or counted");
-    assert_eq!(r.ig_out + side("wire"), r.ig_in, "{what}: wire to host, out or counted");
-    assert_eq!((c("eg_kept"), c("ig_kept")), (r.eg_want, r.ig_want), "{what}");
-    assert_eq!(c("eg_kept") + c("eg_dropped"), c("eg_parsed"), "{what}");
-    assert_eq!(c("ig_kept") + c("ig_dropped"), c("ig_parsed"), "{what}");
-    r
 }
 
 /// 32 seeds; over the sweep every drop cause of the mode occurs, and NAT keeps damaged frames.
