@@ -12,6 +12,11 @@ command -v tshark    >/dev/null 2>&1 || need_apt+=(tshark)
 command -v editcap   >/dev/null 2>&1 || need_apt+=(wireshark-common)
 command -v g++       >/dev/null 2>&1 || need_apt+=(g++)
 command -v make      >/dev/null 2>&1 || need_apt+=(make)
+# the rxe peer VM (scripts/rxe-vm): QEMU, and cpio and binutils to assemble its initramfs
+command -v qemu-system-x86_64 >/dev/null 2>&1 || need_apt+=(qemu-system-x86)
+command -v cpio      >/dev/null 2>&1 || need_apt+=(cpio)
+command -v objcopy   >/dev/null 2>&1 || need_apt+=(binutils)
+command -v ip        >/dev/null 2>&1 || need_apt+=(iproute2)
 # the bench plots label their axes with DejaVu Sans
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -31,4 +36,6 @@ if ! python3 -c 'import numpy' >/dev/null 2>&1; then
   echo "setup: installing numpy (the DPI training script)"
   python3 -m pip install -q numpy
 fi
+# the peer VM's kernel and initramfs, from Debian's packages (not committed)
+bash "$(dirname "$0")/rxe-vm/build.sh"
 echo "setup: verilator $(verilator --version | awk '{print $2}'), yosys $(yosys -V | awk '{print $2}'), iverilog $(iverilog -V 2>/dev/null | head -1 | awk '{print $4}'), tshark $(tshark --version | head -1 | awk '{print $3}'), scapy $(python3 -c 'import scapy; print(scapy.__version__)')"
