@@ -37,6 +37,48 @@ enum Cmd {
         #[command(subcommand)]
         cmd: OmCmd,
     },
+    /// The engine's side of perftest: the simulated card on a TAP device, against a real RoCE
+    /// stack (Linux rxe, a ConnectX) running ib_write_bw / ib_read_bw and their _lat forms.
+    Perf {
+        /// write or read.
+        op: String,
+        /// perftest's server (a host address on the TCP side); omit with --server.
+        peer: Option<std::net::Ipv4Addr>,
+        /// Listen for perftest's client on TCP port 18515.
+        #[arg(long)]
+        server: bool,
+        /// The TAP device the card attaches to (it must exist: ip tuntap add IF mode tap).
+        #[arg(long)]
+        iface: String,
+        /// The card's IPv4 address.
+        #[arg(long)]
+        ip: std::net::Ipv4Addr,
+        #[arg(long, default_value = "02:4e:47:00:00:01")]
+        mac: String,
+        #[arg(long, default_value_t = 65536)]
+        size: usize,
+        #[arg(long, default_value_t = 100)]
+        iters: usize,
+        #[arg(long, default_value_t = 1)]
+        qps: usize,
+        /// The largest MTU offered (bytes); the smaller of both sides' is used.
+        #[arg(long, default_value_t = 4096)]
+        mtu: usize,
+        /// Write every frame crossing the TAP here.
+        #[arg(long)]
+        pcap: Option<PathBuf>,
+        /// The QPs' local ACK timeout code (4.096 us x 2^code of simulated time).
+        #[arg(long, default_value_t = 12)]
+        timeout: u8,
+        /// Drop this percentage of RoCE frames at the card's side of the TAP, each way.
+        #[arg(long, default_value_t = 0)]
+        loss: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Give up after this many seconds of wall time.
+        #[arg(long, default_value_t = 600)]
+        wall: u64,
+    },
     /// Run a simulation under Verilator and verify it.
     Sim {
         #[command(subcommand)]
@@ -396,6 +438,9 @@ fn main() -> Result<()> {
         Cmd::Program { bit } => cmd::vivado::program(&bit),
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir, top } => cmd::lint::run(&dir, &top),
+        Cmd::Perf { op, peer, server, iface, ip, mac, size, iters, qps, mtu, pcap, timeout, loss, seed, wall } => {
+            cmd::perf::run(&op, peer, server, iface, ip, &mac, size, iters, qps, mtu, pcap, timeout, loss, seed, wall)
+        }
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
         Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, outstanding, tx_start, rx_cut, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {
             let conv = |op| match op {

@@ -3,4 +3,7 @@
 //! per-block latency and II figures of `nicgen bench`.
 pub mod blockbench;
 pub mod em;
+pub mod perf;
+pub mod perftest;
 pub mod rdma;
+pub mod twin;

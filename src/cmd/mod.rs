@@ -1,6 +1,7 @@
 pub mod bench;
 pub mod lint;
 pub mod pcap;
+pub mod perf;
 pub mod report;
 pub mod sim;
 pub mod verilog;

@@ -1,0 +1,398 @@
+//! `nicgen perf`: the engine's side of perftest. The twin (`twin`) attaches the verilated
+//! engine to a TAP; perftest's out-of-band exchange (`perftest`) runs over the host's own TCP
+//! stack; the engine's QPs are set up from what the peer sends.
+use crate::perftest::{gid_of, BwReport, Dest, Exchange, PORT};
+use crate::twin::{Twin, TwinOpts};
+use anyhow::{anyhow, bail, Context, Result};
+use nicgen_sim::CycleSim;
+use nicgen_hw::roce::qp::*;
+use nicgen_hw::roce::{cq_status, wr_op, CqEntryFields, SqWrFields};
+use nicgen_model::opcode as op;
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerfOp {
+    Write,
+    Read,
+}
+
+#[derive(Clone, Debug)]
+pub struct PerfOpts {
+    pub op: PerfOp,
+    /// `None`: serve (listen on port 18515); `Some(host)`: connect to perftest's server there.
+    pub peer: Option<Ipv4Addr>,
+    pub iface: String,
+    pub ip: Ipv4Addr,
+    pub mac: [u8; 6],
+    pub size: usize,
+    pub iters: usize,
+    pub qps: usize,
+    /// The largest MTU this side offers, in bytes (the smaller of both sides' is used).
+    pub mtu: usize,
+    pub pcap: Option<PathBuf>,
+    /// The QPs' local ACK timeout code (4.096 µs × 2^code of simulated time).
+    pub timeout: u8,
+    pub loss_pct: u32,
+    pub seed: u64,
+    /// Give up after this much wall time.
+    pub wall: Duration,
+}
+
+/// What one run measured and checked.
+#[derive(Clone, Debug, Default)]
+pub struct PerfReport {
+    pub peer_version: String,
+    pub mtu: usize,
+    pub remote: Vec<Dest>,
+    /// The peer's own report (bandwidth tests), as it sent it.
+    pub peer_report: Option<BwReport>,
+    /// Payload bytes moved by the test, and the simulated cycles from the first to the last
+    /// data packet (250 MHz).
+    pub bytes: u64,
+    pub cycles: u64,
+    /// Data bytes checked against the wire and found equal.
+    pub checked_bytes: u64,
+    pub completions: usize,
+    pub engine_counters: Vec<(&'static str, u64)>,
+    pub twin_counts: crate::twin::TwinCounts,
+    pub log: Vec<String>,
+}
+
+impl PerfReport {
+    pub fn gbps(&self) -> f64 {
+        if self.cycles == 0 {
+            return 0.0;
+        }
+        self.bytes as f64 * 8.0 / (self.cycles as f64 / 250e6) / 1e9
+    }
+    pub fn counter(&self, name: &str) -> u64 {
+        self.engine_counters.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).unwrap_or(0)
+    }
+}
+
+enum ToMain {
+    Connected { version: String, mtu: usize, remote: Vec<Dest> },
+    /// Client: the QPs are connected on both sides; run the test.
+    Go,
+    Done(Option<BwReport>),
+    Failed(anyhow::Error),
+}
+
+enum ToExchange {
+    Ready,
+    TestDone(BwReport),
+}
+
+const QPN_BASE: u32 = 0x20;
+const MR_BASE: u64 = 0x10_0000_0000;
+const MR_STRIDE: u64 = 0x100_0000;
+const LOCAL_BASE: u64 = 0x20_0000_0000;
+
+fn my_dests(o: &PerfOpts) -> Vec<Dest> {
+    let mut rng = nicgen_sim::Rng::new(o.seed ^ 0x9e37);
+    (0..o.qps)
+        .map(|q| Dest {
+            lid: 0,
+            out_reads: 16,
+            qpn: QPN_BASE + q as u32,
+            psn: rng.below(1 << 24) as u32,
+            rkey: 0x100 + q as u32,
+            vaddr: MR_BASE + q as u64 * MR_STRIDE,
+            gid: gid_of(o.ip),
+            srqn: 0,
+        })
+        .collect()
+}
+
+fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: mpsc::Receiver<ToExchange>) {
+    let run = || -> Result<()> {
+        let (stream, server) = match o.peer {
+            None => {
+                let l = TcpListener::bind(("0.0.0.0", PORT)).with_context(|| format!("listening on port {PORT}"))?;
+                l.set_nonblocking(true)?;
+                let t0 = Instant::now();
+                let s = loop {
+                    match l.accept() {
+                        Ok((s, _)) => break s,
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                            if t0.elapsed() > o.wall {
+                                bail!("no perftest client connected within {:.0} s", o.wall.as_secs_f64());
+                            }
+                            std::thread::sleep(Duration::from_millis(20));
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                };
+                s.set_nonblocking(false)?;
+                (s, true)
+            }
+            Some(peer) => {
+                let t0 = Instant::now();
+                let s = loop {
+                    match TcpStream::connect_timeout(&(peer, PORT).into(), Duration::from_secs(2)) {
+                        Ok(s) => break s,
+                        Err(e) if t0.elapsed() > o.wall => bail!("connecting to {peer}:{PORT}: {e}"),
+                        Err(_) => std::thread::sleep(Duration::from_millis(200)),
+                    }
+                };
+                (s, false)
+            }
+        };
+        stream.set_read_timeout(Some(o.wall))?;
+        let mut x = Exchange::new(stream, server);
+        let (version, mtu) = x.start(o.mtu)?;
+        let mut remote = vec![];
+        for d in &mine {
+            remote.push(x.keys(d)?);
+        }
+        tx.send(ToMain::Connected { version, mtu, remote })?;
+        match rx.recv()? {
+            ToExchange::Ready => {}
+            ToExchange::TestDone(_) => bail!("test finished before it started"),
+        }
+        if server {
+            let rep = x.serve_rest(&mine[0], &BwReport { size: o.size as u64, iters: o.iters as u64, ..Default::default() })?;
+            tx.send(ToMain::Done(rep))?;
+        } else {
+            x.keys(&mine[0])?; // after RTR
+            x.keys(&mine[0])?; // before the test
+            tx.send(ToMain::Go)?;
+            let ToExchange::TestDone(report) = rx.recv()? else { bail!("no test result") };
+            x.keys(&mine[0])?; // after the test
+            let theirs = x.reports(&report)?;
+            x.close(&mine[0])?;
+            tx.send(ToMain::Done(Some(theirs)))?;
+        }
+        Ok(())
+    };
+    if let Err(e) = run() {
+        let _ = tx.send(ToMain::Failed(e));
+    }
+}
+
+/// Set QP `q` up against the peer's `r`.
+fn connect_qp(t: &mut Twin, o: &PerfOpts, me: &Dest, r: &Dest, mtu: usize, peer_mac: [u8; 6]) -> Result<()> {
+    let peer_ip = r.ipv4().ok_or_else(|| anyhow!("the peer's GID {:02x?} is not IPv4-mapped (perftest needs -x with the RoCEv2 IPv4 GID index)", r.gid))?;
+    let mac = u64::from_be_bytes([0, 0, peer_mac[0], peer_mac[1], peer_mac[2], peer_mac[3], peer_mac[4], peer_mac[5]]);
+    let cfg = QpCfgFields {
+        pmtu: (mtu.trailing_zeros() - 8) as u8,
+        remote_qpn: r.qpn,
+        remote_ip: u32::from(peer_ip) as u128,
+        remote_mac: mac,
+        udp_sport: 0xc000 | (me.qpn as u16 & 0x3fff),
+        pkey: 0xffff,
+        ttl: 64,
+        rkey: me.rkey,
+        mr_base: me.vaddr,
+        mr_len: MR_STRIDE,
+        access: access::REMOTE_READ | access::REMOTE_WRITE,
+        timeout: o.timeout,
+        retry_cnt: 7,
+        ..Default::default()
+    };
+    t.node.qp(me.qpn, &cfg, &QpRqFields { state: state::RTS, rq_expected_psn: r.psn, ..Default::default() }, me.psn)
+}
+
+/// Run one perftest against a real peer.
+pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
+    if !o.size.is_power_of_two() && o.size == 0 {
+        bail!("--size must be at least 1");
+    }
+    let mut t = Twin::new(TwinOpts { iface: o.iface.clone(), ip: o.ip, mac: o.mac, loss_pct: o.loss_pct, seed: o.seed, capture: true })?;
+    let mine = my_dests(o);
+    // a known pattern in every region the peer may read
+    if o.op == PerfOp::Read {
+        for d in &mine {
+            let pat: Vec<u8> = (0..o.size.max(4096) as u64).map(|i| (i.wrapping_mul(131) ^ (d.qpn as u64) << 3) as u8).collect();
+            t.node.mem.write(d.vaddr, &pat);
+        }
+    }
+    let (to_main, from_x) = mpsc::channel();
+    let (to_x, x_rx) = mpsc::channel();
+    let xo = o.clone();
+    let xm = mine.clone();
+    let worker = std::thread::spawn(move || exchange_thread(xo, xm, to_main, x_rx));
+    let mut rep = PerfReport::default();
+    let t0 = Instant::now();
+    let mut wrs: Vec<SqWrFields> = vec![];
+    let mut posted = 0usize;
+    let mut test_start = None;
+    let peer_report;
+    loop {
+        if t0.elapsed() > o.wall {
+            bail!("perf: not finished after {:.0} s of wall time", o.wall.as_secs_f64());
+        }
+        for _ in 0..64 {
+            t.step()?;
+        }
+        // the client's work: keep the SQ fed
+        while posted < wrs.len() && t.node.sq.idle() {
+            t.node.sq.push(wrs[posted].to_words());
+            posted += 1;
+        }
+        if let (Some(start), true) = (test_start, !wrs.is_empty()) {
+            if t.node.cq.seen.len() >= wrs.len() {
+                rep.cycles = t.node.sim.cycle() - start;
+                rep.bytes = (o.size * wrs.len()) as u64;
+                let secs = rep.cycles as f64 / 250e6;
+                let r = BwReport { size: o.size as u64, iters: o.iters as u64, bw_peak: rep.bytes as f64 / secs / 1e6, bw_avg: rep.bytes as f64 / secs / 1e6, msg_rate: wrs.len() as f64 / secs / 1e6 };
+                to_x.send(ToExchange::TestDone(r))?;
+                test_start = None;
+            }
+        }
+        match from_x.try_recv() {
+            Ok(ToMain::Connected { version, mtu, remote }) => {
+                rep.log.push(format!("peer: perftest {version}, MTU {mtu}"));
+                let peer_ip = remote[0].ipv4().ok_or_else(|| anyhow!("the peer's GID is not IPv4-mapped (use -x with the RoCEv2 IPv4 GID)"))?;
+                let mac = t.resolve(peer_ip, Duration::from_secs(20))?;
+                rep.log.push(format!("peer {peer_ip} is at {}", crate::twin::format_mac(&mac)));
+                for (me, r) in mine.iter().zip(&remote) {
+                    connect_qp(&mut t, o, me, r, mtu, mac)?;
+                }
+                rep.peer_version = version;
+                rep.mtu = mtu;
+                rep.remote = remote;
+                to_x.send(ToExchange::Ready)?;
+            }
+            Ok(ToMain::Go) => {
+                let opc = if o.op == PerfOp::Write { wr_op::WRITE } else { wr_op::READ };
+                let mut rng = nicgen_sim::Rng::new(o.seed);
+                for k in 0..o.iters {
+                    for (q, r) in rep.remote.iter().enumerate() {
+                        let laddr = LOCAL_BASE + (q * o.iters + k) as u64 * (o.size as u64).next_multiple_of(4096);
+                        if opc == wr_op::WRITE {
+                            t.node.mem.write(laddr, &rng.bytes(o.size));
+                        }
+                        wrs.push(SqWrFields { wr_id: wrs.len() as u32, op: opc, qpn: mine[q].qpn, laddr, raddr: r.vaddr, rkey: r.rkey, len: o.size as u32, signaled: true });
+                    }
+                }
+                test_start = Some(t.node.sim.cycle());
+            }
+            Ok(ToMain::Done(r)) => {
+                peer_report = r;
+                break;
+            }
+            Ok(ToMain::Failed(e)) => return Err(e.context("perftest exchange")),
+            Err(mpsc::TryRecvError::Empty) => {}
+            Err(mpsc::TryRecvError::Disconnected) => bail!("the perftest exchange ended without a result"),
+        }
+    }
+    let _ = worker.join();
+    // let the last frames go out
+    for _ in 0..20_000 {
+        t.step()?;
+    }
+    if let Some(p) = &o.pcap {
+        t.write_pcap(p)?;
+    }
+    rep.log.push(format!("simulated {} cycles in {:.1} s of wall time ({:.0} cycles/s)", t.node.sim.cycle(), t0.elapsed().as_secs_f64(), t.node.sim.cycle() as f64 / t0.elapsed().as_secs_f64()));
+    rep.peer_report = peer_report;
+    rep.completions = t.node.cq.seen.len();
+    for (i, (_, w)) in t.node.cq.seen.iter().enumerate() {
+        let c = CqEntryFields::from_words(w);
+        if c.status != cq_status::SUCCESS {
+            bail!("completion {i} (WR {}) has status {}", c.wr_id, c.status);
+        }
+    }
+    let data = check_data(&t, &mine, &rep.remote, rep.mtu as u32)?;
+    rep.checked_bytes = data.checked;
+    if o.peer.is_none() {
+        rep.bytes = data.bytes;
+        rep.cycles = data.cycles;
+    }
+    rep.engine_counters = t.engine_counters();
+    rep.twin_counts = t.counts.clone();
+    Ok(rep)
+}
+
+struct DataCheck {
+    checked: u64,
+    bytes: u64,
+    cycles: u64,
+}
+
+/// Every data byte against the wire: what WRITEs from the peer carried must be in host memory
+/// (the last write of each byte wins); what the engine's READ responses carried must equal
+/// host memory at the address the READ named. `bytes` and `cycles` measure the data packets
+/// the peer sent (WRITE) or the engine sent (READ responses), first to last.
+fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32) -> Result<DataCheck> {
+    use nicgen_model::parse;
+    let mut shadow: HashMap<u64, u8> = HashMap::new();
+    let mut write_va: HashMap<u32, u64> = HashMap::new();
+    let mut bytes = 0u64;
+    let mut span = (u64::MAX, 0u64);
+    // READ requests by (our QPN, PSN): the address the responses come from
+    let mut reads: HashMap<(u32, u32), u64> = HashMap::new();
+    // a responder of our own, apart from the engine: it takes each QP's packets in PSN order
+    // from the PSN the peer announced, and ignores the rest (duplicates, packets after a gap)
+    let mut expected: HashMap<u32, u32> = mine.iter().zip(remote).map(|(m, r)| (m.qpn, r.psn)).collect();
+    for (cyc, f) in t.roce_in.iter() {
+        let Ok(p) = parse(f) else { continue };
+        let b = p.hdr.bth;
+        let Some(e) = expected.get_mut(&b.dqpn) else { continue };
+        if b.psn != *e {
+            continue;
+        }
+        *e = match b.opcode {
+            op::READ_REQUEST => (*e + p.hdr.reth.map_or(1, |r| r.dma_len.div_ceil(mtu).max(1))) & 0xff_ffff,
+            _ => (*e + 1) & 0xff_ffff,
+        };
+        match b.opcode {
+            op::WRITE_FIRST | op::WRITE_ONLY => {
+                write_va.insert(b.dqpn, p.hdr.reth.map(|r| r.va).unwrap_or(0));
+            }
+            op::WRITE_MIDDLE | op::WRITE_LAST => {}
+            op::READ_REQUEST => {
+                if let Some(r) = p.hdr.reth {
+                    reads.insert((b.dqpn, b.psn), r.va);
+                }
+                continue;
+            }
+            _ => continue,
+        }
+        let va = write_va.entry(b.dqpn).or_default();
+        for (i, x) in p.payload.iter().enumerate() {
+            shadow.insert(*va + i as u64, *x);
+        }
+        *va += p.payload.len() as u64;
+        bytes += p.payload.len() as u64;
+        span = (span.0.min(*cyc), span.1.max(*cyc));
+    }
+    let mut checked = 0u64;
+    for (a, v) in &shadow {
+        let m = t.node.mem.byte(*a);
+        if m != *v {
+            bail!("data check: host memory at {a:#x} holds {m:#04x}, the peer wrote {v:#04x}");
+        }
+        checked += 1;
+    }
+    let mut read_va: HashMap<u32, u64> = HashMap::new();
+    for (cyc, f) in t.roce_out.iter() {
+        let Ok(p) = parse(f) else { continue };
+        let b = p.hdr.bth;
+        let Some(q) = remote.iter().position(|r| r.qpn == b.dqpn) else { continue };
+        match b.opcode {
+            op::READ_RESP_FIRST | op::READ_RESP_ONLY => {
+                let Some(va) = reads.get(&(mine[q].qpn, b.psn)) else {
+                    bail!("data check: a READ response with PSN {:#x} on QP {:#x} answers no READ request", b.psn, mine[q].qpn);
+                };
+                read_va.insert(b.dqpn, *va);
+            }
+            op::READ_RESP_MIDDLE | op::READ_RESP_LAST => {}
+            _ => continue,
+        }
+        let va = read_va.entry(b.dqpn).or_default();
+        if t.node.mem.read(*va, p.payload.len()) != p.payload {
+            bail!("data check: the READ response from {va:#x} (PSN {:#x}) differs from host memory", b.psn);
+        }
+        *va += p.payload.len() as u64;
+        checked += p.payload.len() as u64;
+        bytes += p.payload.len() as u64;
+        span = (span.0.min(*cyc), span.1.max(*cyc));
+    }
+    Ok(DataCheck { checked, bytes, cycles: span.1.saturating_sub(span.0) })
+}

@@ -1,0 +1,389 @@
+//! The twin: one verilated RoCE engine, with its host-memory and card-memory models, attached
+//! to a Linux TAP device, so that real stacks (Linux rxe, perftest) reach it through a real
+//! network interface.
+//!
+//! Frames cross in both directions without FCS. Simulated time runs continuously: the engine
+//! is clocked whether or not frames arrive, so its timers keep counting. At 250 MHz one
+//! simulated second takes far longer than one wall-clock second, so every engine timer fires
+//! later in wall time than its nominal value, never earlier.
+//!
+//! The twin's host side (this module) answers ARP for the card's address, resolves peers by
+//! ARP, and answers ICMP echo; RoCEv2 frames (UDP 4791) addressed to the card go to the engine.
+use crate::rdma::Node;
+use anyhow::{bail, Context, Result};
+use nicgen_hw::roce::engine::reg;
+use nicgen_model::pcap::Captured;
+use nicgen_sim::axis::{AxisDriver, AxisFrame, AxisMonitor};
+use nicgen_sim::host::DmaParams;
+use nicgen_sim::CycleSim;
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+/// A Linux TAP device opened by name (it must exist: `ip tuntap add NAME mode tap`), without
+/// packet information, non-blocking.
+pub struct Tap {
+    fd: OwnedFd,
+    pub name: String,
+}
+
+impl Tap {
+    pub fn open(name: &str) -> Result<Tap> {
+        if name.len() >= libc::IFNAMSIZ {
+            bail!("interface name {name} is too long");
+        }
+        // SAFETY: plain system calls on a descriptor this function owns; `ifreq` is zeroed and
+        // only its name and flags are set, as TUNSETIFF expects.
+        unsafe {
+            let fd = libc::open(c"/dev/net/tun".as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC);
+            if fd < 0 {
+                bail!("opening /dev/net/tun: {}", std::io::Error::last_os_error());
+            }
+            let fd = OwnedFd::from_raw_fd(fd);
+            let mut ifr: libc::ifreq = std::mem::zeroed();
+            for (d, s) in ifr.ifr_name.iter_mut().zip(name.bytes()) {
+                *d = s as libc::c_char;
+            }
+            ifr.ifr_ifru.ifru_flags = (libc::IFF_TAP | libc::IFF_NO_PI) as libc::c_short;
+            const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
+            if libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, &ifr) < 0 {
+                bail!("attaching to TAP {name}: {}", std::io::Error::last_os_error());
+            }
+            Ok(Tap { fd, name: name.to_string() })
+        }
+    }
+    /// One frame, if one is waiting.
+    pub fn recv(&self) -> Result<Option<Vec<u8>>> {
+        let mut buf = vec![0u8; 65536];
+        // SAFETY: `buf` is valid for its length.
+        let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::WouldBlock {
+                return Ok(None);
+            }
+            bail!("reading {}: {e}", self.name);
+        }
+        buf.truncate(n as usize);
+        Ok(Some(buf))
+    }
+    pub fn send(&self, f: &[u8]) -> Result<()> {
+        // SAFETY: `f` is valid for its length.
+        let n = unsafe { libc::write(self.fd.as_raw_fd(), f.as_ptr() as *const libc::c_void, f.len()) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            // a TAP whose other side is down refuses frames: the wire drops them
+            if e.raw_os_error() == Some(libc::EIO) {
+                return Ok(());
+            }
+            bail!("writing {}: {e}", self.name);
+        }
+        Ok(())
+    }
+}
+
+const ETH_ARP: u16 = 0x0806;
+const ETH_IPV4: u16 = 0x0800;
+const ROCE_PORT: u16 = 4791;
+
+/// What the twin's host side did with the frames it saw.
+#[derive(Clone, Debug, Default)]
+pub struct TwinCounts {
+    pub from_wire: u64,
+    pub to_engine: u64,
+    pub from_engine: u64,
+    pub arp_replies: u64,
+    pub arp_requests: u64,
+    pub icmp_echo_replies: u64,
+    /// Frames for another address or protocol.
+    pub ignored: u64,
+    /// Frames dropped on purpose by the loss model (`TwinOpts::loss_pct`), each direction.
+    pub lost_in: u64,
+    pub lost_out: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TwinOpts {
+    pub iface: String,
+    pub ip: Ipv4Addr,
+    pub mac: [u8; 6],
+    /// Drop this many percent of the RoCE frames crossing the twin's side of the TAP, both
+    /// ways (a lossy link), drawn from `seed`.
+    pub loss_pct: u32,
+    pub seed: u64,
+    /// Keep every frame crossing the TAP (for `--pcap`).
+    pub capture: bool,
+}
+
+/// One engine on a TAP device.
+pub struct Twin {
+    pub node: Node,
+    rx: AxisDriver,
+    tx: AxisMonitor,
+    tap: Tap,
+    pub opts: TwinOpts,
+    /// Peers' MACs, from ARP and from the frames they send.
+    pub neigh: HashMap<Ipv4Addr, [u8; 6]>,
+    pub counts: TwinCounts,
+    /// Frames in both directions, stamped with the wall time since the twin started.
+    pub captured: Vec<Captured>,
+    /// RoCE frames from the wire (after the loss model) and from the engine, in order, with
+    /// the cycle each entered or left the engine.
+    pub roce_in: Vec<(u64, Vec<u8>)>,
+    pub roce_out: Vec<(u64, Vec<u8>)>,
+    tx_taken: usize,
+    /// Frames from the wire not yet on the engine's RX stream, and the cycle the wire (100 Gb/s:
+    /// 50 bytes a cycle at 250 MHz, with preamble and inter-frame gap) is free again.
+    wire_in: std::collections::VecDeque<Vec<u8>>,
+    wire_free: u64,
+    start: Instant,
+    rng: nicgen_sim::Rng,
+}
+
+pub fn format_mac(m: &[u8; 6]) -> String {
+    m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
+}
+
+impl Twin {
+    pub fn new(opts: TwinOpts) -> Result<Twin> {
+        let tap = Tap::open(&opts.iface)?;
+        let mut node = Node::with_services(DmaParams { rd_latency: 250, ..Default::default() }, opts.seed, 500, 0)?;
+        let mac = u64::from_be_bytes([0, 0, opts.mac[0], opts.mac[1], opts.mac[2], opts.mac[3], opts.mac[4], opts.mac[5]]);
+        node.write(reg::LOCAL_MAC_LO, mac as u32)?;
+        node.write(reg::LOCAL_MAC_HI, (mac >> 32) as u32)?;
+        node.write(reg::LOCAL_IP, u32::from(opts.ip))?;
+        let rx = AxisDriver::new(&node.sim, "s_axis_rx", 100, opts.seed + 10);
+        let tx = AxisMonitor::new(&node.sim, "m_axis_tx", 100, opts.seed + 11);
+        let rng = nicgen_sim::Rng::new(opts.seed ^ 0x1055);
+        Ok(Twin { node, rx, tx, tap, opts, neigh: HashMap::new(), counts: TwinCounts::default(), captured: vec![], roce_in: vec![], roce_out: vec![], tx_taken: 0, wire_in: Default::default(), wire_free: 0, start: Instant::now(), rng })
+    }
+
+    pub fn mac_str(&self) -> String {
+        format_mac(&self.opts.mac)
+    }
+
+    fn capture(&mut self, f: &[u8]) {
+        if self.opts.capture {
+            self.captured.push(Captured { ts_ns: self.start.elapsed().as_nanos() as u64, data: f.to_vec() });
+        }
+    }
+
+    fn wire_out(&mut self, f: Vec<u8>) -> Result<()> {
+        self.capture(&f);
+        self.tap.send(&f)
+    }
+
+    /// One frame from the wire: answered here (ARP, ICMP echo), handed to the engine (RoCE to
+    /// the card's address) or ignored.
+    fn from_wire(&mut self, f: Vec<u8>) -> Result<()> {
+        self.counts.from_wire += 1;
+        if f.len() < 14 {
+            self.counts.ignored += 1;
+            return Ok(());
+        }
+        let ethertype = u16::from_be_bytes([f[12], f[13]]);
+        let src_mac: [u8; 6] = f[6..12].try_into().unwrap();
+        if ethertype == ETH_ARP && f.len() >= 42 {
+            self.capture(&f);
+            let op = u16::from_be_bytes([f[20], f[21]]);
+            let sender_ip = Ipv4Addr::new(f[28], f[29], f[30], f[31]);
+            let target_ip = Ipv4Addr::new(f[38], f[39], f[40], f[41]);
+            let sender_mac: [u8; 6] = f[22..28].try_into().unwrap();
+            if target_ip == self.opts.ip || op == 2 {
+                self.neigh.insert(sender_ip, sender_mac);
+            }
+            if op == 1 && target_ip == self.opts.ip {
+                self.counts.arp_replies += 1;
+                let r = arp(2, self.opts.mac, self.opts.ip, sender_mac, sender_ip);
+                self.wire_out(r)?;
+            }
+            return Ok(());
+        }
+        if ethertype != ETH_IPV4 || f.len() < 34 || f[0..6] != self.opts.mac {
+            self.counts.ignored += 1;
+            return Ok(());
+        }
+        let ihl = (f[14] & 0xf) as usize * 4;
+        let dst = Ipv4Addr::new(f[30], f[31], f[32], f[33]);
+        let src = Ipv4Addr::new(f[26], f[27], f[28], f[29]);
+        if dst != self.opts.ip || f.len() < 14 + ihl + 8 {
+            self.counts.ignored += 1;
+            return Ok(());
+        }
+        self.neigh.insert(src, src_mac);
+        match f[23] {
+            1 if f[14 + ihl] == 8 => {
+                self.capture(&f);
+                self.counts.icmp_echo_replies += 1;
+                let r = icmp_echo_reply(&f, ihl);
+                self.wire_out(r)
+            }
+            17 if u16::from_be_bytes([f[14 + ihl + 2], f[14 + ihl + 3]]) == ROCE_PORT => {
+                if self.opts.loss_pct > 0 && self.rng.chance(self.opts.loss_pct) {
+                    self.counts.lost_in += 1;
+                    return Ok(());
+                }
+                self.capture(&f);
+                self.counts.to_engine += 1;
+                self.wire_in.push_back(f);
+                Ok(())
+            }
+            _ => {
+                self.counts.ignored += 1;
+                Ok(())
+            }
+        }
+    }
+
+    /// Ask who has `ip`.
+    pub fn arp_request(&mut self, ip: Ipv4Addr) -> Result<()> {
+        self.counts.arp_requests += 1;
+        let r = arp(1, self.opts.mac, self.opts.ip, [0xff; 6], ip);
+        self.wire_out(r)
+    }
+
+    /// One clock cycle of the engine and its host: DMA, card memory, SQ and CQ agents, the
+    /// Ethernet streams. Every 16 cycles the TAP is polled.
+    pub fn step(&mut self) -> Result<()> {
+        let n = &mut self.node;
+        if n.sim.cycle() % 16 == 0 {
+            while let Some(f) = self.tap.recv()? {
+                self.from_wire(f)?;
+            }
+        }
+        let n = &mut self.node;
+        let now = n.sim.cycle();
+        if now >= self.wire_free {
+            if let Some(f) = self.wire_in.pop_front() {
+                self.wire_free = now + (f.len() as u64 + 4 + 20).div_ceil(50);
+                self.roce_in.push((now, f.clone()));
+                self.rx.push(AxisFrame::new(f));
+            }
+        }
+        n.dma.drive(&mut n.sim);
+        n.rb.drive(&mut n.sim);
+        n.sq.drive(&mut n.sim);
+        n.cq.drive(&mut n.sim);
+        self.rx.drive(&mut n.sim);
+        self.tx.drive(&mut n.sim);
+        n.sim.eval();
+        n.dma.sample(&mut n.sim, &mut n.mem);
+        n.rb.sample(&mut n.sim);
+        n.sq.sample(&mut n.sim);
+        n.cq.sample(&mut n.sim);
+        self.rx.sample(&mut n.sim);
+        self.tx.sample(&mut n.sim);
+        n.sim.tick();
+        while self.tx_taken < self.tx.frames.len() {
+            let f = self.tx.frames[self.tx_taken].data.clone();
+            self.tx_taken += 1;
+            self.counts.from_engine += 1;
+            self.roce_out.push((self.node.sim.cycle(), f.clone()));
+            if self.opts.loss_pct > 0 && self.rng.chance(self.opts.loss_pct) {
+                self.counts.lost_out += 1;
+                continue;
+            }
+            self.wire_out(f)?;
+        }
+        Ok(())
+    }
+
+    /// Run until `done` holds (checked every 64 cycles) or `wall` passes.
+    pub fn run_until(&mut self, wall: Duration, what: &str, mut done: impl FnMut(&mut Twin) -> bool) -> Result<()> {
+        let t0 = Instant::now();
+        loop {
+            for _ in 0..64 {
+                self.step()?;
+            }
+            if done(self) {
+                return Ok(());
+            }
+            if t0.elapsed() > wall {
+                bail!("{what}: not done after {:.0} s of wall time ({} cycles)", wall.as_secs_f64(), self.node.sim.cycle());
+            }
+        }
+    }
+
+    /// The MAC of `ip`, by ARP (one request per 200 ms of wall time, up to `wall`).
+    pub fn resolve(&mut self, ip: Ipv4Addr, wall: Duration) -> Result<[u8; 6]> {
+        let t0 = Instant::now();
+        let mut asked: Option<Instant> = None;
+        loop {
+            if let Some(m) = self.neigh.get(&ip) {
+                return Ok(*m);
+            }
+            if asked.is_none_or(|a| a.elapsed() > Duration::from_millis(200)) {
+                self.arp_request(ip)?;
+                asked = Some(Instant::now());
+            }
+            for _ in 0..256 {
+                self.step()?;
+            }
+            if t0.elapsed() > wall {
+                bail!("no ARP answer from {ip} on {} within {:.0} s", self.opts.iface, wall.as_secs_f64());
+            }
+        }
+    }
+
+    /// The engine's status counters, by name.
+    pub fn engine_counters(&mut self) -> Vec<(&'static str, u64)> {
+        use nicgen_hw::roce::engine::ENGINE_COUNTERS;
+        let v = self.node.counters();
+        ENGINE_COUNTERS.iter().zip(v).map(|((n, _), c)| (*n, c)).collect()
+    }
+
+    /// Write the captured frames as a PCAP.
+    pub fn write_pcap(&self, path: &std::path::Path) -> Result<()> {
+        nicgen_model::pcap::write_pcap(path, &self.captured).with_context(|| format!("writing {}", path.display()))
+    }
+}
+
+fn arp(op: u16, smac: [u8; 6], sip: Ipv4Addr, tmac: [u8; 6], tip: Ipv4Addr) -> Vec<u8> {
+    let dst = if op == 1 { [0xff; 6] } else { tmac };
+    let mut f = Vec::with_capacity(60);
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&smac);
+    f.extend_from_slice(&ETH_ARP.to_be_bytes());
+    f.extend_from_slice(&[0, 1, 8, 0, 6, 4]);
+    f.extend_from_slice(&op.to_be_bytes());
+    f.extend_from_slice(&smac);
+    f.extend_from_slice(&sip.octets());
+    f.extend_from_slice(&if op == 1 { [0; 6] } else { tmac });
+    f.extend_from_slice(&tip.octets());
+    f.resize(60, 0);
+    f
+}
+
+/// The Internet checksum of `b`.
+fn inet_sum(b: &[u8]) -> u16 {
+    let mut s: u32 = b.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32).sum();
+    while s > 0xffff {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    !(s as u16)
+}
+
+fn icmp_echo_reply(req: &[u8], ihl: usize) -> Vec<u8> {
+    let total = u16::from_be_bytes([req[16], req[17]]) as usize;
+    let mut r = req[..14 + total.min(req.len() - 14)].to_vec();
+    r.copy_within(6..12, 0);
+    r[6..12].copy_from_slice(&req[0..6]);
+    // swap the addresses, fresh TTL, new header checksum
+    r[26..30].copy_from_slice(&req[30..34]);
+    r[30..34].copy_from_slice(&req[26..30]);
+    r[22] = 64;
+    r[24] = 0;
+    r[25] = 0;
+    let h = inet_sum(&r[14..14 + ihl]);
+    r[24..26].copy_from_slice(&h.to_be_bytes());
+    let icmp = 14 + ihl;
+    r[icmp] = 0;
+    r[icmp + 2] = 0;
+    r[icmp + 3] = 0;
+    let c = inet_sum(&r[icmp..]);
+    r[icmp + 2..icmp + 4].copy_from_slice(&c.to_be_bytes());
+    r
+}
+
+
