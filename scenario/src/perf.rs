@@ -221,66 +221,70 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     let mut wrs: Vec<SqWrFields> = vec![];
     let mut posted = 0usize;
     let mut test_start = None;
-    let peer_report;
-    loop {
-        if t0.elapsed() > o.wall {
-            bail!("perf: not finished after {:.0} s of wall time", o.wall.as_secs_f64());
-        }
-        for _ in 0..64 {
-            t.step()?;
-        }
-        // the client's work: keep the SQ fed
-        while posted < wrs.len() && t.node.sq.idle() {
-            t.node.sq.push(wrs[posted].to_words());
-            posted += 1;
-        }
-        if let (Some(start), true) = (test_start, !wrs.is_empty()) {
-            if t.node.cq.seen.len() >= wrs.len() {
-                rep.cycles = t.node.sim.cycle() - start;
-                rep.bytes = (o.size * wrs.len()) as u64;
-                let secs = rep.cycles as f64 / 250e6;
-                let r = BwReport { size: o.size as u64, iters: o.iters as u64, bw_peak: rep.bytes as f64 / secs / 1e6, bw_avg: rep.bytes as f64 / secs / 1e6, msg_rate: wrs.len() as f64 / secs / 1e6 };
-                to_x.send(ToExchange::TestDone(r))?;
-                test_start = None;
+    let outcome = (|| -> Result<Option<BwReport>> {
+        loop {
+            if t0.elapsed() > o.wall {
+                bail!("perf: not finished after {:.0} s of wall time", o.wall.as_secs_f64());
             }
-        }
-        match from_x.try_recv() {
-            Ok(ToMain::Connected { version, mtu, remote }) => {
-                rep.log.push(format!("peer: perftest {version}, MTU {mtu}"));
-                let peer_ip = remote[0].ipv4().ok_or_else(|| anyhow!("the peer's GID is not IPv4-mapped (use -x with the RoCEv2 IPv4 GID)"))?;
-                let mac = t.resolve(peer_ip, Duration::from_secs(20))?;
-                rep.log.push(format!("peer {peer_ip} is at {}", crate::twin::format_mac(&mac)));
-                for (me, r) in mine.iter().zip(&remote) {
-                    connect_qp(&mut t, o, me, r, mtu, mac)?;
+            for _ in 0..64 {
+                t.step()?;
+            }
+            // the client's work: keep the SQ fed
+            while posted < wrs.len() && t.node.sq.idle() {
+                t.node.sq.push(wrs[posted].to_words());
+                posted += 1;
+            }
+            if let (Some(start), true) = (test_start, !wrs.is_empty()) {
+                if t.node.cq.seen.len() >= wrs.len() {
+                    rep.cycles = t.node.sim.cycle() - start;
+                    rep.bytes = (o.size * wrs.len()) as u64;
+                    let secs = rep.cycles as f64 / 250e6;
+                    let r = BwReport { size: o.size as u64, iters: o.iters as u64, bw_peak: rep.bytes as f64 / secs / 1e6, bw_avg: rep.bytes as f64 / secs / 1e6, msg_rate: wrs.len() as f64 / secs / 1e6 };
+                    to_x.send(ToExchange::TestDone(r))?;
+                    test_start = None;
                 }
-                rep.peer_version = version;
-                rep.mtu = mtu;
-                rep.remote = remote;
-                to_x.send(ToExchange::Ready)?;
             }
-            Ok(ToMain::Go) => {
-                let opc = if o.op == PerfOp::Write { wr_op::WRITE } else { wr_op::READ };
-                let mut rng = nicgen_sim::Rng::new(o.seed);
-                for k in 0..o.iters {
-                    for (q, r) in rep.remote.iter().enumerate() {
-                        let laddr = LOCAL_BASE + (q * o.iters + k) as u64 * (o.size as u64).next_multiple_of(4096);
-                        if opc == wr_op::WRITE {
-                            t.node.mem.write(laddr, &rng.bytes(o.size));
-                        }
-                        wrs.push(SqWrFields { wr_id: wrs.len() as u32, op: opc, qpn: mine[q].qpn, laddr, raddr: r.vaddr, rkey: r.rkey, len: o.size as u32, signaled: true });
+            match from_x.try_recv() {
+                Ok(ToMain::Connected { version, mtu, remote }) => {
+                    rep.log.push(format!("peer: perftest {version}, MTU {mtu}"));
+                    let peer_ip = remote[0].ipv4().ok_or_else(|| anyhow!("the peer's GID is not IPv4-mapped (use -x with the RoCEv2 IPv4 GID)"))?;
+                    let mac = t.resolve(peer_ip, Duration::from_secs(20))?;
+                    rep.log.push(format!("peer {peer_ip} is at {}", crate::twin::format_mac(&mac)));
+                    for (me, r) in mine.iter().zip(&remote) {
+                        connect_qp(&mut t, o, me, r, mtu, mac)?;
                     }
+                    rep.peer_version = version;
+                    rep.mtu = mtu;
+                    rep.remote = remote;
+                    to_x.send(ToExchange::Ready)?;
                 }
-                test_start = Some(t.node.sim.cycle());
+                Ok(ToMain::Go) => {
+                    let opc = if o.op == PerfOp::Write { wr_op::WRITE } else { wr_op::READ };
+                    let mut rng = nicgen_sim::Rng::new(o.seed);
+                    for k in 0..o.iters {
+                        for (q, r) in rep.remote.iter().enumerate() {
+                            let laddr = LOCAL_BASE + (q * o.iters + k) as u64 * (o.size as u64).next_multiple_of(4096);
+                            if opc == wr_op::WRITE {
+                                t.node.mem.write(laddr, &rng.bytes(o.size));
+                            }
+                            wrs.push(SqWrFields { wr_id: wrs.len() as u32, op: opc, qpn: mine[q].qpn, laddr, raddr: r.vaddr, rkey: r.rkey, len: o.size as u32, signaled: true });
+                        }
+                    }
+                    test_start = Some(t.node.sim.cycle());
+                }
+                Ok(ToMain::Done(r)) => {
+                    return Ok(r);
+                }
+                Ok(ToMain::Failed(e)) => return Err(e.context("perftest exchange")),
+                Err(mpsc::TryRecvError::Empty) => {}
+                Err(mpsc::TryRecvError::Disconnected) => bail!("the perftest exchange ended without a result"),
             }
-            Ok(ToMain::Done(r)) => {
-                peer_report = r;
-                break;
-            }
-            Ok(ToMain::Failed(e)) => return Err(e.context("perftest exchange")),
-            Err(mpsc::TryRecvError::Empty) => {}
-            Err(mpsc::TryRecvError::Disconnected) => bail!("the perftest exchange ended without a result"),
         }
+    })();
+    if let (Err(_), Some(p)) = (&outcome, &o.pcap) {
+        t.write_pcap(p)?;
     }
+    let peer_report = outcome?;
     let _ = worker.join();
     // let the last frames go out
     for _ in 0..20_000 {

@@ -317,6 +317,11 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// end).
     w_lim: DFF<Bits<24>>,
     w_lim_d: Signal<Local, Bits<24>>,
+    /// AckReq interval: a packet whose PSN has these low bits all set asks for an ACK, so a
+    /// request is asked for at least every half window (every 8 PSNs in a 16-packet window,
+    /// every packet in a window of 1..3). A responder that ACKs only what asks (Linux rxe)
+    /// then never lets the window close.
+    ackreq_mask: DFF<Bits<3>>,
     /// The look-up's window check for each PSN it may use (the send PSN read, or `r_psn` for a
     /// parked request that already started), selected after the compares, not before. Like each
     /// packet's check, a PSN is inside when it is not behind `una` and behind the end: the signs
@@ -333,6 +338,12 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     g_park: Signal<Local, Bit>,
     rtx_end: Signal<Local, Bit>,
     c_wmax: Constant<Bits<24>>,
+    c_win16: Constant<Bits<24>>,
+    c_win8: Constant<Bits<24>>,
+    c_win4: Constant<Bits<24>>,
+    c_mask7: Constant<Bits<3>>,
+    c_mask3: Constant<Bits<3>>,
+    c_mask1: Constant<Bits<3>>,
     c1_6: Constant<Bits<6>>,
     psn_ram: Ram<24, A>,
     pmtu_ram: Ram<6, A>,
@@ -590,6 +601,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             i_sq: Default::default(),
             w_lim: Default::default(),
             w_lim_d: Default::default(),
+            ackreq_mask: Default::default(),
             l_beh_rd_unused_low: Default::default(),
             l_beh_r_unused_low: Default::default(),
             l_dend_rd_unused_low: Default::default(),
@@ -602,6 +614,12 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             g_park: Default::default(),
             rtx_end: Default::default(),
             c_wmax: c(WINDOW_MAX as u64),
+            c_win16: c(16),
+            c_win8: c(8),
+            c_win4: c(4),
+            c_mask7: c(7),
+            c_mask3: c(3),
+            c_mask1: c(1),
             c1_6: c(1),
             rtx: Default::default(),
             rtx_valid: Default::default(),
@@ -806,7 +824,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, j_pmask, g_code, g_pmtu, g_pmask, g_npkts, w_lim, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, room_ret, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, j_pmask, g_code, g_pmtu, g_pmask, g_npkts, w_lim, ackreq_mask, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, room_ret, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, pay_skid, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo, dq_n, rbw_n, df_n);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -867,6 +885,14 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.w_lim_d.next = self.c_wmax.val();
         }
         self.w_lim.d.next = self.w_lim_d.val();
+        self.ackreq_mask.d.next = 0.into();
+        if self.w_lim.q.val() >= self.c_win16.val() {
+            self.ackreq_mask.d.next = self.c_mask7.val();
+        } else if self.w_lim.q.val() >= self.c_win8.val() {
+            self.ackreq_mask.d.next = self.c_mask3.val();
+        } else if self.w_lim.q.val() >= self.c_win4.val() {
+            self.ackreq_mask.d.next = self.c_mask1.val();
+        }
         // una_ram: {busy, una}; zero (open) until the completion side reports a QP
         self.una_ram.we.next = self.una_wr.val();
         self.una_ram.waddr.next = self.una_qpn.val();
@@ -985,7 +1011,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.r_desc.next.msn = self.c0_24.val();
         self.r_desc.next.laddr = self.r_addr.q.val();
         self.r_desc.next.plen = bit_cast::<16, 32>(self.r_plen.val());
-        self.r_desc.next.ackreq = self.r_last.val();
+        self.r_desc.next.ackreq = self.r_last.val() | ((self.r_psn.q.val().get_bits::<3>(0) & self.ackreq_mask.q.val()) == self.ackreq_mask.q.val());
         self.r_desc.next.rb = self.r_rtx.q.val() & self.r_plen.val().any();
         self.r_desc.next.cp = !self.r_rtx.q.val() & self.r_plen.val().any();
         self.r_desc.next.rsp = false;
@@ -1000,7 +1026,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         if self.r_wr.q.val().op == self.op_read.val() {
             self.r_desc.next.opcode = self.o_rq.val();
             self.r_desc.next.plen = self.c0_16.val();
-            self.r_desc.next.ackreq = false;
+            self.r_desc.next.ackreq = true;
             self.r_desc.next.rb = false;
             self.r_desc.next.cp = false;
         }
