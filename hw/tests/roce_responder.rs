@@ -33,6 +33,7 @@ fn qp(rng: &mut Rng, qpn: u32) -> QpSetup {
             mr_base: 0x1_0000_0000 * (qpn as u64 + 1),
             mr_len: 1 << 32,
             access: access::REMOTE_WRITE | access::REMOTE_READ,
+            pkey: 0xffff,
             ..Default::default()
         },
         rq: QpRqFields { state: state::RTS, rq_expected_psn: rng.below(1 << 24) as u32, rq_msn: rng.below(1000) as u32, ..Default::default() },
@@ -432,6 +433,20 @@ fn cases() -> Vec<Case> {
             b.0.dqpn = 0xff_ffff;
             vec![a, b]
         }, vec![], "unknown_qp", 2, RTS),
+        c("P_Key of another partition", RTS, |q, p| {
+            let mut a = only(q, p, q.cfg.mr_base, q.cfg.rkey, 100);
+            a.0.pkey = 0x8001;
+            // a limited member's key against the QP's full-member key matches: not dropped, so
+            // it goes last (it consumes the PSN)
+            let mut b = only(q, p, q.cfg.mr_base, q.cfg.rkey, 100);
+            b.0.pkey = 0x7fff;
+            vec![a, b]
+        }, vec![], "malformed", 1, RTS),
+        c("transport version 1", RTS, |q, p| {
+            let mut a = only(q, p, q.cfg.mr_base, q.cfg.rkey, 100);
+            a.0.tver = 1;
+            vec![a]
+        }, vec![], "malformed", 1, RTS),
         c("QP in RESET", RESET, |q, p| vec![only(q, p, q.cfg.mr_base, q.cfg.rkey, 100)], vec![], "qp_not_ready", 1, RESET),
         c("QP in INIT", INIT, |q, p| vec![only(q, p, q.cfg.mr_base, q.cfg.rkey, 100)], vec![], "qp_not_ready", 1, INIT),
         c("QP in ERROR", ERROR, |q, p| vec![only(q, p, q.cfg.mr_base, q.cfg.rkey, 100)], vec![], "qp_error", 1, ERROR),
@@ -545,7 +560,7 @@ fn bad_requests_are_dropped_or_naked_and_counted() {
             let good_writes = if *c == "writes" { items.len() as u64 - bad.len() as u64 } else { 0 };
             let ok_writes = if *c == "writes" && case.counter != "writes" {
                 // accepted packets of the bad QP itself (the in-order one after a gap)
-                (case.name.starts_with("PSN ahead") as u64) + (case.name.starts_with("FIRST inside") as u64) + (case.name.starts_with("LAST short") as u64)
+                (case.name.starts_with("PSN ahead") as u64) + (case.name.starts_with("FIRST inside") as u64) + (case.name.starts_with("LAST short") as u64) + (case.name.starts_with("P_Key") as u64)
             } else {
                 0
             };

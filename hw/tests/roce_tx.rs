@@ -287,7 +287,7 @@ fn requests_responses_and_acks_are_built_right() {
         let first = q.psn;
         if w.op == wr_op::READ {
             let f = got_req.next().expect("a READ REQUEST");
-            assert_eq!((f.hdr.bth.opcode, f.hdr.bth.psn), (op::READ_REQUEST, q.psn));
+            assert_eq!((f.hdr.bth.opcode, f.hdr.bth.psn, f.hdr.bth.ackreq), (op::READ_REQUEST, q.psn, true));
             assert_eq!(f.hdr.reth.unwrap(), Reth { va: w.raddr, rkey: w.rkey, dma_len: w.len });
             q.psn = (q.psn + (w.len as usize).div_ceil(pmtu).max(1) as u32) & 0xff_ffff;
         } else {
@@ -301,7 +301,8 @@ fn requests_responses_and_acks_are_built_right() {
                     (k, n) if k == n - 1 => op::WRITE_LAST,
                     _ => op::WRITE_MIDDLE,
                 };
-                assert_eq!((f.hdr.bth.opcode, f.hdr.bth.psn, f.hdr.bth.ackreq), (want_op, q.psn, k == n - 1), "WR {}", w.wr_id);
+                // AckReq on the last packet and at least every half window (8 PSNs of 16)
+                assert_eq!((f.hdr.bth.opcode, f.hdr.bth.psn, f.hdr.bth.ackreq), (want_op, q.psn, k == n - 1 || q.psn & 7 == 7), "WR {}", w.wr_id);
                 if k == 0 {
                     assert_eq!(f.hdr.reth.unwrap(), Reth { va: w.raddr, rkey: w.rkey, dma_len: w.len });
                 }

@@ -302,7 +302,7 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
             bail!("completion {i} (WR {}) has status {}", c.wr_id, c.status);
         }
     }
-    let data = check_data(&t, &mine, &rep.remote, rep.mtu as u32)?;
+    let data = check_data(&t, &mine, &rep.remote, rep.mtu as u32, &wrs)?;
     rep.checked_bytes = data.checked;
     if o.peer.is_none() {
         rep.bytes = data.bytes;
@@ -323,7 +323,7 @@ struct DataCheck {
 /// (the last write of each byte wins); what the engine's READ responses carried must equal
 /// host memory at the address the READ named. `bytes` and `cycles` measure the data packets
 /// the peer sent (WRITE) or the engine sent (READ responses), first to last.
-fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32) -> Result<DataCheck> {
+fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32, wrs: &[SqWrFields]) -> Result<DataCheck> {
     use nicgen_model::parse;
     let mut shadow: HashMap<u64, u8> = HashMap::new();
     let mut write_va: HashMap<u32, u64> = HashMap::new();
@@ -398,5 +398,77 @@ fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32) -> Result<Data
         bytes += p.payload.len() as u64;
         span = (span.0.min(*cyc), span.1.max(*cyc));
     }
+    // this side's own work: each WRITE carries its source, each READ response from the peer
+    // lands at its WR's local address. Requests pair with WRs in each QP's order; a PSN seen
+    // again is a retransmission.
+    let mut per_qp: HashMap<u32, std::collections::VecDeque<&SqWrFields>> = HashMap::new();
+    for w in wrs {
+        per_qp.entry(w.qpn).or_default().push_back(w);
+    }
+    let mut at: HashMap<u32, u64> = HashMap::new();
+    let mut read_at: HashMap<(u32, u32), u64> = HashMap::new();
+    let mut sent_psn: HashMap<u32, u32> = HashMap::new();
+    for (_, f) in t.roce_out.iter() {
+        let Ok(p) = parse(f) else { continue };
+        let b = p.hdr.bth;
+        let Some(q) = remote.iter().position(|r| r.qpn == b.dqpn) else { continue };
+        let me = mine[q].qpn;
+        let first = matches!(b.opcode, op::WRITE_FIRST | op::WRITE_ONLY | op::READ_REQUEST);
+        if !matches!(b.opcode, op::WRITE_FIRST | op::WRITE_ONLY | op::WRITE_MIDDLE | op::WRITE_LAST | op::READ_REQUEST) {
+            continue;
+        }
+        let fresh = sent_psn.get(&me).is_none_or(|last| (b.psn.wrapping_sub(*last) & 0xff_ffff) < 0x80_0000 && b.psn != *last);
+        if first && fresh {
+            let Some(w) = per_qp.get_mut(&me).and_then(|v| v.pop_front()) else { bail!("data check: QP {me:#x} sent more messages than it was given") };
+            at.insert(me, w.laddr);
+            if b.opcode == op::READ_REQUEST {
+                read_at.insert((me, b.psn), w.laddr);
+            }
+        }
+        if fresh {
+            sent_psn.insert(me, b.psn);
+        }
+        if b.opcode != op::READ_REQUEST {
+            // a retransmission starts again where its message started: check it against the
+            // first transmission's bytes only when it is fresh
+            if fresh {
+                let a = at.entry(me).or_default();
+                if t.node.mem.read(*a, p.payload.len()) != p.payload {
+                    bail!("data check: a WRITE packet (PSN {:#x}) differs from its source at {a:#x}", b.psn);
+                }
+                *a += p.payload.len() as u64;
+                checked += p.payload.len() as u64;
+            }
+        }
+    }
+    let mut resp_expected: HashMap<u32, u32> = HashMap::new();
+    let mut resp_at: HashMap<u32, u64> = HashMap::new();
+    for (_, f) in t.roce_in.iter() {
+        let Ok(p) = parse(f) else { continue };
+        let b = p.hdr.bth;
+        if !matches!(b.opcode, op::READ_RESP_FIRST | op::READ_RESP_ONLY | op::READ_RESP_MIDDLE | op::READ_RESP_LAST) || !ours_has(mine, b.dqpn) {
+            continue;
+        }
+        if matches!(b.opcode, op::READ_RESP_FIRST | op::READ_RESP_ONLY) {
+            let Some(a) = read_at.get(&(b.dqpn, b.psn)) else { continue };
+            resp_at.insert(b.dqpn, *a);
+            resp_expected.insert(b.dqpn, b.psn);
+        }
+        let Some(e) = resp_expected.get_mut(&b.dqpn) else { continue };
+        if b.psn != *e {
+            continue;
+        }
+        *e = (*e + 1) & 0xff_ffff;
+        let a = resp_at.entry(b.dqpn).or_default();
+        if t.node.mem.read(*a, p.payload.len()) != p.payload {
+            bail!("data check: the READ response PSN {:#x} did not land at {a:#x}", b.psn);
+        }
+        *a += p.payload.len() as u64;
+        checked += p.payload.len() as u64;
+    }
     Ok(DataCheck { checked, bytes, cycles: span.1.saturating_sub(span.0) })
+}
+
+fn ours_has(mine: &[Dest], qpn: u32) -> bool {
+    mine.iter().any(|d| d.qpn == qpn)
 }

@@ -129,7 +129,17 @@ fn bad_frames_into_the_engine_are_counted_and_harmless() {
     let truncated = f[1][..40].to_vec();
     let mut not_roce = f[1].clone();
     not_roce[14 + 20 + 3] ^= 0x01; // UDP destination port 4791 → 4790
-    let frames = vec![f[0].clone(), bad_icrc, truncated, not_roce, f[2].clone(), f[3].clone(), f[4].clone()];
+    // a P_Key that does not match the QP's (0xffff), a transport version other than 0, and a
+    // duplicate WRITE that does not ask for an ACK: the first two are dropped as malformed, the
+    // duplicate is ACKed again (C9-105) and not written
+    let with = |r: String, extra: &str| format!("{}, {extra}}}", r.trim_end_matches('}'));
+    let g = scapy_request(&[
+        with(wo(7, 6, 0x3000, 9, &[1, 2, 3, 4]), r#""pkey": 4660"#),
+        with(wo(7, 6, 0x3000, 9, &[1, 2, 3, 4]), r#""tver": 1"#),
+        req(op::WRITE_ONLY, 7, 5, 0, 0x5000, 9, 8, &[9; 8]),
+    ])
+    .unwrap();
+    let frames = vec![f[0].clone(), bad_icrc, truncated, not_roce, g[0].clone(), g[1].clone(), g[2].clone(), f[2].clone(), f[3].clone(), f[4].clone()];
     let before = n.counters();
     let mut d = AxisDriver::new(&n.sim, "s_axis_rx", 100, 1);
     for x in &frames {
@@ -154,13 +164,16 @@ fn bad_frames_into_the_engine_are_counted_and_harmless() {
     assert_eq!(refused, 0, "the RX side pushed back on the MAC");
     assert_eq!(n.mem.read(0x1000, 700), good1);
     assert_eq!(n.mem.read(0x2000, 300), good2);
-    assert_eq!(n.mem.read(0x3000, 4), vec![0; 4], "the bad-ICRC copy of a WRITE must not land");
+    assert_eq!(n.mem.read(0x3000, 4), vec![0; 4], "the bad-ICRC, bad-P_Key and bad-TVer copies of a WRITE must not land");
+    assert_eq!(n.mem.read(0x5000, 8), vec![0; 8], "a duplicate WRITE must not be written again");
     let after = n.counters();
     let delta = |name: &str| {
         let i = ENGINE_COUNTERS.iter().position(|(c, _)| *c == name).unwrap();
         after[i] - before[i]
     };
-    assert_eq!(delta("rx_frames"), 7);
+    assert_eq!(delta("rx_frames"), 10);
+    assert_eq!(delta("resp_malformed"), 2);
+    assert_eq!(delta("resp_duplicate"), 1);
     assert_eq!(delta("rx_bad_icrc"), 1);
     assert_eq!(delta("rx_truncated"), 1);
     assert_eq!(delta("rx_not_roce"), 1);
@@ -169,7 +182,7 @@ fn bad_frames_into_the_engine_are_counted_and_harmless() {
     assert_eq!(delta("resp_writes"), 2);
     let out: Vec<RoceFrame> = b.monitors[0].frames.iter().map(|f| parse(&f.data).unwrap()).collect();
     let got: Vec<(u32, u32, u8)> = out.iter().map(|f| (f.hdr.bth.dqpn, f.hdr.bth.psn, f.hdr.aeth.unwrap().syndrome)).collect();
-    assert_eq!(got, vec![(0x11, 5, 0x1f), (0x12, 50, 0x62), (0x11, 6, 0x1f)]);
+    assert_eq!(got, vec![(0x11, 5, 0x1f), (0x11, 5, 0x1f), (0x12, 50, 0x62), (0x11, 6, 0x1f)]);
 }
 
 /// A fatal NAK stops the QP's requester side in the TX too: node A's QP 0x11 sends a WRITE,

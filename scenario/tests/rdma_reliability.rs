@@ -165,7 +165,8 @@ fn psn_wraps_at_2_24() {
     let (r, ab, ba) = traced(RdmaOpts { first_psn: Some(first), script: [vec![(2, Scripted::Drop)], vec![]], ..base(Op::Write, 4096, 1) }, "wrap");
     ok(&r);
     assert_eq!(ab, ["WF 0", "WM 1", "WM 2", "WL 3", "WM 2", "WL 3"]);
-    assert_eq!(ba, ["NAK60 2", "ACK 3"]);
+    // PSN 0xffffff asks for an ACK (its low 3 bits are set: every 8 PSNs in a window of 16)
+    assert_eq!(ba, ["ACK 1", "NAK60 2", "ACK 3"]);
 }
 
 /// AES-CTR end to end across the PSN wrap and under loss: WRITEs and READs from PSNs just before

@@ -89,7 +89,7 @@ def request(line):
         ext += raw(RETH(va=r.get("va", 0), rkey=r.get("rkey", 0), dlen=r.get("dlen", 0)))
     payload = bytes.fromhex(r.get("payload", ""))
     pad = (4 - len(payload) % 4) % 4
-    bth = BTH(opcode=op, padcount=pad, pkey=0xFFFF, dqpn=r["dqpn"], ackreq=r.get("ackreq", 0), psn=r["psn"])
+    bth = BTH(opcode=op, padcount=pad, pkey=r.get("pkey", 0xFFFF), version=r.get("tver", 0), dqpn=r["dqpn"], ackreq=r.get("ackreq", 0), psn=r["psn"])
     pkt = (Ether(src=r["smac"], dst=r["dmac"]) / IP(src=r["src"], dst=r["dst"], flags="DF")
            / UDP(sport=r.get("sport", 49152), dport=4791, chksum=0) / bth / Raw(ext + payload + b"\0" * pad))
     return raw(pkt)

@@ -15,8 +15,10 @@
 //! 2. QP in RESET or INIT: dropped, `qp_not_ready`. QP in ERROR: dropped, `qp_error`.
 //! 3. Response opcodes (ACK, READ RESPONSE, ATOMIC ACK) go to the requester side unchecked
 //!    (`m_resp` header channel, `m_axis_resp` payload).
-//! 4. Unknown opcode or a pad that does not fit: dropped, `malformed`.
-//! 5. PSN behind the expected one (a duplicate): dropped, `duplicate`. PSN ahead: one NAK
+//! 4. Unknown opcode, a pad that does not fit, a transport version other than 0 or a P_Key
+//!    that does not match the QP's: dropped, `malformed`.
+//! 5. PSN behind the expected one (a duplicate): not executed again, `duplicate`; a WRITE
+//!    packet is ACKed again (C9-105), a READ inside an accepted one answered again. PSN ahead: one NAK
 //!    0x60 per gap (carrying the expected PSN), then silence; `psn_out_of_window`.
 //! 6. Opcode sequence broken (a FIRST must be followed by MIDDLE or LAST), or a request this
 //!    responder does not serve (SEND, with immediate, atomics): NAK 0x61, QP to ERROR,
@@ -156,6 +158,9 @@ pub struct RespChecks {
     pub dup_fits: Bit,
     pub dup_near: Bit,
     pub ack_now: Bit,
+    /// The BTH's transport version is 0 and its P_Key matches the QP's (the low 15 bits
+    /// equal, and at least one of the two a full member: IBA 10.9.3).
+    pub key_ok: Bit,
     /// The packet carries a payload.
     pub plen_nz: Bit,
     /// A READ's PSNs; a WRITE packet's address and the bytes its WRITE has left before it.
@@ -915,7 +920,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.rdh_ram.waddr.next = self.h_qpn.val();
         self.rdh_ram.wdata.next = self.d_rdh.q.val() + self.c1_4.val();
         self.rdh_ram.we.next = false;
-        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().tap_flag | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
+        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().tap_flag | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6 | self.h.q.val().ackreq
             | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().syndrome.any() | self.h.q.val().msn.any()
             | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any() | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any()
             | self.cfg_out.y.val().ipv6 | self.cfg_out.y.val().remote_qpn.any() | self.cfg_out.y.val().remote_ip.any()
@@ -1014,14 +1019,14 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.cause[14].next = true;
                 self.d_do_resp.d.next = true;
                 self.d_dest.d.next = self.dest_resp.val();
-            } else if !self.h.q.val().known | self.h.q.val().len_err {
+            } else if !self.h.q.val().known | self.h.q.val().len_err | !self.k.q.val().key_ok {
                 self.cause[4].next = true;
             } else if self.k.q.val().behind {
-                // a duplicate (rxe): a WRITE that asks for an ACK is ACKed again (expected PSN
-                // - 1) and not executed again; a READ that asks for a subset of a READ this QP
-                // accepted (inside its PSNs and its range, with the QP's rkey), still valid for
-                // the QP's memory region, is answered again (decided in ACT's third cycle, with
-                // the range); anything else is dropped
+                // a duplicate: every WRITE packet is ACKed again (expected PSN - 1), whether or
+                // not it asks (IBA C9-105, as rxe does), and not executed again; a READ that asks
+                // for a subset of a READ this QP accepted (inside its PSNs and its range, with
+                // the QP's rkey), still valid for the QP's memory region, is answered again
+                // (decided in ACT's third cycle, with the range); anything else is dropped
                 self.cause[5].next = true;
                 if self.k.q.val().rd_req {
                     if self.k.q.val().dup_fits & self.acc_ok.val() & self.k.q.val().len_ok {
@@ -1029,7 +1034,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                         self.d_item.d.next.read = true;
                         self.d_item.d.next.again = true;
                     }
-                } else if self.h.q.val().ackreq {
+                } else {
                     self.d_do_ack.d.next = true;
                     self.d_item.d.next.psn = self.d_rq.q.val().rq_expected_psn - self.c1_24.val();
                 }
@@ -1213,6 +1218,9 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.k.d.next.dup_fits = self.dup_fits.val();
                 self.k.d.next.dup_near = self.dup_near.val();
                 self.k.d.next.ack_now = self.ack_now.val();
+                self.k.d.next.key_ok = !self.hdr.val().tver.any()
+                    & (self.hdr.val().pkey.get_bits::<15>(0) == self.cfg_out.y.val().pkey.get_bits::<15>(0))
+                    & (self.hdr.val().pkey.get_bit(15) | self.cfg_out.y.val().pkey.get_bit(15));
                 self.k.d.next.plen_nz = self.hdr.val().plen.any();
                 self.k.d.next.npkts = self.npkts.val();
                 self.k.d.next.addr = self.addr.val();

@@ -815,7 +815,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             o_ro: c(op::READ_RESP_ONLY as u64),
             o_ack: c(op::ACK as u64),
             syn_ack: c(syndrome::ACK as u64),
-            ecn_ect0: c(0),
+            ecn_ect0: c(0b10),
             zero_flow: c(0),
         }
     }
