@@ -100,7 +100,9 @@ fn my_dests(o: &PerfOpts) -> Vec<Dest> {
             out_reads: 16,
             qpn: QPN_BASE + q as u32,
             psn: rng.below(1 << 24) as u32,
-            rkey: 0x100 + q as u32,
+            // one memory region for all QPs, as perftest registers one: its client writes every
+            // QP's data with QP 0's rkey and address
+            rkey: 0x100,
             vaddr: MR_BASE + q as u64 * MR_STRIDE,
             gid: gid_of(o.ip),
             srqn: 0,
@@ -108,7 +110,7 @@ fn my_dests(o: &PerfOpts) -> Vec<Dest> {
         .collect()
 }
 
-fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: mpsc::Receiver<ToExchange>) {
+fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: mpsc::Receiver<ToExchange>, log: std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
     let run = || -> Result<()> {
         let (stream, server) = match o.peer {
             None => {
@@ -143,7 +145,7 @@ fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: m
             }
         };
         stream.set_read_timeout(Some(o.wall))?;
-        let mut x = Exchange::new(stream, server);
+        let mut x = Exchange::new(stream, server, log.clone());
         let (version, mtu) = x.start(o.mtu)?;
         let mut remote = vec![];
         for d in &mine {
@@ -158,8 +160,12 @@ fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: m
             let rep = x.serve_rest(&mine[0], &BwReport { size: o.size as u64, iters: o.iters as u64, ..Default::default() })?;
             tx.send(ToMain::Done(rep))?;
         } else {
-            x.keys(&mine[0])?; // after RTR
-            x.keys(&mine[0])?; // before the test
+            // perftest 6.06 exchanges each QP's keys a second time, then one barrier before
+            // the test (seen on the wire: 2 x QPs + 1 key messages before the data, one after)
+            for d in &mine {
+                x.keys(d)?;
+            }
+            x.keys(&mine[0])?;
             tx.send(ToMain::Go)?;
             let ToExchange::TestDone(report) = rx.recv()? else { bail!("no test result") };
             x.keys(&mine[0])?; // after the test
@@ -169,7 +175,8 @@ fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: m
         }
         Ok(())
     };
-    if let Err(e) = run() {
+    let r = run();
+    if let Err(e) = r {
         let _ = tx.send(ToMain::Failed(e));
     }
 }
@@ -187,8 +194,8 @@ fn connect_qp(t: &mut Twin, o: &PerfOpts, me: &Dest, r: &Dest, mtu: usize, peer_
         pkey: 0xffff,
         ttl: 64,
         rkey: me.rkey,
-        mr_base: me.vaddr,
-        mr_len: MR_STRIDE,
+        mr_base: MR_BASE,
+        mr_len: MR_STRIDE * o.qps as u64,
         access: access::REMOTE_READ | access::REMOTE_WRITE,
         timeout: o.timeout,
         retry_cnt: 7,
@@ -215,7 +222,9 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     let (to_x, x_rx) = mpsc::channel();
     let xo = o.clone();
     let xm = mine.clone();
-    let worker = std::thread::spawn(move || exchange_thread(xo, xm, to_main, x_rx));
+    let exchange_log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let xl = exchange_log.clone();
+    let worker = std::thread::spawn(move || exchange_thread(xo, xm, to_main, x_rx, xl));
     let mut rep = PerfReport::default();
     let t0 = Instant::now();
     let mut wrs: Vec<SqWrFields> = vec![];
@@ -286,6 +295,9 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     }
     let peer_report = outcome?;
     let _ = worker.join();
+    if let Ok(l) = exchange_log.lock() {
+        rep.log.extend(l.iter().cloned());
+    }
     // let the last frames go out
     for _ in 0..20_000 {
         t.step()?;
@@ -294,7 +306,8 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
         t.write_pcap(p)?;
     }
     rep.log.push(format!("simulated {} cycles in {:.1} s of wall time ({:.0} cycles/s)", t.node.sim.cycle(), t0.elapsed().as_secs_f64(), t.node.sim.cycle() as f64 / t0.elapsed().as_secs_f64()));
-    rep.peer_report = peer_report;
+    // a perftest server sends its own report uninitialised: only a client's means anything
+    rep.peer_report = if o.peer.is_none() { peer_report } else { None };
     rep.completions = t.node.cq.seen.len();
     for (i, (_, w)) in t.node.cq.seen.iter().enumerate() {
         let c = CqEntryFields::from_words(w);

@@ -6,7 +6,8 @@
 //! 3. the active MTU as `"%d"` of the `ibv_mtu` code, 2 bytes; both sides take the smaller;
 //! 4. one key message per QP, 108 bytes: `lid:out_reads:qpn:psn:rkey:vaddr:gid[16]:srqn:` in
 //!    hex, NUL-terminated;
-//! 5. key messages again as barriers (after RTR, before and after the test);
+//! 5. each QP's key message a second time, then one as a barrier before the test and one
+//!    after it (2 × QPs + 1 messages before the data, seen on the wire);
 //! 6. for bandwidth tests, five 8-byte big-endian reports (size, iterations, peak and average
 //!    bandwidth, message rate);
 //! 7. a closing key message, then `"done\0"`.
@@ -111,21 +112,29 @@ pub struct Setup {
 pub struct Exchange {
     s: TcpStream,
     server: bool,
-    /// Bytes read and written, for the log.
-    pub log: Vec<String>,
+    /// Every message read (`<`) and written (`>`), in order.
+    pub log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Exchange {
-    pub fn new(s: TcpStream, server: bool) -> Self {
-        Exchange { s, server, log: vec![] }
+    pub fn new(s: TcpStream, server: bool, log: std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> Self {
+        Exchange { s, server, log }
+    }
+    fn note(&self, m: String) {
+        if let Ok(mut l) = self.log.lock() {
+            l.push(m);
+        }
     }
     fn read(&mut self, n: usize, what: &str) -> Result<Vec<u8>> {
         let mut b = vec![0u8; n];
         self.s.read_exact(&mut b).with_context(|| format!("perftest exchange: reading {what} ({n} bytes)"))?;
+        self.note(format!("exchange < {what} ({n} B)"));
         Ok(b)
     }
     fn write(&mut self, b: &[u8], what: &str) -> Result<()> {
-        self.s.write_all(b).with_context(|| format!("perftest exchange: writing {what}"))
+        self.s.write_all(b).with_context(|| format!("perftest exchange: writing {what}"))?;
+        self.note(format!("exchange > {what} ({} B)", b.len()));
+        Ok(())
     }
     /// One exchange of `mine` against the peer's message of the same size.
     fn xchg(&mut self, mine: &[u8], what: &str) -> Result<Vec<u8>> {
@@ -144,7 +153,7 @@ impl Exchange {
         v[..VERSION.len()].copy_from_slice(VERSION.as_bytes());
         let rv = self.xchg(&v, "version")?;
         let version = String::from_utf8_lossy(rv.split(|&b| b == 0).next().unwrap_or(&[])).to_string();
-        self.log.push(format!("peer perftest version {version}"));
+        self.note(format!("peer perftest version {version}"));
         self.xchg(&4096u32.to_be_bytes(), "cycle buffer")?;
         self.xchg(&64u32.to_be_bytes(), "cache line size")?;
         let mine = mtu_code(mtu);
@@ -174,56 +183,43 @@ impl Exchange {
         Ok(())
     }
     /// The server's part after the QPs are connected: answer every barrier (with `mine`) and
-    /// report (with `report`) until the client closes. Returns the client's report, if it sent
-    /// one.
+    /// the reports (with `report`) until the client closes. Returns the client's report, if it
+    /// sent one. A key message starts with four hex digits and `:`; the five reports come
+    /// together, the first starting with the high bytes of the message size (zero).
     pub fn serve_rest(&mut self, mine: &Dest, report: &BwReport) -> Result<Option<BwReport>> {
-        let mut got = [0u64; 5];
-        let mut reports = 0;
+        let mut got: Option<BwReport> = None;
         loop {
             let mut head = [0u8; 5];
             match self.s.read_exact(&mut head) {
                 Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok((reports == 5).then(|| BwReport::from_words(got))),
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(got),
                 Err(e) => return Err(e).context("perftest exchange: reading"),
             }
             if &head == b"done\0" {
-                return Ok((reports == 5).then(|| BwReport::from_words(got)));
+                self.note("exchange < done (5 B)".into());
+                return Ok(got);
             }
-            if head[4] == b':' {
+            if head[..4].iter().all(|b| b.is_ascii_hexdigit()) && head[4] == b':' {
                 let rest = self.read(KEY_MSG - 5, "keys")?;
-                let _ = Dest::decode(&[&head[..], &rest[..]].concat())?;
+                Dest::decode(&[&head[..], &rest[..]].concat())?;
                 self.write(&mine.encode(), "keys")?;
-                if reports == 5 {
+                if got.is_some() {
                     // the closing barrier
                     self.write(b"done\0", "done")?;
                 }
-            } else {
-                let rest = self.read(3, "report")?;
-                let w = u64::from_be_bytes([&head[..], &rest[..]].concat().try_into().unwrap());
-                if reports < 5 {
-                    got[reports] = w;
-                }
-                self.write(&report.words()[reports.min(4)].to_be_bytes(), "report")?;
-                reports += 1;
+                continue;
             }
+            let rest = self.read(3, "report")?;
+            let mut w = [0u64; 5];
+            w[0] = u64::from_be_bytes([&head[..], &rest[..]].concat().try_into().unwrap());
+            let mine_w = report.words();
+            self.write(&mine_w[0].to_be_bytes(), "report")?;
+            for i in 1..5 {
+                let r = self.read(8, "report")?;
+                w[i] = u64::from_be_bytes(r.try_into().unwrap());
+                self.write(&mine_w[i].to_be_bytes(), "report")?;
+            }
+            got = Some(BwReport::from_words(w));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    #[test]
-    fn key_message_round_trip() {
-        // a message perftest 6.06 sent (rxe, QPN 0x11)
-        let wire = b"0000:0001:000011:42b470:0000024f:00007f03f669a000:00:00:00:00:00:00:00:00:00:00:ff:ff:0a:09:00:02:00000000:";
-        let mut m = [0u8; KEY_MSG];
-        m[..wire.len()].copy_from_slice(wire);
-        let d = Dest::decode(&m).unwrap();
-        assert_eq!((d.qpn, d.psn, d.rkey, d.vaddr, d.out_reads), (0x11, 0x42b470, 0x24f, 0x7f03f669a000, 1));
-        assert_eq!(d.ipv4(), Some(Ipv4Addr::new(10, 9, 0, 2)));
-        assert_eq!(d.encode(), m);
-        assert_eq!(mtu_code(1024), 3);
-        assert_eq!(mtu_code(4096), 5);
     }
 }
