@@ -27,10 +27,16 @@ fn root() -> PathBuf {
 struct Lab {
     ns: String,
     dir: PathBuf,
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
+
+/// One lab at a time: two guests and two twins at once on two cores would slow the card's
+/// answers towards the peer's timeout.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl Lab {
     fn new(name: &str) -> Lab {
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
         let r = root();
         assert!(Path::new("/dev/net/tun").exists(), "no /dev/net/tun: the interop tests need TAP devices");
         let uid = Command::new("id").arg("-u").output().expect("id");
@@ -44,7 +50,7 @@ impl Lab {
         let dir = std::env::temp_dir().join(&ns);
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        Lab { ns, dir }
+        Lab { ns, dir, _turn: turn }
     }
     /// Boot the VM with `job` (a shell script run once rxe0 is up), in the background.
     fn vm(&self, job: &str) -> Child {
