@@ -158,41 +158,41 @@ use rust_hdl::prelude::*;
 /// A record read out of a RAM word: `Bits<N>` in, the struct out (same bits; pure wiring).
 #[derive(LogicBlock, Default)]
 pub struct FromBits<T: Synth + nicgen_hdl::StructWords, const N: usize> {
-    pub x: Signal<In, Bits<N>>,
-    pub y: Signal<Out, T>,
+    pub bits: Signal<In, Bits<N>>,
+    pub fields: Signal<Out, T>,
 }
 
 impl<T: Synth + nicgen_hdl::StructWords, const N: usize> Logic for FromBits<T, N> {
     fn update(&mut self) {
         assert_eq!(T::BITS, N);
-        let w: Vec<u32> = crate::crc::matrix::bits_to_u64s(self.x.val()).iter().flat_map(|d| [*d as u32, (*d >> 32) as u32]).collect();
-        self.y.next = T::from_words(&w);
+        let w: Vec<u32> = crate::crc::matrix::bits_to_u64s(self.bits.val()).iter().flat_map(|d| [*d as u32, (*d >> 32) as u32]).collect();
+        self.fields.next = T::from_words(&w);
     }
     fn connect(&mut self) {
-        self.y.connect();
+        self.fields.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom("assign y = x;\n".into())
+        Verilog::Custom("assign fields = bits;\n".into())
     }
 }
 
 /// A record written into a RAM word: the struct in, `Bits<N>` out.
 #[derive(LogicBlock, Default)]
 pub struct ToBits<T: Synth + nicgen_hdl::StructWords, const N: usize> {
-    pub x: Signal<In, T>,
-    pub y: Signal<Out, Bits<N>>,
+    pub fields: Signal<In, T>,
+    pub bits: Signal<Out, Bits<N>>,
 }
 
 impl<T: Synth + nicgen_hdl::StructWords, const N: usize> Logic for ToBits<T, N> {
     fn update(&mut self) {
-        let w = self.x.val().to_words();
+        let w = self.fields.val().to_words();
         let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-        self.y.next = crate::crc::fields::bits_of(&bytes[..N.div_ceil(8)]);
+        self.bits.next = crate::crc::fields::bits_of(&bytes[..N.div_ceil(8)]);
     }
     fn connect(&mut self) {
-        self.y.connect();
+        self.bits.connect();
     }
     fn hdl(&self) -> Verilog {
-        Verilog::Custom("assign y = x;\n".into())
+        Verilog::Custom("assign bits = fields;\n".into())
     }
 }

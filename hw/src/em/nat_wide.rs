@@ -449,8 +449,8 @@ impl<const D: usize, const K: usize, const FW: usize, const CB: usize, const C: 
         self.fixq.s_axis.tlast.next = true;
         self.fixq.s_axis.tuser.next = false;
         self.fixq.s_axis.tvalid.next = self.del.out_valid.val();
-        self.fix_out.x.next = self.fixq.m_axis.tdata.val();
-        self.patch.s_fix.next = self.fix_out.y.val();
+        self.fix_out.bits.next = self.fixq.m_axis.tdata.val();
+        self.patch.s_fix.next = self.fix_out.fields.val();
         self.patch.s_fix_valid.next = self.fixq.m_axis.tvalid.val();
         self.fixq.m_axis.tready.next = self.patch.s_fix_ready.val();
         AxisSource::<D, K>::join(&mut self.front.m_axis, &mut self.nat.s_axis);

@@ -541,13 +541,13 @@ impl<const D: usize, const K: usize, const FW: usize> Logic for EmParseW<D, K, F
         self.x_hdr.next = self.ex.hdr.val();
         self.x_hdr.next.cause = self.ex.cause.val();
         self.x_hdr.next.vf = self.dvf[4].q.val();
-        self.x_in.x.next = self.x_hdr.val();
-        self.res_q.s_axis.tdata.next = bit_cast::<RES_BITS, EM_HDR_BITS>(self.x_in.y.val()) | (bit_cast::<RES_BITS, 17>(self.ex.need.val()) << 398);
+        self.x_in.fields.next = self.x_hdr.val();
+        self.res_q.s_axis.tdata.next = bit_cast::<RES_BITS, EM_HDR_BITS>(self.x_in.bits.val()) | (bit_cast::<RES_BITS, 17>(self.ex.need.val()) << 398);
         self.res_q.s_axis.tkeep.next = true.into();
         self.res_q.s_axis.tlast.next = true;
         self.res_q.s_axis.tuser.next = false;
         self.res_q.s_axis.tvalid.next = self.dv[4].q.val();
-        self.res_hdr.x.next = self.res_q.m_axis.tdata.val().get_bits::<EM_HDR_BITS>(0);
+        self.res_hdr.bits.next = self.res_q.m_axis.tdata.val().get_bits::<EM_HDR_BITS>(0);
         // ------------------------------------------------ the frame's length and MAC error, at its end
         self.l_valid.d.next = self.acc.val() & self.s_axis.tlast.val();
         self.l_keep.d.next = self.s_axis.tkeep.val();
@@ -571,15 +571,15 @@ impl<const D: usize, const K: usize, const FW: usize> Logic for EmParseW<D, K, F
         self.len_q.m_axis.tready.next = self.jn.val();
         self.j_len.next = self.len_q.m_axis.tdata.val().get_bits::<16>(0);
         self.j_need.next = self.res_q.m_axis.tdata.val().get_bits::<17>(398);
-        self.j_hdr.next = self.res_hdr.y.val();
+        self.j_hdr.next = self.res_hdr.fields.val();
         self.j_hdr.next.len = self.j_len.val();
         if self.len_q.m_axis.tdata.val().get_bit(16) {
             self.j_hdr.next.cause = self.c_bad.val();
         } else if bit_cast::<17, 16>(self.j_len.val()) < self.j_need.val() {
             self.j_hdr.next.cause = self.c_trunc.val();
         }
-        self.j_in.x.next = self.j_hdr.val();
-        self.hdr_q.s_axis.tdata.next = self.j_in.y.val();
+        self.j_in.fields.next = self.j_hdr.val();
+        self.hdr_q.s_axis.tdata.next = self.j_in.bits.val();
         self.hdr_q.s_axis.tkeep.next = true.into();
         self.hdr_q.s_axis.tlast.next = true;
         self.hdr_q.s_axis.tuser.next = false;
@@ -593,8 +593,8 @@ impl<const D: usize, const K: usize, const FW: usize> Logic for EmParseW<D, K, F
             self.k_frames.d.next = self.k_frames.q.val() + 1;
         }
         // ------------------------------------------------ the gate: a header and its frame's first beat together
-        self.hq_out.x.next = self.hdr_q.m_axis.tdata.val();
-        self.h_drop.next = self.hq_out.y.val().cause.any();
+        self.hq_out.bits.next = self.hdr_q.m_axis.tdata.val();
+        self.h_drop.next = self.hq_out.fields.val().cause.any();
         self.start.next = !self.in_frame.q.val() & self.hdr_q.m_axis.tvalid.val() & self.pay_q.m_axis.tvalid.val()
             & (self.h_drop.val() | (self.oskid.s_axis.tready.val() & self.hskid.s_ready.val()));
         self.cont.next = self.in_frame.q.val() & self.pay_q.m_axis.tvalid.val() & (self.drop_cur.q.val() | self.oskid.s_axis.tready.val());
@@ -605,7 +605,7 @@ impl<const D: usize, const K: usize, const FW: usize> Logic for EmParseW<D, K, F
         self.oskid.s_axis.tlast.next = self.pay_q.m_axis.tlast.val();
         self.oskid.s_axis.tuser.next = false;
         self.oskid.s_axis.tvalid.next = (self.start.val() & !self.h_drop.val()) | (self.cont.val() & !self.drop_cur.q.val());
-        self.hskid.s_data.next = self.hq_out.y.val();
+        self.hskid.s_data.next = self.hq_out.fields.val();
         self.hskid.s_valid.next = self.start.val() & !self.h_drop.val();
         if self.start.val() {
             self.drop_cur.d.next = self.h_drop.val();

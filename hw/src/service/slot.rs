@@ -184,8 +184,8 @@ impl<const A: usize> Logic for SlotShell<A> {
             }
         }
         // out: the core's beats into the FIFO
-        self.meta_in.x.next = self.core_out.val().meta;
-        self.fifo.s_axis.tdata.next = bit_cast::<SD, DATA_W>(self.core_out.val().data) | (bit_cast::<SD, META_BITS>(self.meta_in.y.val()) << self.sh_meta.val());
+        self.meta_in.fields.next = self.core_out.val().meta;
+        self.fifo.s_axis.tdata.next = bit_cast::<SD, DATA_W>(self.core_out.val().data) | (bit_cast::<SD, META_BITS>(self.meta_in.bits.val()) << self.sh_meta.val());
         self.fifo.s_axis.tkeep.next = self.core_out.val().keep;
         self.fifo.s_axis.tlast.next = self.core_out.val().last;
         self.fifo.s_axis.tuser.next = self.core_out.val().user;
@@ -196,8 +196,8 @@ impl<const A: usize> Logic for SlotShell<A> {
         self.overrun.next = self.k_over.q.val();
         self.m_axis.tdata.next = self.fifo.m_axis.tdata.val().get_bits::<DATA_W>(0);
         self.hi.next = self.fifo.m_axis.tdata.val() >> self.sh_meta.val();
-        self.meta_out.x.next = self.hi.val().get_bits::<META_BITS>(0);
-        self.m_meta.next = self.meta_out.y.val();
+        self.meta_out.bits.next = self.hi.val().get_bits::<META_BITS>(0);
+        self.m_meta.next = self.meta_out.fields.val();
         self.m_axis.tkeep.next = self.fifo.m_axis.tkeep.val();
         self.m_axis.tlast.next = self.fifo.m_axis.tlast.val();
         self.m_axis.tuser.next = self.fifo.m_axis.tuser.val();

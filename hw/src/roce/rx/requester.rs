@@ -41,7 +41,7 @@ const _: () = assert!(RING == 16);
 const _: () = assert!(SENT_BITS == 303 && RING_BITS == 319);
 const RTX_BITS: usize = RtxWrFields::BITS;
 const RTX_W: usize = RTX_BITS + 3;
-/// Counters of the requester (`k`).
+/// Counters of the requester (`counts`).
 const NK: usize = 13;
 
 /// A retransmit timer's limit, `1024 << timeout` cycles, as the mask of the elapsed-time bits
@@ -217,17 +217,17 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// `prog` for each value the step may give the oldest unacknowledged PSN, each compared with
     /// `una0` beside the step's decision (not after it): the PSN kept, the header's PSN + 1, the
     /// header's PSN, the ring entry's last PSN + 1.
-    pg_p: Signal<Local, Bit>,
-    pg_h1: Signal<Local, Bit>,
-    pg_h: Signal<Local, Bit>,
-    /// `pg_h` and `pg_h1` as registers: the header and `una0` are fixed for a job, so both
-    /// are compared in LOOK, from the state read. `pg_p` is a register too: false after LOOK
-    /// (`p` is the state read, whose PSN is `una0`), and after each step the step's `prog`
+    prog_if_kept: Signal<Local, Bit>,
+    prog_if_hdr_next: Signal<Local, Bit>,
+    prog_if_hdr: Signal<Local, Bit>,
+    /// `prog_if_hdr` and `prog_if_hdr_next` as registers: the header and `una0` are fixed for a job, so both
+    /// are compared in LOOK, from the state read. `prog_if_kept` is a register too: false after LOOK
+    /// (`qp_req` is the state read, whose PSN is `una0`), and after each step the step's `prog`
     /// (which is exactly "the PSN the step leaves differs from `una0`").
-    pgh_q: DFF<Bit>,
-    pgh1_q: DFF<Bit>,
-    pgp_q: DFF<Bit>,
-    pg_e1: Signal<Local, Bit>,
+    prog_if_hdr_q: DFF<Bit>,
+    prog_if_hdr_next_q: DFF<Bit>,
+    prog_if_kept_q: DFF<Bit>,
+    prog_if_entry_end: Signal<Local, Bit>,
     rty_go: Signal<Local, Bit>,
     /// `rty_go` if the step made progress (`_p`, the retries restored first) and if not (`_n`).
     rty_go_p: Signal<Local, Bit>,
@@ -239,7 +239,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// unacknowledged PSN that completing the step's message leaves (`w_in_e`, `w_beh_e`: its
     /// last PSN + 1); `w_mv` says the step before completed its message. Only a completion moves
     /// the PSN without ending the evaluation, so `in_win` and `behind` are a select on registers,
-    /// not two subtractions and a compare behind `p`.
+    /// not two subtractions and a compare behind `qp_req`.
     w_in: DFF<Bit>,
     w_beh: DFF<Bit>,
     w_in_e: DFF<Bit>,
@@ -313,12 +313,12 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     h_rol: DFF<Bit>,
     h_pm: DFF<Bits<8>>,
     /// Bit k: the payload length is at most 256 << k. From the length's high byte smeared
-    /// right (`n_s*`: bit k set when the high byte is 2^k or more), or `n_pm`.
+    /// right (`hi_smear*`: bit k set when the high byte is 2^k or more), or `n_pm`.
     h_le: DFF<Bits<8>>,
     n_pm: Signal<Local, Bits<8>>,
-    n_s1: Signal<Local, Bits<8>>,
-    n_s2: Signal<Local, Bits<8>>,
-    n_s3: Signal<Local, Bits<8>>,
+    hi_smear1: Signal<Local, Bits<8>>,
+    hi_smear2: Signal<Local, Bits<8>>,
+    hi_smear4: Signal<Local, Bits<8>>,
     c255_8: Constant<Bits<8>>,
     n_hi: Signal<Local, Bits<8>>,
     n_plen: Signal<Local, Bits<16>>,
@@ -364,13 +364,13 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     ed_nx: Signal<Local, Bit>,
     ed_look_unused_low: Signal<Local, Bits<24>>,
     ed_nx_unused_low: Signal<Local, Bits<24>>,
-    /// The same for `rr_at_last` (the header's PSN is the oldest message's last) and `pg_e1`
+    /// The same for `rr_at_last` (the header's PSN is the oldest message's last) and `prog_if_entry_end`
     /// (completing the oldest message moves the oldest unacknowledged PSN): registers loaded in
     /// LOOK from `tail_last` and after a completing step from `nx_last`.
     rl_q: DFF<Bit>,
     /// The ring slot before `head` (the entry whose `nx_ram` word a new record writes).
     head_m1: Signal<Local, Bits<4>>,
-    pe_q: DFF<Bit>,
+    prog_if_entry_end_q: DFF<Bit>,
     /// The retransmit timer's expiry for a timer job. LOOK registers the time since the state's
     /// stamp (`x_el`), its timeout (`x_to`) and whether the timer runs (`x_on`: messages
     /// outstanding, no error, a non-zero timeout); a timer job then spends one cycle in EXP,
@@ -390,26 +390,26 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     take_sent: Signal<Local, Bit>,
     ring_in: ToBits<SentWr, SENT_BITS>,
     ring_out: FromBits<SentWr, SENT_BITS>,
-    // 0 idle, 1 look (ptr in, ring read), 2 evaluate, 3 record a sent message, 4/5 replay,
-    // 6 a cut-through response's verdict wait
-    st: DFF<Bits<3>>,
-    h: DFF<RoceHdr>,
-    p: DFF<QpReq>,
-    p_nx: Signal<Local, QpReq>,
+    /// The completion side's state machine: 0 idle, 1 look (ptr in, ring read), 2 evaluate,
+    /// 3 record a sent message, 4/5 replay, 6 a cut-through response's verdict wait.
+    cmp_fsm: DFF<Bits<3>>,
+    hdr_taken: DFF<RoceHdr>,
+    qp_req: DFF<QpReq>,
+    qp_req_next: Signal<Local, QpReq>,
     fatal: DFF<Bit>,
     sblk: DFF<Bit>,
     first: DFF<Bit>,
-    k: [DFF<Bits<32>>; NK],
+    counts: [DFF<Bits<32>>; NK],
     qpn_a: Signal<Local, Bits<A>>,
     in_qpn: Signal<Local, Bits<A>>,
     h_qpn: Signal<Local, Bits<A>>,
-    e: Signal<Local, SentWr>,
+    entry: Signal<Local, SentWr>,
     is_ack: Signal<Local, Bit>,
     is_nak_seq: Signal<Local, Bit>,
     is_nak_fatal: Signal<Local, Bit>,
     is_rr: Signal<Local, Bit>,
     cov_psn: Signal<Local, Bits<24>>,
-    /// The decode of the header as it is taken (`resp_q`), registered beside `h` so that a step's
+    /// The decode of the header as it is taken (`resp_q`), registered beside `hdr_taken` so that a step's
     /// evaluation starts from flops: is it an ACK, a sequence NAK, a fatal NAK, a READ response;
     /// the PSN it covers; the status a fatal NAK gives.
     n_ack: Signal<Local, Bit>,
@@ -540,13 +540,13 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             fail: Default::default(),
             fail_status: Default::default(),
             prog: Default::default(),
-            pg_p: Default::default(),
-            pg_h1: Default::default(),
-            pg_h: Default::default(),
-            pgh_q: Default::default(),
-            pgh1_q: Default::default(),
-            pgp_q: Default::default(),
-            pg_e1: Default::default(),
+            prog_if_kept: Default::default(),
+            prog_if_hdr_next: Default::default(),
+            prog_if_hdr: Default::default(),
+            prog_if_hdr_q: Default::default(),
+            prog_if_hdr_next_q: Default::default(),
+            prog_if_kept_q: Default::default(),
+            prog_if_entry_end: Default::default(),
             rty_go: Default::default(),
             rty_go_p: Default::default(),
             rty_go_n: Default::default(),
@@ -605,9 +605,9 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             h_pm: Default::default(),
             h_le: Default::default(),
             n_pm: Default::default(),
-            n_s1: Default::default(),
-            n_s2: Default::default(),
-            n_s3: Default::default(),
+            hi_smear1: Default::default(),
+            hi_smear2: Default::default(),
+            hi_smear4: Default::default(),
             c255_8: c(255),
             n_hi: Default::default(),
             n_plen: Default::default(),
@@ -635,18 +635,18 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             take_sent: Default::default(),
             ring_in: Default::default(),
             ring_out: Default::default(),
-            st: Default::default(),
-            h: Default::default(),
-            p: Default::default(),
-            p_nx: Default::default(),
+            cmp_fsm: Default::default(),
+            hdr_taken: Default::default(),
+            qp_req: Default::default(),
+            qp_req_next: Default::default(),
             fatal: Default::default(),
             sblk: Default::default(),
             first: Default::default(),
-            k: Default::default(),
+            counts: Default::default(),
             qpn_a: Default::default(),
             in_qpn: Default::default(),
             h_qpn: Default::default(),
-            e: Default::default(),
+            entry: Default::default(),
             is_ack: Default::default(),
             is_nak_seq: Default::default(),
             is_nak_fatal: Default::default(),
@@ -676,7 +676,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             ed_nx_unused_low: Default::default(),
             rl_q: Default::default(),
             head_m1: Default::default(),
-            pe_q: Default::default(),
+            prog_if_entry_end_q: Default::default(),
             p_exp: Default::default(),
             x_el: Default::default(),
             x_to: Default::default(),
@@ -726,7 +726,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
     }
 }
 
-/// Counter slots of `k`.
+/// Counter slots of `counts`.
 pub mod ctr {
     pub const ACKS: usize = 0;
     pub const ACK_OOW: usize = 1;
@@ -745,11 +745,11 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, st, h, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, pe_q, p_exp, x_el, x_to, x_on, p, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_el, tm_msk, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, pgh_q, pgh1_q, pgp_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
+        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, cmp_fsm, hdr_taken, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, prog_if_entry_end_q, p_exp, x_el, x_to, x_on, qp_req, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_el, tm_msk, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, prog_if_hdr_q, prog_if_hdr_next_q, prog_if_kept_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram, nx_ram);
         for i in 0..NK {
-            self.k[i].clock.next = self.clock.val();
-            self.k[i].d.next = self.k[i].q.val();
+            self.counts[i].clock.next = self.clock.val();
+            self.counts[i].d.next = self.counts[i].q.val();
             self.bump[i].next = false;
         }
         self.resp_q.reset.next = self.reset.val();
@@ -796,19 +796,19 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.err_qpn.next = self.err_q.m_data.val();
         self.err_valid.next = self.err_q.m_valid.val();
         self.err_q.m_ready.next = self.err_ready.val();
-        self.cnt.acks.next = self.k[0].q.val();
-        self.cnt.ack_out_of_window.next = self.k[1].q.val();
-        self.cnt.nak_seq.next = self.k[2].q.val();
-        self.cnt.nak_fatal.next = self.k[3].q.val();
-        self.cnt.read_resp.next = self.k[4].q.val();
-        self.cnt.resp_unexpected.next = self.k[5].q.val();
-        self.cnt.completions.next = self.k[6].q.val();
-        self.cnt.ack_duplicate.next = self.k[7].q.val();
-        self.cnt.implied_nak.next = self.k[8].q.val();
-        self.cnt.timeouts.next = self.k[9].q.val();
-        self.cnt.replays.next = self.k[10].q.val();
-        self.cnt.replay_deferred.next = self.k[11].q.val();
-        self.cnt.bad_response.next = self.k[12].q.val();
+        self.cnt.acks.next = self.counts[0].q.val();
+        self.cnt.ack_out_of_window.next = self.counts[1].q.val();
+        self.cnt.nak_seq.next = self.counts[2].q.val();
+        self.cnt.nak_fatal.next = self.counts[3].q.val();
+        self.cnt.read_resp.next = self.counts[4].q.val();
+        self.cnt.resp_unexpected.next = self.counts[5].q.val();
+        self.cnt.completions.next = self.counts[6].q.val();
+        self.cnt.ack_duplicate.next = self.counts[7].q.val();
+        self.cnt.implied_nak.next = self.counts[8].q.val();
+        self.cnt.timeouts.next = self.counts[9].q.val();
+        self.cnt.replays.next = self.counts[10].q.val();
+        self.cnt.replay_deferred.next = self.counts[11].q.val();
+        self.cnt.bad_response.next = self.counts[12].q.val();
         self.now.d.next = self.now.q.val() + 1;
         // the timer scan: one QP per cycle
         self.scan_q.d.next = self.scan_q.q.val() + self.c1_a.val();
@@ -830,13 +830,13 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.tmo_q.s_valid.next = self.tm_v.q.val() & (self.tm_el.q.val() & self.tm_msk.q.val()).any();
         self.tmo_q.m_ready.next = false;
         self.rtx_fifo.reset.next = self.reset.val();
-        self.rtx_fifo.s_axis.tdata.next = self.rtx_in.y.val();
+        self.rtx_fifo.s_axis.tdata.next = self.rtx_in.bits.val();
         self.rtx_fifo.s_axis.tkeep.next = true.into();
         self.rtx_fifo.s_axis.tlast.next = true;
         self.rtx_fifo.s_axis.tuser.next = false;
         self.rtx_fifo.s_axis.tvalid.next = false;
-        self.rtx_out.x.next = self.rtx_fifo.m_axis.tdata.val();
-        self.rtx.next = self.rtx_out.y.val();
+        self.rtx_out.bits.next = self.rtx_fifo.m_axis.tdata.val();
+        self.rtx.next = self.rtx_out.fields.val();
         self.rtx_valid.next = self.rtx_fifo.m_axis.tvalid.val();
         self.rtx_fifo.m_axis.tready.next = self.rtx_ready.val();
         // a replay starts only when its whole run (at most 16) fits
@@ -844,20 +844,20 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.rtx_room_q.d.next = self.rtx_room.val();
         // tables
         self.in_qpn.next = bit_cast::<A, 24>(self.resp_q.m_data.val().dqpn);
-        self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
+        self.h_qpn.next = bit_cast::<A, 24>(self.hdr_taken.q.val().dqpn);
         self.qpn_a.next = bit_cast::<A, 24>(self.sent.val().qpn);
-        self.ptr_out.x.next = self.ptr_ram.rdata.val();
-        self.ring_out.x.next = self.ring_ram.rdata.val().get_bits::<303>(0);
+        self.ptr_out.bits.next = self.ptr_ram.rdata.val();
+        self.ring_out.bits.next = self.ring_ram.rdata.val().get_bits::<303>(0);
         self.last_len.next = self.ring_ram.rdata.val().get_bits::<16>(303);
-        self.e.next = self.ring_out.y.val();
-        self.ptr_in.x.next = self.p.q.val();
-        self.ptr_ram.wdata.next = self.ptr_in.y.val();
+        self.entry.next = self.ring_out.fields.val();
+        self.ptr_in.fields.next = self.qp_req.q.val();
+        self.ptr_ram.wdata.next = self.ptr_in.bits.val();
         self.ptr_ram.waddr.next = self.h_qpn.val();
         self.ptr_ram.raddr.next = self.in_qpn.val();
         self.ptr_ram.re.next = false;
         self.ptr_ram.we.next = false;
         self.ptr_ram.oce.next = false;
-        self.ring_in.x.next = self.sent.val();
+        self.ring_in.fields.next = self.sent.val();
         // the length of the response at the READ's last PSN: ((len - 1) mod PMTU) + 1, or 0
         self.s_pm.next = self.c256_16.val() << bit_cast::<16, 3>(self.sent.val().pmtu);
         self.s_len.next = self.sent.val().len;
@@ -865,14 +865,14 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         if !self.s_len.val().any() {
             self.s_last_len.next = self.c0_16m.val();
         }
-        self.ring_ram.wdata.next = bit_cast::<319, 303>(self.ring_in.y.val()) | (bit_cast::<319, 16>(self.s_last_len.val()) << 303);
-        self.ring_ram.waddr.next = (bit_cast::<R, A>(self.qpn_a.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().head);
-        self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.y.val().tail);
+        self.ring_ram.wdata.next = bit_cast::<319, 303>(self.ring_in.bits.val()) | (bit_cast::<319, 16>(self.s_last_len.val()) << 303);
+        self.ring_ram.waddr.next = (bit_cast::<R, A>(self.qpn_a.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.fields.val().head);
+        self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.ptr_out.fields.val().tail);
         self.r_re.next = false;
         self.ring_ram.we.next = false;
         self.ring_ram.oce.next = false;
         self.nx_ram.wdata.next = self.sent.val().last_psn;
-        self.head_m1.next = self.ptr_out.y.val().head - self.c1_4.val();
+        self.head_m1.next = self.ptr_out.fields.val().head - self.c1_4.val();
         self.nx_ram.waddr.next = (bit_cast::<R, A>(self.qpn_a.val()) << 4) | bit_cast::<R, 4>(self.head_m1.val());
         self.nx_ram.we.next = false;
         self.nx_ram.oce.next = false;
@@ -880,51 +880,51 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // the record is taken (SENT, below): a QP in error completes it as flushed when the CQ
         // has room, otherwise it goes into the ring when the ring is not full; a flush record
         // (the TX found the QP not in RTS) completes when the CQ has room
-        self.rec_full_unused_low.next = self.ptr_out.y.val().count;
-        self.sent_take.next = (self.st.q.val() == self.s_sent.val()) & !self.rec_full_unused_low.val().get_bit(4);
-        if self.ptr_out.y.val().err {
-            self.sent_take.next = (self.st.q.val() == self.s_sent.val()) & self.cq_q.s_ready.val();
+        self.rec_full_unused_low.next = self.ptr_out.fields.val().count;
+        self.sent_take.next = (self.cmp_fsm.q.val() == self.s_sent.val()) & !self.rec_full_unused_low.val().get_bit(4);
+        if self.ptr_out.fields.val().err {
+            self.sent_take.next = (self.cmp_fsm.q.val() == self.s_sent.val()) & self.cq_q.s_ready.val();
         }
         self.sent_ready.next = self.sent_valid.val() & self.sent_take.val();
         if self.sent.val().flush {
-            self.sent_ready.next = self.sent_valid.val() & (self.st.q.val() == self.s_sent.val()) & self.cq_q.s_ready.val();
+            self.sent_ready.next = self.sent_valid.val() & (self.cmp_fsm.q.val() == self.s_sent.val()) & self.cq_q.s_ready.val();
         }
         self.resp_q.m_ready.next = false;
         self.ctl_done.next = false;
         // outputs default
         self.cq_q.s_valid.next = false;
-        self.cq_q.s_data.next.wr_id = self.e.val().wr_id;
-        self.cq_q.s_data.next.qpn = self.e.val().qpn;
-        self.cq_q.s_data.next.op = self.e.val().op;
+        self.cq_q.s_data.next.wr_id = self.entry.val().wr_id;
+        self.cq_q.s_data.next.qpn = self.entry.val().qpn;
+        self.cq_q.s_data.next.op = self.entry.val().op;
         self.cq_q.s_data.next.status = self.st_ok.val();
-        self.cq_q.s_data.next.byte_len = self.e.val().len;
+        self.cq_q.s_data.next.byte_len = self.entry.val().len;
         self.cq_q.s_data.next.tap_flag = false;
         self.cmd_q.s_valid.next = false;
         self.err_q.s_valid.next = false;
         self.err_q.s_data.next = self.h_qpn.val();
         self.act_q.s_valid.next = false;
         self.act_q.s_data.next = false;
-        self.rtx_in.x.next.wr_id = self.e.val().wr_id;
-        self.rtx_in.x.next.op = self.e.val().op;
-        self.rtx_in.x.next.qpn = self.e.val().qpn;
+        self.rtx_in.fields.next.wr_id = self.entry.val().wr_id;
+        self.rtx_in.fields.next.op = self.entry.val().op;
+        self.rtx_in.fields.next.qpn = self.entry.val().qpn;
         // the replay's first message starts at the oldest unacknowledged PSN, which may be inside
         // it: its byte offset there is (una − first) × PMTU (a PMTU is 256 << code)
-        self.rp_dpsn.next = self.rp_una.q.val() - self.e.val().first_psn;
-        self.rp_off.next = bit_cast::<32, 24>(self.rp_dpsn.val()) << (bit_cast::<32, 3>(self.e.val().pmtu) + bit_cast::<32, 4>(self.c8_4.val()));
-        self.rtx_in.x.next.start_psn = self.e.val().first_psn;
-        self.rtx_in.x.next.off = self.c0_32.val();
-        self.rtx_in.x.next.first = true;
+        self.rp_dpsn.next = self.rp_una.q.val() - self.entry.val().first_psn;
+        self.rp_off.next = bit_cast::<32, 24>(self.rp_dpsn.val()) << (bit_cast::<32, 3>(self.entry.val().pmtu) + bit_cast::<32, 4>(self.c8_4.val()));
+        self.rtx_in.fields.next.start_psn = self.entry.val().first_psn;
+        self.rtx_in.fields.next.off = self.c0_32.val();
+        self.rtx_in.fields.next.first = true;
         if !self.rp_i.q.val().any() {
-            self.rtx_in.x.next.start_psn = self.rp_una.q.val();
-            self.rtx_in.x.next.off = self.rp_off.val();
-            self.rtx_in.x.next.first = self.rp_una.q.val() == self.e.val().first_psn;
+            self.rtx_in.fields.next.start_psn = self.rp_una.q.val();
+            self.rtx_in.fields.next.off = self.rp_off.val();
+            self.rtx_in.fields.next.first = self.rp_una.q.val() == self.entry.val().first_psn;
         }
-        self.rtx_in.x.next.laddr = self.e.val().laddr;
-        self.rtx_in.x.next.raddr = self.e.val().raddr;
-        self.rtx_in.x.next.rkey = self.e.val().rkey;
-        self.rtx_in.x.next.len = self.e.val().len;
+        self.rtx_in.fields.next.laddr = self.entry.val().laddr;
+        self.rtx_in.fields.next.raddr = self.entry.val().raddr;
+        self.rtx_in.fields.next.rkey = self.entry.val().rkey;
+        self.rtx_in.fields.next.len = self.entry.val().len;
         self.rp_last.next = (self.rp_i.q.val() + self.c1_5.val()) == self.rp_n.q.val();
-        self.rtx_in.x.next.last = self.rp_last.val();
+        self.rtx_in.fields.next.last = self.rp_last.val();
         // the retransmit timer: 4.096 µs (1024 cycles) × 2^timeout
         self.x_msk.timeout.next = self.x_to.q.val();
         self.expired.next = self.p_exp.q.val();
@@ -934,11 +934,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.fail.next = false;
         self.fail_status.next = self.st_op.val();
         self.prog.next = false;
-        self.pg_p.next = self.pgp_q.q.val();
-        self.pg_h1.next = self.pgh1_q.q.val();
-        self.pg_h.next = self.pgh_q.q.val();
-        self.pg_e1.next = self.pe_q.q.val();
-        self.p_fin.next = self.p.q.val();
+        self.prog_if_kept.next = self.prog_if_kept_q.q.val();
+        self.prog_if_hdr_next.next = self.prog_if_hdr_next_q.q.val();
+        self.prog_if_hdr.next = self.prog_if_hdr_q.q.val();
+        self.prog_if_entry_end.next = self.prog_if_entry_end_q.q.val();
+        self.p_fin.next = self.qp_req.q.val();
         self.rty_go.next = false;
         // evaluation of one step
         // the header's decode, worked out as it is taken from `resp_q` (h keeps its other fields
@@ -969,25 +969,25 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         if !self.n_plen.val().get_bits::<8>(0).any() & !(self.n_hi.val() & (self.n_hi.val() - self.c1_8.val())).any() {
             self.n_pm.next = self.n_hi.val();
         }
-        self.n_s1.next = self.n_hi.val() | (self.n_hi.val() >> 1);
-        self.n_s2.next = self.n_s1.val() | (self.n_s1.val() >> 2);
-        self.n_s3.next = self.n_s2.val() | (self.n_s2.val() >> 4);
+        self.hi_smear1.next = self.n_hi.val() | (self.n_hi.val() >> 1);
+        self.hi_smear2.next = self.hi_smear1.val() | (self.hi_smear1.val() >> 2);
+        self.hi_smear4.next = self.hi_smear2.val() | (self.hi_smear2.val() >> 4);
         self.cov_psn.next = self.h_cov.q.val();
         self.status.next = self.h_status.q.val();
         self.e_done.next = self.e_done_q.q.val();
-        self.ed_look_unused_low.next = self.cov_psn.val() - self.ptr_out.y.val().tail_last;
+        self.ed_look_unused_low.next = self.cov_psn.val() - self.ptr_out.fields.val().tail_last;
         self.ed_look.next = !self.ed_look_unused_low.val().get_bit(23);
         self.ed_nx_unused_low.next = self.cov_psn.val() - self.nx_last.val();
         self.ed_nx.next = !self.ed_nx_unused_low.val().get_bit(23);
         // the window check (h.psn - una <= last - una; behind: h.psn - una negative), for the
         // state read in LOOK, and in EVAL for the PSN after this step's message
-        self.w_una.next = self.e.val().last_psn + self.c1_24.val();
-        self.w_last.next = self.p.q.val().sq_last_psn;
-        if self.st.q.val() == self.s_look.val() {
-            self.w_una.next = self.ptr_out.y.val().sq_una_psn;
-            self.w_last.next = self.ptr_out.y.val().sq_last_psn;
+        self.w_una.next = self.entry.val().last_psn + self.c1_24.val();
+        self.w_last.next = self.qp_req.q.val().sq_last_psn;
+        if self.cmp_fsm.q.val() == self.s_look.val() {
+            self.w_una.next = self.ptr_out.fields.val().sq_una_psn;
+            self.w_last.next = self.ptr_out.fields.val().sq_last_psn;
         }
-        self.w_d.next = self.h.q.val().psn - self.w_una.val();
+        self.w_d.next = self.hdr_taken.q.val().psn - self.w_una.val();
         self.w_new_in.next = self.w_d.val() <= (self.w_last.val() - self.w_una.val());
         self.w_in_now.next = self.w_in.q.val();
         self.w_beh_now.next = self.w_beh.q.val();
@@ -996,57 +996,57 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.w_beh_now.next = self.w_beh_e.q.val();
         }
         self.behind.next = self.w_beh_now.val();
-        self.in_win.next = self.p.q.val().count.any() & self.w_in_now.val();
+        self.in_win.next = self.qp_req.q.val().count.any() & self.w_in_now.val();
         self.room.next = self.cq_q.s_ready.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val() & self.err_q.s_ready.val();
-        self.tail_nx.next = self.p.q.val().tail + self.c1_4.val();
-        self.psn_off.next = self.h.q.val().psn - self.e.val().first_psn;
+        self.tail_nx.next = self.qp_req.q.val().tail + self.c1_4.val();
+        self.psn_off.next = self.hdr_taken.q.val().psn - self.entry.val().first_psn;
         // whether a READ response's bytes stay inside its READ's buffer (`vw_fit`)
-        self.rf_last.next = self.h.q.val().plen <= self.last_len.val();
-        self.le_sh.next = self.h_le.q.val() >> bit_cast::<8, 3>(self.e.val().pmtu);
-        self.rr_next.next = (self.e.val().op == self.op_read.val()) & self.rn_q.q.val();
+        self.rf_last.next = self.hdr_taken.q.val().plen <= self.last_len.val();
+        self.le_sh.next = self.h_le.q.val() >> bit_cast::<8, 3>(self.entry.val().pmtu);
+        self.rr_next.next = (self.entry.val().op == self.op_read.val()) & self.rn_q.q.val();
         // (`psn == last + 1` as `psn - 1 == last`: the subtractor is on the header's register, beside
         // the ring RAM's read, not behind it)
-        self.rn_e.next = (self.h.q.val().psn - self.c1_24.val()) == self.e.val().last_psn;
+        self.rn_e.next = (self.hdr_taken.q.val().psn - self.c1_24.val()) == self.entry.val().last_psn;
         self.rn_nx.next = self.rn_q.q.val();
-        self.rr_live.next = self.is_rr.val() & self.p.q.val().count.any() & !self.p.q.val().err;
+        self.rr_live.next = self.is_rr.val() & self.qp_req.q.val().count.any() & !self.qp_req.q.val().err;
         // (`last_len`, the length of the response at the READ's last PSN, is in the ring entry)
-        self.rr_at_first.next = self.h.q.val().psn == self.e.val().first_psn;
+        self.rr_at_first.next = self.hdr_taken.q.val().psn == self.entry.val().first_psn;
         self.rr_at_last.next = self.rl_q.q.val();
         self.rr_op_first.next = self.h_rof.q.val();
         self.rr_op_last.next = self.h_rol.q.val();
-        self.pm_sh.next = self.h_pm.q.val() >> bit_cast::<8, 3>(self.e.val().pmtu);
+        self.pm_sh.next = self.h_pm.q.val() >> bit_cast::<8, 3>(self.entry.val().pmtu);
         self.rr_len_ok.next = (self.pm_sh.val() & self.c1_8.val()).any();
         if self.rr_at_last.val() {
-            self.rr_len_ok.next = self.h.q.val().plen == self.last_len.val();
+            self.rr_len_ok.next = self.hdr_taken.q.val().plen == self.last_len.val();
         }
         self.rr_shape.next = !(self.rr_op_last.val() ^ self.rr_at_last.val()) & (self.rr_op_first.val() | !self.rr_at_first.val()) & self.rr_len_ok.val();
-        self.p_nx.next = self.p.q.val();
+        self.qp_req_next.next = self.qp_req.q.val();
         self.finish.next = false;
         self.pay_dma.next = false;
         self.complete.next = false;
-        self.cmd_q.s_data.next.laddr = self.e.val().laddr;
+        self.cmd_q.s_data.next.laddr = self.entry.val().laddr;
         self.cmd_q.s_data.next.dpsn = self.psn_off.val();
-        self.cmd_q.s_data.next.pmtu = self.e.val().pmtu;
-        self.cmd_q.s_data.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
-        self.cmd_q.s_data.next.tag = self.h.q.val().dqpn;
-        self.meta_q.s_data.next.qpn = self.h.q.val().dqpn;
-        self.meta_q.s_data.next.psn = self.h.q.val().psn;
-        self.meta_q.s_data.next.opcode = self.h.q.val().opcode;
+        self.cmd_q.s_data.next.pmtu = self.entry.val().pmtu;
+        self.cmd_q.s_data.next.len = bit_cast::<32, 16>(self.hdr_taken.q.val().plen);
+        self.cmd_q.s_data.next.tag = self.hdr_taken.q.val().dqpn;
+        self.meta_q.s_data.next.qpn = self.hdr_taken.q.val().dqpn;
+        self.meta_q.s_data.next.psn = self.hdr_taken.q.val().psn;
+        self.meta_q.s_data.next.opcode = self.hdr_taken.q.val().opcode;
         self.meta_q.s_data.next.off = self.c0_16m.val();
         // ------------------------------------------------ FSM
-        if self.st.q.val() == self.s_sent.val() {
+        if self.cmp_fsm.q.val() == self.s_sent.val() {
             // record the message if the ring has room; a QP in error completes it as flushed
-            self.p.d.next = self.ptr_out.y.val();
+            self.qp_req.d.next = self.ptr_out.fields.val();
             self.ptr_ram.waddr.next = self.qpn_a.val();
             self.cq_q.s_data.next.wr_id = self.sent.val().wr_id;
             self.cq_q.s_data.next.qpn = self.sent.val().qpn;
             self.cq_q.s_data.next.op = self.sent.val().op;
             self.cq_q.s_data.next.status = self.st_flush.val();
             self.cq_q.s_data.next.byte_len = self.sent.val().len;
-            self.ptr_in.x.next = self.ptr_out.y.val();
+            self.ptr_in.fields.next = self.ptr_out.fields.val();
             if !self.sent_valid.val() {
                 // the TX took its record back (a retransmission went first): look again later
-            } else if self.ptr_out.y.val().err | self.sent.val().flush {
+            } else if self.ptr_out.fields.val().err | self.sent.val().flush {
                 if self.cq_q.s_ready.val() {
                     self.cq_q.s_valid.next = true;
                     self.bump[6].next = true;
@@ -1057,79 +1057,79 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             } else {
                 self.ring_ram.we.next = true;
                 self.nx_ram.we.next = true;
-                self.ptr_in.x.next.head = self.ptr_out.y.val().head + self.c1_4.val();
-                self.ptr_in.x.next.count = self.ptr_out.y.val().count + self.c1_5.val();
-                self.ptr_in.x.next.sq_last_psn = self.sent.val().last_psn;
-                if !self.ptr_out.y.val().count.any() {
-                    self.ptr_in.x.next.sq_una_psn = self.sent.val().first_psn;
-                    self.ptr_in.x.next.tail_last = self.sent.val().last_psn;
-                    self.ptr_in.x.next.stamp = self.now.q.val();
-                    self.ptr_in.x.next.retry_left = self.ptr_out.y.val().retry_cnt;
-                    self.ptr_in.x.next.rty = false;
+                self.ptr_in.fields.next.head = self.ptr_out.fields.val().head + self.c1_4.val();
+                self.ptr_in.fields.next.count = self.ptr_out.fields.val().count + self.c1_5.val();
+                self.ptr_in.fields.next.sq_last_psn = self.sent.val().last_psn;
+                if !self.ptr_out.fields.val().count.any() {
+                    self.ptr_in.fields.next.sq_una_psn = self.sent.val().first_psn;
+                    self.ptr_in.fields.next.tail_last = self.sent.val().last_psn;
+                    self.ptr_in.fields.next.stamp = self.now.q.val();
+                    self.ptr_in.fields.next.retry_left = self.ptr_out.fields.val().retry_cnt;
+                    self.ptr_in.fields.next.rty = false;
                 }
                 self.ptr_ram.we.next = true;
             }
-            self.st.d.next = self.s_idle.val();
+            self.cmp_fsm.d.next = self.s_idle.val();
         }
-        if self.st.q.val() == self.s_look.val() {
-            self.p.d.next = self.ptr_out.y.val();
-            self.una0.d.next = self.ptr_out.y.val().sq_una_psn;
-            self.pgh_q.d.next = self.h.q.val().psn != self.ptr_out.y.val().sq_una_psn;
-            self.pgh1_q.d.next = (self.h.q.val().psn + self.c1_24.val()) != self.ptr_out.y.val().sq_una_psn;
-            self.pgp_q.d.next = false;
-            self.rn_q.d.next = self.h.q.val().psn == self.ptr_out.y.val().sq_una_psn;
+        if self.cmp_fsm.q.val() == self.s_look.val() {
+            self.qp_req.d.next = self.ptr_out.fields.val();
+            self.una0.d.next = self.ptr_out.fields.val().sq_una_psn;
+            self.prog_if_hdr_q.d.next = self.hdr_taken.q.val().psn != self.ptr_out.fields.val().sq_una_psn;
+            self.prog_if_hdr_next_q.d.next = (self.hdr_taken.q.val().psn + self.c1_24.val()) != self.ptr_out.fields.val().sq_una_psn;
+            self.prog_if_kept_q.d.next = false;
+            self.rn_q.d.next = self.hdr_taken.q.val().psn == self.ptr_out.fields.val().sq_una_psn;
             self.e_done_q.d.next = self.ed_look.val();
-            self.rl_q.d.next = self.h.q.val().psn == self.ptr_out.y.val().tail_last;
-            self.pe_q.d.next = (self.ptr_out.y.val().tail_last + self.c1_24.val()) != self.ptr_out.y.val().sq_una_psn;
-            self.x_el.d.next = self.now.q.val() - self.ptr_out.y.val().stamp;
-            self.x_to.d.next = self.ptr_out.y.val().timeout;
-            self.x_on.d.next = self.ptr_out.y.val().count.any() & !self.ptr_out.y.val().err & self.ptr_out.y.val().timeout.any();
+            self.rl_q.d.next = self.hdr_taken.q.val().psn == self.ptr_out.fields.val().tail_last;
+            self.prog_if_entry_end_q.d.next = (self.ptr_out.fields.val().tail_last + self.c1_24.val()) != self.ptr_out.fields.val().sq_una_psn;
+            self.x_el.d.next = self.now.q.val() - self.ptr_out.fields.val().stamp;
+            self.x_to.d.next = self.ptr_out.fields.val().timeout;
+            self.x_on.d.next = self.ptr_out.fields.val().count.any() & !self.ptr_out.fields.val().err & self.ptr_out.fields.val().timeout.any();
             self.w_in.d.next = self.w_new_in.val();
             self.w_beh.d.next = self.w_d.val().get_bit(23);
             self.w_mv.d.next = false;
             self.r_re.next = true;
             self.first.d.next = true;
             self.fatal.d.next = false;
-            self.st.d.next = self.s_eval.val();
+            self.cmp_fsm.d.next = self.s_eval.val();
             if self.scan.q.val() {
-                self.st.d.next = self.s_exp.val();
+                self.cmp_fsm.d.next = self.s_exp.val();
             }
         }
-        if self.st.q.val() == self.s_exp.val() {
+        if self.cmp_fsm.q.val() == self.s_exp.val() {
             // a timer job's expiry test (the state and the oldest message stay read)
             self.p_exp.d.next = self.x_on.q.val() & (self.x_el.q.val() & self.x_msk.mask.val()).any();
-            self.st.d.next = self.s_eval.val();
+            self.cmp_fsm.d.next = self.s_eval.val();
         }
-        if self.st.q.val() == self.s_eval.val() {
-            self.p_nx.next = self.p.q.val();
+        if self.cmp_fsm.q.val() == self.s_eval.val() {
+            self.qp_req_next.next = self.qp_req.q.val();
             // the window check for the next step (`w_*`, above)
             self.w_in.d.next = self.w_in_now.val();
             self.w_beh.d.next = self.w_beh_now.val();
             self.w_in_e.d.next = self.w_new_in.val();
             self.w_beh_e.d.next = self.w_d.val().get_bit(23);
-            self.prog.next = self.pg_p.val();
+            self.prog.next = self.prog_if_kept.val();
             // by default re-read the same ring entry (a step that waits for room)
-            self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
+            self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.qp_req.q.val().tail);
             self.r_re.next = true;
             // whether a response cut through the RX buffer may be placed before its verdict
             self.vw_pl.d.next = self.rr_live.val() & self.rr_next.val();
-            self.vw_keep.d.next = self.rr_live.val() & (self.rr_next.val() | ((self.e.val().op == self.op_write.val()) & self.e_done.val()));
+            self.vw_keep.d.next = self.rr_live.val() & (self.rr_next.val() | ((self.entry.val().op == self.op_write.val()) & self.e_done.val()));
             // (placed only with `vw_pl`: the response's PSN is the oldest unacknowledged one, so
             // within the READ; before its last PSN at most a PMTU fits, at it the last length)
             self.vw_fit.d.next = (self.le_sh.val() & self.c1_8.val()).any();
             if self.rr_at_last.val() {
                 self.vw_fit.d.next = self.rf_last.val();
             }
-            if self.h.q.val().spec & !self.scan.q.val() {
+            if self.hdr_taken.q.val().spec & !self.scan.q.val() {
                 // cut through: nothing is decided before the verdict
-                self.st.d.next = self.s_vw.val();
+                self.cmp_fsm.d.next = self.s_vw.val();
             } else if self.room.val() {
                 self.first.d.next = false;
                 if self.scan.q.val() & self.first.q.val() {
                     // the retransmit timer of this QP
                     if self.expired.val() {
                         self.bump[9].next = true;
-                        if !self.p.q.val().retry_left.any() {
+                        if !self.qp_req.q.val().retry_left.any() {
                             // retry exceeded: the oldest message fails, the rest are flushed
                             self.fail.next = true;
                             self.fail_status.next = self.st_retry.val();
@@ -1142,13 +1142,13 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     }
                 } else if self.scan.q.val() & !self.fatal.q.val() {
                     self.finish.next = true;
-                } else if self.first.q.val() & self.p.q.val().err {
+                } else if self.first.q.val() & self.qp_req.q.val().err {
                     // the QP's requester is in error: responses are dropped
                     self.bump[5].next = true;
                     self.finish.next = true;
                 } else if self.fatal.q.val() {
                     // flushing what is left behind a fatal NAK
-                    if self.p.q.val().count.any() {
+                    if self.qp_req.q.val().count.any() {
                         self.cq_q.s_data.next.status = self.st_flush.val();
                         self.cq_q.s_valid.next = true;
                         self.complete.next = true;
@@ -1164,8 +1164,8 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             self.bump[1].next = true;
                         }
                         self.finish.next = true;
-                    } else if self.p.q.val().count.any() & self.e_done.val() & (self.e.val().op == self.op_write.val()) {
-                        self.cq_q.s_valid.next = self.e.val().signaled;
+                    } else if self.qp_req.q.val().count.any() & self.e_done.val() & (self.entry.val().op == self.op_write.val()) {
+                        self.cq_q.s_valid.next = self.entry.val().signaled;
                         self.complete.next = true;
                         if self.first.q.val() & self.is_ack.val() {
                             self.bump[0].next = true;
@@ -1175,12 +1175,12 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             if self.first.q.val() {
                                 self.bump[0].next = true;
                             }
-                            if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) {
-                                self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                            if self.qp_req.q.val().count.any() & (self.entry.val().op == self.op_write.val()) {
+                                self.qp_req_next.next.sq_una_psn = self.hdr_taken.q.val().psn + self.c1_24.val();
                                 self.rn_nx.next = false;
-                                self.prog.next = self.pg_h1.val();
+                                self.prog.next = self.prog_if_hdr_next.val();
                             }
-                            if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & self.e_done.val() {
+                            if self.qp_req.q.val().count.any() & (self.entry.val().op == self.op_read.val()) & self.e_done.val() {
                                 // acknowledged past a READ whose responses did not all arrive
                                 self.bump[8].next = true;
                                 self.want_rty.next = true;
@@ -1189,14 +1189,14 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         } else if self.is_nak_seq.val() {
                             // PSNs below it are acknowledged; Go-Back-N from it
                             self.bump[2].next = true;
-                            if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) {
-                                self.p_nx.next.sq_una_psn = self.h.q.val().psn;
+                            if self.qp_req.q.val().count.any() & (self.entry.val().op == self.op_write.val()) {
+                                self.qp_req_next.next.sq_una_psn = self.hdr_taken.q.val().psn;
                                 self.rn_nx.next = true;
-                                self.prog.next = self.pg_h.val();
+                                self.prog.next = self.prog_if_hdr.val();
                             }
-                            self.want_rty.next = self.p.q.val().count.any();
+                            self.want_rty.next = self.qp_req.q.val().count.any();
                             self.finish.next = true;
-                        } else if self.p.q.val().count.any() {
+                        } else if self.qp_req.q.val().count.any() {
                             // the message the fatal NAK names
                             self.bump[3].next = true;
                             self.fail.next = true;
@@ -1207,33 +1207,33 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         }
                     }
                 } else if self.is_rr.val() {
-                    if self.p.q.val().count.any() & (self.e.val().op == self.op_write.val()) & self.e_done.val() {
+                    if self.qp_req.q.val().count.any() & (self.entry.val().op == self.op_write.val()) & self.e_done.val() {
                         // a READ response acknowledges the WRITEs sent before the READ
-                        self.cq_q.s_valid.next = self.e.val().signaled;
+                        self.cq_q.s_valid.next = self.entry.val().signaled;
                         self.complete.next = true;
-                    } else if self.p.q.val().count.any() & self.rr_next.val() & !self.rr_shape.val() {
+                    } else if self.qp_req.q.val().count.any() & self.rr_next.val() & !self.rr_shape.val() {
                         // the expected response, but its opcode or length does not fit its place
                         // in the READ: a bad response. Nothing of it is written; the READ fails
                         // and the QP's requester goes to ERROR (below)
                         self.bump[12].next = true;
                         self.fail.next = true;
                         self.fail_status.next = self.st_bad.val();
-                    } else if self.p.q.val().count.any() & self.rr_next.val() {
+                    } else if self.qp_req.q.val().count.any() & self.rr_next.val() {
                         self.bump[4].next = true;
-                        self.pay_dma.next = self.h.q.val().plen.any();
-                        self.cmd_q.s_valid.next = self.h.q.val().plen.any() & !self.placed.q.val();
-                        self.p_nx.next.sq_una_psn = self.h.q.val().psn + self.c1_24.val();
+                        self.pay_dma.next = self.hdr_taken.q.val().plen.any();
+                        self.cmd_q.s_valid.next = self.hdr_taken.q.val().plen.any() & !self.placed.q.val();
+                        self.qp_req_next.next.sq_una_psn = self.hdr_taken.q.val().psn + self.c1_24.val();
                         self.rn_nx.next = false;
-                        self.prog.next = self.pg_h1.val();
+                        self.prog.next = self.prog_if_hdr_next.val();
                         // the tap's flag of an accepted response sticks to the READ
-                        self.p_nx.next.flagged = self.p.q.val().flagged | self.h.q.val().tap_flag;
+                        self.qp_req_next.next.flagged = self.qp_req.q.val().flagged | self.hdr_taken.q.val().tap_flag;
                         self.finish.next = true;
                         if self.rr_at_last.val() {
-                            self.cq_q.s_valid.next = self.e.val().signaled;
-                            self.cq_q.s_data.next.tap_flag = self.p.q.val().flagged | self.h.q.val().tap_flag;
+                            self.cq_q.s_valid.next = self.entry.val().signaled;
+                            self.cq_q.s_data.next.tap_flag = self.qp_req.q.val().flagged | self.hdr_taken.q.val().tap_flag;
                             self.complete.next = true;
                         }
-                    } else if self.p.q.val().count.any() & (self.e.val().op == self.op_read.val()) & self.in_win.val() & !self.behind.val() {
+                    } else if self.qp_req.q.val().count.any() & (self.entry.val().op == self.op_read.val()) & self.in_win.val() & !self.behind.val() {
                         // ahead of the expected response: an implied NAK, Go-Back-N from it
                         self.bump[8].next = true;
                         self.want_rty.next = true;
@@ -1251,82 +1251,82 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 // the oldest message fails with this status; the QP's requester goes to ERROR
                 // and flushes the rest, and TX stops sending for it
                 self.cq_q.s_data.next.status = self.fail_status.val();
-                self.cq_q.s_data.next.tap_flag = self.p.q.val().flagged & (self.e.val().op == self.op_read.val());
+                self.cq_q.s_data.next.tap_flag = self.qp_req.q.val().flagged & (self.entry.val().op == self.op_read.val());
                 self.cq_q.s_valid.next = true;
                 self.complete.next = true;
                 self.fatal.d.next = true;
-                self.p_nx.next.err = true;
+                self.qp_req_next.next.err = true;
                 self.err_q.s_valid.next = true;
             }
             if self.complete.val() {
-                if self.e.val().op == self.op_read.val() {
-                    self.p_nx.next.flagged = false;
+                if self.entry.val().op == self.op_read.val() {
+                    self.qp_req_next.next.flagged = false;
                 }
-                self.p_nx.next.tail = self.tail_nx.val();
-                self.p_nx.next.tail_last = self.nx_last.val();
+                self.qp_req_next.next.tail = self.tail_nx.val();
+                self.qp_req_next.next.tail_last = self.nx_last.val();
                 self.e_done_q.d.next = self.ed_nx.val();
-                self.rl_q.d.next = self.h.q.val().psn == self.nx_last.val();
-                self.pe_q.d.next = (self.nx_last.val() + self.c1_24.val()) != self.una0.q.val();
-                self.p_nx.next.count = self.p.q.val().count - self.c1_5.val();
-                self.p_nx.next.sq_una_psn = self.e.val().last_psn + self.c1_24.val();
+                self.rl_q.d.next = self.hdr_taken.q.val().psn == self.nx_last.val();
+                self.prog_if_entry_end_q.d.next = (self.nx_last.val() + self.c1_24.val()) != self.una0.q.val();
+                self.qp_req_next.next.count = self.qp_req.q.val().count - self.c1_5.val();
+                self.qp_req_next.next.sq_una_psn = self.entry.val().last_psn + self.c1_24.val();
                 self.rn_nx.next = self.rn_e.val();
-                self.prog.next = self.pg_e1.val();
+                self.prog.next = self.prog_if_entry_end.val();
                 if self.cq_q.s_valid.val() {
                     self.bump[6].next = true;
                 }
                 self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.tail_nx.val());
                 // the last message in the ring, or one that ends exactly at an ACK's PSN (later
                 // messages end after it, so none of them is covered: a step saved per ACK)
-                if (self.p.q.val().count == self.c1_5.val())
+                if (self.qp_req.q.val().count == self.c1_5.val())
                     | (self.is_ack.val() & !self.scan.q.val() & !self.fatal.q.val() & self.rr_at_last.val()) {
                     self.finish.next = true;
                 }
             }
-            self.p.d.next = self.p_nx.val();
-            self.pgp_q.d.next = self.prog.val();
+            self.qp_req.d.next = self.qp_req_next.val();
+            self.prog_if_kept_q.d.next = self.prog.val();
             self.rn_q.d.next = self.rn_nx.val();
             self.w_mv.d.next = self.complete.val();
             // progress (`prog`: the step moved the oldest unacknowledged PSN) restarts the timer
             // and restores the retries; a replay uses one
             // (written out for progress and for none, `prog` selecting last: `prog` and
             // `want_rty` come from the step's decision, the rest from registers)
-            self.rty_go_p.next = self.want_rty.val() & self.p.q.val().retry_cnt.any() & self.rtx_room_q.q.val();
-            self.rty_go_n.next = self.want_rty.val() & self.p.q.val().retry_left.any() & self.rtx_room_q.q.val() & !(self.p.q.val().rty & !self.scan.q.val());
+            self.rty_go_p.next = self.want_rty.val() & self.qp_req.q.val().retry_cnt.any() & self.rtx_room_q.q.val();
+            self.rty_go_n.next = self.want_rty.val() & self.qp_req.q.val().retry_left.any() & self.rtx_room_q.q.val() & !(self.qp_req.q.val().rty & !self.scan.q.val());
             self.rty_go.next = self.rty_go_n.val();
             if self.prog.val() {
                 self.rty_go.next = self.rty_go_p.val();
             }
-            self.p_fin.next = self.p_nx.val();
+            self.p_fin.next = self.qp_req_next.val();
             if self.prog.val() | self.rty_go_n.val() {
                 self.p_fin.next.stamp = self.now.q.val();
             }
             if self.rty_go_n.val() {
                 self.p_fin.next.rty = true;
-                self.p_fin.next.retry_left = self.p.q.val().retry_left - self.c1_3.val();
+                self.p_fin.next.retry_left = self.qp_req.q.val().retry_left - self.c1_3.val();
             }
             if self.prog.val() {
                 self.p_fin.next.rty = self.rty_go_p.val();
-                self.p_fin.next.retry_left = self.p.q.val().retry_cnt;
+                self.p_fin.next.retry_left = self.qp_req.q.val().retry_cnt;
                 if self.rty_go_p.val() {
-                    self.p_fin.next.retry_left = self.p.q.val().retry_cnt - self.c1_3.val();
+                    self.p_fin.next.retry_left = self.qp_req.q.val().retry_cnt - self.c1_3.val();
                 }
             }
             if self.finish.val() {
                 // write the state back (with this step's changes) and hand the payload on
-                self.ptr_in.x.next = self.p_fin.val();
+                self.ptr_in.fields.next = self.p_fin.val();
                 self.ptr_ram.we.next = true;
-                self.act_q.s_valid.next = self.h.q.val().plen.any() & !self.placed.q.val();
+                self.act_q.s_valid.next = self.hdr_taken.q.val().plen.any() & !self.placed.q.val();
                 self.act_q.s_data.next = self.pay_dma.val();
                 self.placed.d.next = false;
-                self.st.d.next = self.s_idle.val();
+                self.cmp_fsm.d.next = self.s_idle.val();
                 if self.rty_go.val() {
                     self.bump[10].next = true;
                     self.rp_i.d.next = self.c0_5.val();
-                    self.rp_n.d.next = self.p_nx.val().count;
-                    self.rp_ptr.d.next = self.p_nx.val().tail;
-                    self.rp_una.d.next = self.p_nx.val().sq_una_psn;
-                    self.st.d.next = self.s_rp_rd.val();
-                } else if self.want_rty.val() & !(self.p.q.val().rty & !self.prog.val() & !self.scan.q.val()) {
+                    self.rp_n.d.next = self.qp_req_next.val().count;
+                    self.rp_ptr.d.next = self.qp_req_next.val().tail;
+                    self.rp_una.d.next = self.qp_req_next.val().sq_una_psn;
+                    self.cmp_fsm.d.next = self.s_rp_rd.val();
+                } else if self.want_rty.val() & !(self.qp_req.q.val().rty & !self.prog.val() & !self.scan.q.val()) {
                     self.bump[11].next = true;
                 }
             }
@@ -1338,15 +1338,15 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // queue's room, too deep a path to wait on): the next job goes from idle a cycle later. A state read issued
         // in the cycle that job writes the same QP's state is forwarded (`fw_*`). A control-plane
         // write waits for idle; a sent record is not taken again in the cycle it was taken.
-        self.disp.next = (self.st.q.val() == self.s_idle.val()) | (self.st.q.val() == self.s_sent.val())
-            | ((self.st.q.val() == self.s_eval.val()) & self.finish.val() & !self.want_rty.val());
+        self.disp.next = (self.cmp_fsm.q.val() == self.s_idle.val()) | (self.cmp_fsm.q.val() == self.s_sent.val())
+            | ((self.cmp_fsm.q.val() == self.s_eval.val()) & self.finish.val() & !self.want_rty.val());
         // The state RAM's addresses for a dispatch do not wait for `disp` (it needs the step's
         // `finish`): the write address counts only with `we`, the read address only with `re`
         // (and the forwarding compare is registered only with `re`), and each is chosen here by
         // the same tests as the branch below that sets `we` or `re` (a control write only in
         // idle, where `disp` holds).
-        self.take_sent.next = (self.sent_valid.val() | self.sent_soon.val()) & !self.sblk.q.val() & (self.st.q.val() != self.s_sent.val());
-        if self.ctl_req.val() & (self.st.q.val() == self.s_idle.val()) {
+        self.take_sent.next = (self.sent_valid.val() | self.sent_soon.val()) & !self.sblk.q.val() & (self.cmp_fsm.q.val() != self.s_sent.val());
+        if self.ctl_req.val() & (self.cmp_fsm.q.val() == self.s_idle.val()) {
             self.ptr_ram.waddr.next = self.ctl_qpn.val();
         }
         if !self.ctl_req.val() {
@@ -1358,16 +1358,16 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         }
         if self.disp.val() {
             if self.ctl_req.val() {
-                if self.st.q.val() == self.s_idle.val() {
-                    self.ptr_in.x.next.head = self.c0_4.val();
-                    self.ptr_in.x.next.tail = self.c0_4.val();
-                    self.ptr_in.x.next.count = self.c0_5.val();
-                    self.ptr_in.x.next.err = false;
-                    self.ptr_in.x.next.retry_cnt = self.ctl_retry.val();
-                    self.ptr_in.x.next.retry_left = self.ctl_retry.val();
-                    self.ptr_in.x.next.timeout = self.ctl_timeout.val();
-                    self.ptr_in.x.next.rty = false;
-                    self.ptr_in.x.next.flagged = false;
+                if self.cmp_fsm.q.val() == self.s_idle.val() {
+                    self.ptr_in.fields.next.head = self.c0_4.val();
+                    self.ptr_in.fields.next.tail = self.c0_4.val();
+                    self.ptr_in.fields.next.count = self.c0_5.val();
+                    self.ptr_in.fields.next.err = false;
+                    self.ptr_in.fields.next.retry_cnt = self.ctl_retry.val();
+                    self.ptr_in.fields.next.retry_left = self.ctl_retry.val();
+                    self.ptr_in.fields.next.timeout = self.ctl_timeout.val();
+                    self.ptr_in.fields.next.rty = false;
+                    self.ptr_in.fields.next.flagged = false;
                     self.ptr_ram.we.next = true;
                     self.ctl_done.next = true;
                 }
@@ -1375,21 +1375,21 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 // a timer expired: check it against the QP's state
                 self.tmo_q.m_ready.next = true;
                 self.ptr_ram.re.next = true;
-                self.h.d.next.dqpn = bit_cast::<24, A>(self.tmo_q.m_data.val());
-                self.h.d.next.plen = self.c0_16m.val();
+                self.hdr_taken.d.next.dqpn = bit_cast::<24, A>(self.tmo_q.m_data.val());
+                self.hdr_taken.d.next.plen = self.c0_16m.val();
                 self.h_pm.d.next = self.c0_8.val();
                 self.h_le.d.next = self.c255_8.val();
-                self.h.d.next.spec = false;
+                self.hdr_taken.d.next.spec = false;
                 self.scan.d.next = true;
-                self.st.d.next = self.s_look.val();
+                self.cmp_fsm.d.next = self.s_look.val();
             } else if self.take_sent.val() {
                 // sent records first: an ACK can only follow its message's record
                 self.ptr_ram.re.next = true;
-                self.st.d.next = self.s_sent.val();
+                self.cmp_fsm.d.next = self.s_sent.val();
             } else if self.resp_q.m_valid.val() {
                 self.resp_q.m_ready.next = true;
                 self.scan.d.next = false;
-                self.h.d.next = self.resp_q.m_data.val();
+                self.hdr_taken.d.next = self.resp_q.m_data.val();
                 self.h_ack.d.next = self.n_ack.val();
                 self.h_nak_seq.d.next = self.n_nak_seq.val();
                 self.h_nak_fatal.d.next = self.n_nak_fatal.val();
@@ -1397,13 +1397,13 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.h_rof.d.next = (self.resp_q.m_data.val().opcode == self.o_rf.val()) | (self.resp_q.m_data.val().opcode == self.o_ro.val());
                 self.h_rol.d.next = (self.resp_q.m_data.val().opcode == self.o_rl.val()) | (self.resp_q.m_data.val().opcode == self.o_ro.val());
                 self.h_pm.d.next = self.n_pm.val();
-                self.h_le.d.next = !self.n_s3.val() | self.n_pm.val();
+                self.h_le.d.next = !self.hi_smear4.val() | self.n_pm.val();
                 self.h_cov.d.next = self.n_cov.val();
                 self.h_status.d.next = self.n_status.val();
                 self.ptr_ram.re.next = true;
                 self.sblk.d.next = false;
-                self.st.d.next = self.s_look.val();
-            } else if self.st.q.val() == self.s_idle.val() {
+                self.cmp_fsm.d.next = self.s_look.val();
+            } else if self.cmp_fsm.q.val() == self.s_idle.val() {
                 self.sblk.d.next = false;
             }
         }
@@ -1414,51 +1414,51 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         // would be dropped anyway is dropped at once. Then a good verdict evaluates the response
         // as if it had been stored (without moving its payload again); a bad one leaves no trace
         // but its placed bytes. Only a response behind WRITEs it completes waits whole.
-        if self.st.q.val() == self.s_vw.val() {
-            self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.p.q.val().tail);
+        if self.cmp_fsm.q.val() == self.s_vw.val() {
+            self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.qp_req.q.val().tail);
             self.r_re.next = true;
             if self.vd_q.m_valid.val() {
                 if !self.vd_q.m_data.val().get_bit(0) {
                     self.vd_q.m_ready.next = true;
-                    self.h.d.next.spec = false;
-                    self.h.d.next.tap_flag = self.vd_q.m_data.val().get_bit(1);
-                    self.st.d.next = self.s_eval.val();
-                } else if self.placed.q.val() | !self.h.q.val().plen.any() {
+                    self.hdr_taken.d.next.spec = false;
+                    self.hdr_taken.d.next.tap_flag = self.vd_q.m_data.val().get_bit(1);
+                    self.cmp_fsm.d.next = self.s_eval.val();
+                } else if self.placed.q.val() | !self.hdr_taken.q.val().plen.any() {
                     self.vd_q.m_ready.next = true;
                     self.placed.d.next = false;
-                    self.st.d.next = self.s_idle.val();
+                    self.cmp_fsm.d.next = self.s_idle.val();
                 } else if self.act_q.s_ready.val() {
                     self.vd_q.m_ready.next = true;
                     self.act_q.s_valid.next = true;
                     self.act_q.s_data.next = false;
-                    self.st.d.next = self.s_idle.val();
+                    self.cmp_fsm.d.next = self.s_idle.val();
                 }
             } else if self.vw_pl.q.val() & self.vw_fit.q.val() & !self.placed.q.val() & self.cmd_q.s_ready.val() & self.act_q.s_ready.val() {
-                self.cmd_q.s_valid.next = self.h.q.val().plen.any();
-                self.act_q.s_valid.next = self.h.q.val().plen.any();
+                self.cmd_q.s_valid.next = self.hdr_taken.q.val().plen.any();
+                self.act_q.s_valid.next = self.hdr_taken.q.val().plen.any();
                 self.act_q.s_data.next = true;
                 self.placed.d.next = true;
             } else if !self.vw_keep.q.val() & !self.placed.q.val() & self.act_q.s_ready.val() {
                 // dropped whatever the verdict (out of order, nothing outstanding, QP in error):
                 // its payload goes now, so that it does not hold the frames behind it
-                self.act_q.s_valid.next = self.h.q.val().plen.any();
+                self.act_q.s_valid.next = self.hdr_taken.q.val().plen.any();
                 self.act_q.s_data.next = false;
                 self.placed.d.next = true;
             }
         }
         // ------------------------------------------------ replay: one ring entry every 2 cycles
-        if self.st.q.val() == self.s_rp_rd.val() {
+        if self.cmp_fsm.q.val() == self.s_rp_rd.val() {
             self.r_raddr.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.rp_ptr.q.val());
             self.r_re.next = true;
-            self.st.d.next = self.s_rp_em.val();
+            self.cmp_fsm.d.next = self.s_rp_em.val();
         }
-        if self.st.q.val() == self.s_rp_em.val() {
+        if self.cmp_fsm.q.val() == self.s_rp_em.val() {
             self.rtx_fifo.s_axis.tvalid.next = true;
             self.rp_i.d.next = self.rp_i.q.val() + self.c1_5.val();
             self.rp_ptr.d.next = self.rp_ptr.q.val() + self.c1_4.val();
-            self.st.d.next = self.s_rp_rd.val();
+            self.cmp_fsm.d.next = self.s_rp_rd.val();
             if self.rp_last.val() {
-                self.st.d.next = self.s_idle.val();
+                self.cmp_fsm.d.next = self.s_idle.val();
             }
         }
         // the ring's read, to both of its RAMs (the last value written above wins)
@@ -1468,7 +1468,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.nx_ram.re.next = self.r_re.val();
         for i in 0..NK {
             if self.bump[i].val() {
-                self.k[i].d.next = self.k[i].q.val() + 1;
+                self.counts[i].d.next = self.counts[i].q.val() + 1;
             }
         }
         // ------------------------------------------------ payload mover: to host memory or dropped
@@ -1489,32 +1489,32 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.act_q.m_ready.next = self.s_axis.tvalid.val() & self.s_axis.tready.val() & self.s_axis.tlast.val();
         }
         Axis512Source::link(&mut self.m_axis_dma_wr, &mut self.dma_out.m_axis);
-        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6
-            | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().msn.any() | self.h.q.val().va.any()
-            | self.h.q.val().rkey.any() | self.h.q.val().dma_len.any() | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any()
-            | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any() | self.h.q.val().known | self.h.q.val().len_err
-            | self.h.q.val().ackreq | self.e.val().flush | self.e.val().signaled
+        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.hdr_taken.q.val().se | self.hdr_taken.q.val().migreq | self.hdr_taken.q.val().fecn | self.hdr_taken.q.val().becn | self.hdr_taken.q.val().ipv6
+            | self.hdr_taken.q.val().tver.any() | self.hdr_taken.q.val().pkey.any() | self.hdr_taken.q.val().msn.any() | self.hdr_taken.q.val().va.any()
+            | self.hdr_taken.q.val().rkey.any() | self.hdr_taken.q.val().dma_len.any() | self.hdr_taken.q.val().ecn.any() | self.hdr_taken.q.val().src_ip.any()
+            | self.hdr_taken.q.val().udp_sport.any() | self.hdr_taken.q.val().pad.any() | self.hdr_taken.q.val().known | self.hdr_taken.q.val().len_err
+            | self.hdr_taken.q.val().ackreq | self.entry.val().flush | self.entry.val().signaled
             | self.rtx_fifo.m_axis.tkeep.val().any()
             | self.rtx_fifo.m_axis.tlast.val() | self.rtx_fifo.m_axis.tuser.val() | self.rtx_fifo.s_axis.tready.val()
             | self.tmo_q.s_ready.val() | self.w_d.val().any();
         // the metadata queue moves in lock step with the command queue
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         // written with the QP's state
-        self.t_armed.next = self.ptr_in.x.val().count.any() & !self.ptr_in.x.val().err;
-        self.t_in.next = bit_cast::<38, 32>(self.ptr_in.x.val().stamp) | (bit_cast::<38, 5>(self.ptr_in.x.val().timeout) << 32) | (bit_cast::<38, 1>(self.t_armed.val().into()) << 37);
+        self.t_armed.next = self.ptr_in.fields.val().count.any() & !self.ptr_in.fields.val().err;
+        self.t_in.next = bit_cast::<38, 32>(self.ptr_in.fields.val().stamp) | (bit_cast::<38, 5>(self.ptr_in.fields.val().timeout) << 32) | (bit_cast::<38, 1>(self.t_armed.val().into()) << 37);
         self.tmr_ram.wdata.next = self.t_in.val();
         self.tmr_ram.waddr.next = self.ptr_ram.waddr.val();
         self.tmr_ram.we.next = self.ptr_ram.we.val();
         self.una_wr.next = self.ptr_ram.we.val();
         self.una_qpn.next = self.ptr_ram.waddr.val();
-        self.una_psn.next = self.ptr_in.x.val().sq_una_psn;
-        self.una_open.next = !self.ptr_in.x.val().count.any() | self.ptr_in.x.val().err;
+        self.una_psn.next = self.ptr_in.fields.val().sq_una_psn;
+        self.una_open.next = !self.ptr_in.fields.val().count.any() | self.ptr_in.fields.val().err;
         if self.reset.val() {
-            self.st.d.next = self.s_idle.val();
+            self.cmp_fsm.d.next = self.s_idle.val();
             self.placed.d.next = false;
             self.sblk.d.next = false;
             for i in 0..NK {
-                self.k[i].d.next = 0.into();
+                self.counts[i].d.next = 0.into();
             }
         }
     }

@@ -126,7 +126,7 @@ impl Logic for RespOpClass {
 }
 
 /// What LOOK needs of a header and its QP's state, worked out in the cycle the header is taken
-/// (from the header at the input and the tables' outputs) and registered (`k`), so LOOK's verdict
+/// (from the header at the input and the tables' outputs) and registered (`checks`), so LOOK's verdict
 /// starts from flops and not behind the tables' RAM outputs and their compares.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct RespChecks {
@@ -173,6 +173,8 @@ pub struct RespChecks {
     pub pmtu: Bits<3>,
 }
 
+/// The responder's header state machine: IDLE takes a header (or a control-plane access),
+/// LOOK decides, ACT acts; CTL_READ returns a control-plane read.
 /// Per-cause counters of the responder (wrap at 2^32).
 #[derive(LogicInterface, Default)]
 pub struct RespCounters {
@@ -272,8 +274,8 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     rng_ram: Ram<96, R>,
     rng_ra: Signal<Local, Bits<R>>,
     rng_wa: Signal<Local, Bits<R>>,
-    /// The request's end (va + length, from `k`), its low 64 bits and its carry.
-    k_ve: Signal<Local, Bits<65>>,
+    /// The request's end (va + length, from `checks`), its low 64 bits and its carry.
+    checks_va_end: Signal<Local, Bits<65>>,
     va_end64: Signal<Local, Bits<64>>,
     va_ovf: Signal<Local, Bit>,
     r_psn: [Signal<Local, Bits<24>>; RD_RES],
@@ -286,35 +288,35 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// compares and the pick are not one path.
     d_hit: [DFF<Bit>; RD_RES],
     /// Some entry holds the PSN (`any`): the last such (PSN ranges of accepted READs do not
-    /// overlap), its index (`idx`) and its first PSN (`y`). The PSN's offset in it (`hd`) is
+    /// overlap), its index (`idx`) and its first PSN (`y`). The PSN's offset in it (`dup_psn_offset`) is
     /// subtracted after the pick: the pick from the RAM words, not from the subtractors' sums.
     last_hit: LastHit<RD_RES, 24>,
-    hd: Signal<Local, Bits<24>>,
+    dup_psn_offset: Signal<Local, Bits<24>>,
     /// A duplicate READ spends three cycles in ACT: the first picks its entry (`d_dup`) and
     /// reads its range, the second (`d_dup2`: an entry was found) checks the request against it
-    /// (`g_in_q`: the range check, registered), the third (`d_dup3`) acts on the result; the
+    /// (`dup_in_range_q`: the range check, registered), the third (`d_dup3`) acts on the result; the
     /// PSN offset in the entry.
     d_dup: DFF<Bit>,
     d_dup2: DFF<Bit>,
     d_dup3: DFF<Bit>,
-    g_in_q: DFF<Bit>,
+    dup_in_range_q: DFF<Bit>,
     /// The request's va less its PSN offset in the entry times the PMTU (where the entry's
-    /// range must start for `g_al`), registered in `d_dup2` for `g_al` in `d_dup3` (the entry's
-    /// range RAM stays read): `g_al` is then one compare with the RAM's word.
-    g_vb_q: DFF<Bits<64>>,
-    d_hd: DFF<Bits<24>>,
-    /// The entry's range from `rng_ram`: va, and va + length with va's high word (see `g_end_c`).
-    g_va: Signal<Local, Bits<64>>,
-    g_end: Signal<Local, Bits<64>>,
+    /// range must start for `dup_aligned`), registered in `d_dup2` for `dup_aligned` in `d_dup3` (the entry's
+    /// range RAM stays read): `dup_aligned` is then one compare with the RAM's word.
+    dup_range_start_q: DFF<Bits<64>>,
+    dup_psn_offset_q: DFF<Bits<24>>,
+    /// The entry's range from `rng_ram`: va, and va + length with va's high word (see `dup_range_end_carry`).
+    dup_range_va: Signal<Local, Bits<64>>,
+    dup_range_end: Signal<Local, Bits<64>>,
     /// The entry's end carried into the high word (its low word below va's).
-    g_end_c: Signal<Local, Bit>,
-    g_end_ok: Signal<Local, Bit>,
+    dup_range_end_carry: Signal<Local, Bit>,
+    dup_range_end_ok: Signal<Local, Bit>,
     /// The request inside the entry's range.
-    g_in: Signal<Local, Bit>,
+    dup_in_range: Signal<Local, Bit>,
     /// The request starts where the entry's own response packet of the same PSN began (so its
     /// packets are the same as that READ's, and their copies are in the retransmission buffer).
-    g_off: Signal<Local, Bits<64>>,
-    g_al: Signal<Local, Bit>,
+    dup_offset: Signal<Local, Bits<64>>,
+    dup_aligned: Signal<Local, Bit>,
     /// va + length of the request, less 2^32, and whether it is below 2^32
     ve_m: Signal<Local, Bits<64>>,
     ve_small: Signal<Local, Bit>,
@@ -334,7 +336,7 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     d_res: DFF<RdRes>,
     d_rdh: DFF<Bits<4>>,
     c1_4: Constant<Bits<4>>,
-    c0_4r: Constant<Bits<4>>,
+    rd_count_zero: Constant<Bits<4>>,
     res_zero: Constant<Bits<48>>,
     cfg_in: ToBits<QpCfg, QP_CFG_BITS>,
     rq_in: ToBits<QpRq, QP_RQ_BITS>,
@@ -342,17 +344,17 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     rq_out: FromBits<QpRq, QP_RQ_BITS>,
     cls: RespOpClass,
     /// The checks of the header taken, for LOOK ([`RespChecks`]).
-    k: DFF<RespChecks>,
+    checks: DFF<RespChecks>,
     /// The tables read every cycle (but for a control-plane read) the QP of the header at the
     /// input, or, with none there, of the one arriving (`la_qpn`), so their outputs hold the
-    /// state of the header at the input (`ra_v`: last cycle read its QP, it was not taken, and
+    /// state of the header at the input (`qp_read_valid`: last cycle read its QP, it was not taken, and
     /// the control plane neither read nor wrote); only then is it taken, with its checks worked
     /// out from them.
-    ra_v: DFF<Bit>,
-    /// `ra_v`, and the header at the input is for another QP than the one in `h` (neither
+    qp_read_valid: DFF<Bit>,
+    /// `qp_read_valid`, and the header at the input is for another QP than the one in `hdr_taken` (neither
     /// changes while the header waits): it may be taken in the act cycle.
-    ra_o: DFF<Bit>,
-    ra_n: Signal<Local, Bit>,
+    qp_read_other: DFF<Bit>,
+    qp_read_next: Signal<Local, Bit>,
     /// The QP the tables read: the header's at the input, or (none there) the one arriving.
     la_qpn: Signal<Local, Bits<A>>,
     /// Last cycle wrote the receive state of the QP it read (the header acted on and the one
@@ -370,7 +372,7 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// Per header with a payload: its destination (bits 1..0) and length (bits 17..2).
     act_q: ChanSkid<Bits<18>>,
     /// ACT waits for a cut-through frame's verdict.
-    wt: DFF<Bit>,
+    wait_verdict: DFF<Bit>,
     /// ACT's outputs that go at once (DMA command, payload, response header) and those a
     /// cut-through frame's verdict holds back (state, ACK/NAK, READ entry, counters).
     now: Signal<Local, Bit>,
@@ -416,9 +418,16 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// ready path.
     dma_out: AxisReg<512, 64>,
     resp_out: AxisReg<512, 64>,
-    // header FSM: 0 idle, 1 look, 2 act, 3 control read
-    st: DFF<Bits<2>>,
-    h: DFF<RoceHdr>,
+    /// The header state machine: `fsm_idle` takes a header (or a control-plane access),
+    /// `fsm_look` decides, `fsm_act` acts, `fsm_ctl_read` returns a control-plane read. Named
+    /// constants, not a `LogicState` enum: rust-hdl 0.46 emits a DFF of an enum with a 64-bit
+    /// reset constant and unused localparams, which Verilator -Wall rejects.
+    hdr_fsm: DFF<Bits<2>>,
+    fsm_idle: Constant<Bits<2>>,
+    fsm_look: Constant<Bits<2>>,
+    fsm_act: Constant<Bits<2>>,
+    fsm_ctl_read: Constant<Bits<2>>,
+    hdr_taken: DFF<RoceHdr>,
     // decided in LOOK, done in ACT
     d_cmd: DFF<DmaCmd>,
     d_item: DFF<RespItem>,
@@ -438,7 +447,7 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     d_dest: DFF<Bits<2>>,
     d_cause: [DFF<Bit>; 16],
     counters: [DFF<Bits<32>>; 16],
-    // the checks, on the header at the input (registered in `k` as it is taken)
+    // the checks, on the header at the input (registered in `checks` as it is taken)
     qp_ok: Signal<Local, Bit>,
     live: Signal<Local, Bit>,
     psn_delta: Signal<Local, Bits<24>>,
@@ -461,6 +470,10 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     cause: [Signal<Local, Bit>; 16],
     /// A duplicate READ request's response PSNs end at or before the expected PSN.
     dup_fits: Signal<Local, Bit>,
+    /// The header's and the QP's P_Key, and their match with a transport version of 0.
+    hdr_pkey: Signal<Local, Bits<16>>,
+    qp_pkey: Signal<Local, Bits<16>>,
+    key_ok: Signal<Local, Bit>,
     in_qpn: Signal<Local, Bits<A>>,
     h_qpn: Signal<Local, Bits<A>>,
     c0_8: Constant<Bits<8>>,
@@ -468,17 +481,13 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// This cycle may take the next header (idle, or acting on a header of another QP).
     take: Signal<Local, Bit>,
     unused: Signal<Local, Bit>,
-    c0_16m: Constant<Bits<16>>,
+    meta_off_zero: Constant<Bits<16>>,
     c_rtr: Constant<Bits<3>>,
     c_rts: Constant<Bits<3>>,
     c_err: Constant<Bits<3>>,
     c256: Constant<Bits<16>>,
     c1_24: Constant<Bits<24>>,
     c1_8: Constant<Bits<8>>,
-    s_idle: Constant<Bits<2>>,
-    s_look: Constant<Bits<2>>,
-    s_act: Constant<Bits<2>>,
-    s_ctlrd: Constant<Bits<2>>,
     syn_ack: Constant<Bits<8>>,
     syn_seq: Constant<Bits<8>>,
     syn_inv: Constant<Bits<8>>,
@@ -562,29 +571,29 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             rng_ram: Ram::new(RamStyle::Ultra, false),
             rng_ra: Default::default(),
             rng_wa: Default::default(),
-            k_ve: Default::default(),
+            checks_va_end: Default::default(),
             va_end64: Default::default(),
             va_ovf: Default::default(),
             r_psn: Default::default(),
             r_n: Default::default(),
             res_d: Default::default(),
-            hd: Default::default(),
+            dup_psn_offset: Default::default(),
             res_hit: Default::default(),
             d_hit: Default::default(),
             last_hit: Default::default(),
             d_dup: Default::default(),
             d_dup2: Default::default(),
             d_dup3: Default::default(),
-            g_in_q: Default::default(),
-            g_vb_q: Default::default(),
-            d_hd: Default::default(),
-            g_va: Default::default(),
-            g_end: Default::default(),
-            g_end_c: Default::default(),
-            g_end_ok: Default::default(),
-            g_in: Default::default(),
-            g_off: Default::default(),
-            g_al: Default::default(),
+            dup_in_range_q: Default::default(),
+            dup_range_start_q: Default::default(),
+            dup_psn_offset_q: Default::default(),
+            dup_range_va: Default::default(),
+            dup_range_end: Default::default(),
+            dup_range_end_carry: Default::default(),
+            dup_range_end_ok: Default::default(),
+            dup_in_range: Default::default(),
+            dup_offset: Default::default(),
+            dup_aligned: Default::default(),
             ve_m: Default::default(),
             ve_small: Default::default(),
             c_2p32: c(1 << 32),
@@ -601,17 +610,17 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             d_res: Default::default(),
             d_rdh: Default::default(),
             c1_4: c(1),
-            c0_4r: c(0),
+            rd_count_zero: c(0),
             res_zero: c(0),
             cfg_in: Default::default(),
             rq_in: Default::default(),
             cfg_out: Default::default(),
             rq_out: Default::default(),
             cls: Default::default(),
-            k: Default::default(),
-            ra_v: Default::default(),
-            ra_o: Default::default(),
-            ra_n: Default::default(),
+            checks: Default::default(),
+            qp_read_valid: Default::default(),
+            qp_read_other: Default::default(),
+            qp_read_next: Default::default(),
             la_qpn: Default::default(),
             fwd: Default::default(),
             wb_rq: Default::default(),
@@ -622,7 +631,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             out_q: Default::default(),
             resp_q: Default::default(),
             act_q: Default::default(),
-            wt: Default::default(),
+            wait_verdict: Default::default(),
             now: Default::default(),
             commit: Default::default(),
             d_hold: Default::default(),
@@ -652,8 +661,12 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             ones64: c(u64::MAX),
             dma_out: Default::default(),
             resp_out: Default::default(),
-            st: Default::default(),
-            h: Default::default(),
+            hdr_fsm: Default::default(),
+            fsm_idle: c(0),
+            fsm_look: c(1),
+            fsm_act: c(2),
+            fsm_ctl_read: c(3),
+            hdr_taken: Default::default(),
             d_cmd: Default::default(),
             d_item: Default::default(),
             d_rq: Default::default(),
@@ -693,20 +706,19 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             can_act: Default::default(),
             take: Default::default(),
             unused: Default::default(),
-            c0_16m: Constant::new(0u64.into()),
+            meta_off_zero: Constant::new(0u64.into()),
             c_rtr: c(state::RTR as u64),
             c_rts: c(state::RTS as u64),
             c_err: c(state::ERROR as u64),
             c256: c(256),
             c1_24: c(1),
             c1_8: c(1),
-            s_idle: c(0),
-            s_look: c(1),
-            s_act: c(2),
-            s_ctlrd: c(3),
             syn_ack: c(syndrome::ACK as u64),
             syn_seq: c(syndrome::NAK_PSN_SEQ as u64),
             dup_fits: Default::default(),
+            hdr_pkey: Default::default(),
+            qp_pkey: Default::default(),
+            key_ok: Default::default(),
             syn_inv: c(syndrome::NAK_INVALID_REQ as u64),
             syn_acc: c(syndrome::NAK_REMOTE_ACCESS as u64),
             dest_drop: c(DEST_DROP),
@@ -721,7 +733,7 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wt, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_dup3, g_in_q, g_vb_q, d_hd, d_res_new, d_res, d_rdh, st, h, k, ra_v, ra_o, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
+        dff_setup!(self, clock, wait_verdict, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_dup3, dup_in_range_q, dup_range_start_q, dup_psn_offset_q, d_res_new, d_res, d_rdh, hdr_fsm, hdr_taken, checks, qp_read_valid, qp_read_other, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
         clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
         for i in 0..16 {
             self.counters[i].clock.next = self.clock.val();
@@ -731,7 +743,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.cause[i].next = false;
         }
         self.in_qpn.next = bit_cast::<A, 24>(self.hdr.val().dqpn);
-        self.h_qpn.next = bit_cast::<A, 24>(self.h.q.val().dqpn);
+        self.h_qpn.next = bit_cast::<A, 24>(self.hdr_taken.q.val().dqpn);
         self.cmd_q.reset.next = self.reset.val();
         self.out_q.reset.next = self.reset.val();
         self.resp_q.reset.next = self.reset.val();
@@ -754,8 +766,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.cmd_q.s_data.next = self.d_cmd.q.val();
         self.meta_q.s_data.next = self.d_meta.q.val();
         self.out_q.s_data.next = self.d_item.q.val();
-        self.resp_q.s_data.next = self.h.q.val();
-        self.act_q.s_data.next = (bit_cast::<18, 16>(self.h.q.val().plen) << 2) | bit_cast::<18, 2>(self.d_dest.q.val());
+        self.resp_q.s_data.next = self.hdr_taken.q.val();
+        self.act_q.s_data.next = (bit_cast::<18, 16>(self.hdr_taken.q.val().plen) << 2) | bit_cast::<18, 2>(self.d_dest.q.val());
         self.cmd_q.s_valid.next = false;
         self.out_q.s_valid.next = false;
         self.resp_q.s_valid.next = false;
@@ -778,16 +790,16 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.cnt.to_requester.next = self.counters[14].q.val();
         self.cnt.read_replays.next = self.counters[15].q.val();
         // ------------------------------------------------ tables
-        self.cfg_out.x.next = self.cfg_ram.rdata.val();
+        self.cfg_out.bits.next = self.cfg_ram.rdata.val();
         self.rq_sel.next = self.rq_ram.rdata.val();
         if self.fwd.q.val() {
             self.rq_sel.next = self.wb_rq.q.val();
         }
-        self.rq_out.x.next = self.rq_sel.val();
-        self.wb_rq.d.next = self.rq_in.y.val();
+        self.rq_out.bits.next = self.rq_sel.val();
+        self.wb_rq.d.next = self.rq_in.bits.val();
         self.fwd.d.next = false;
-        self.rd_cfg.next = self.cfg_out.y.val();
-        self.rd_rq.next = self.rq_out.y.val();
+        self.rd_cfg.next = self.cfg_out.fields.val();
+        self.rd_rq.next = self.rq_out.fields.val();
         self.cfg_ram.oce.next = false;
         self.rq_ram.oce.next = false;
         self.cfg_ram.re.next = true;
@@ -798,10 +810,10 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         }
         self.cfg_ram.raddr.next = self.la_qpn.val();
         self.rq_ram.raddr.next = self.la_qpn.val();
-        self.cfg_in.x.next = self.ctl_cfg.val();
-        self.rq_in.x.next = self.ctl_rq.val();
-        self.cfg_ram.wdata.next = self.cfg_in.y.val();
-        self.rq_ram.wdata.next = self.rq_in.y.val();
+        self.cfg_in.fields.next = self.ctl_cfg.val();
+        self.rq_in.fields.next = self.ctl_rq.val();
+        self.cfg_ram.wdata.next = self.cfg_in.bits.val();
+        self.rq_ram.wdata.next = self.rq_in.bits.val();
         self.cfg_ram.waddr.next = self.ctl_qpn.val();
         self.rq_ram.waddr.next = self.ctl_qpn.val();
         self.cfg_ram.we.next = false;
@@ -809,23 +821,23 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.hdr_ready.next = false;
         self.ctl_done.next = false;
         // ------------------------------------------------ the checks on the header at the input and
-        // its QP (the tables' outputs), for LOOK: registered in `k` as the header is taken
+        // its QP (the tables' outputs), for LOOK: registered in `checks` as the header is taken
         self.cls.op.next = self.hdr.val().opcode;
         self.qp_ok.next = self.hdr.val().dqpn < self.num_qps.val();
-        self.live.next = (self.rq_out.y.val().state == self.c_rtr.val()) | (self.rq_out.y.val().state == self.c_rts.val());
-        self.psn_delta.next = self.hdr.val().psn - self.rq_out.y.val().rq_expected_psn;
-        self.seq_ok.next = (self.cls.wr_mid.val() | self.cls.wr_last.val()) == self.rq_out.y.val().rq_in_write;
-        self.pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.cfg_out.y.val().pmtu);
+        self.live.next = (self.rq_out.fields.val().state == self.c_rtr.val()) | (self.rq_out.fields.val().state == self.c_rts.val());
+        self.psn_delta.next = self.hdr.val().psn - self.rq_out.fields.val().rq_expected_psn;
+        self.seq_ok.next = (self.cls.wr_mid.val() | self.cls.wr_last.val()) == self.rq_out.fields.val().rq_in_write;
+        self.pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.cfg_out.fields.val().pmtu);
         self.first_like.next = self.cls.wr_first.val() | self.cls.wr_only.val() | self.cls.rd_req.val();
         self.len_ok.next = false;
         if self.cls.wr_first.val() {
             self.len_ok.next = (self.hdr.val().plen == self.pmtu.val()) & (self.hdr.val().dma_len > bit_cast::<32, 16>(self.pmtu.val()));
         }
         if self.cls.wr_mid.val() {
-            self.len_ok.next = (self.hdr.val().plen == self.pmtu.val()) & (self.rq_out.y.val().rq_write_left > bit_cast::<32, 16>(self.pmtu.val()));
+            self.len_ok.next = (self.hdr.val().plen == self.pmtu.val()) & (self.rq_out.fields.val().rq_write_left > bit_cast::<32, 16>(self.pmtu.val()));
         }
         if self.cls.wr_last.val() {
-            self.len_ok.next = (bit_cast::<32, 16>(self.hdr.val().plen) == self.rq_out.y.val().rq_write_left) & (self.hdr.val().plen <= self.pmtu.val()) & self.hdr.val().plen.any();
+            self.len_ok.next = (bit_cast::<32, 16>(self.hdr.val().plen) == self.rq_out.fields.val().rq_write_left) & (self.hdr.val().plen <= self.pmtu.val()) & self.hdr.val().plen.any();
         }
         if self.cls.wr_only.val() {
             self.len_ok.next = (bit_cast::<32, 16>(self.hdr.val().plen) == self.hdr.val().dma_len) & (self.hdr.val().plen <= self.pmtu.val());
@@ -834,98 +846,105 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.len_ok.next = !self.hdr.val().plen.any();
         }
         self.va_end.next = bit_cast::<65, 64>(self.hdr.val().va) + bit_cast::<65, 32>(self.hdr.val().dma_len);
-        self.mr_end.next = bit_cast::<65, 64>(self.cfg_out.y.val().mr_base) + bit_cast::<65, 64>(self.cfg_out.y.val().mr_len);
-        self.acc_key.next = self.hdr.val().rkey == self.cfg_out.y.val().rkey;
+        self.mr_end.next = bit_cast::<65, 64>(self.cfg_out.fields.val().mr_base) + bit_cast::<65, 64>(self.cfg_out.fields.val().mr_len);
+        self.acc_key.next = self.hdr.val().rkey == self.cfg_out.fields.val().rkey;
         if self.cls.rd_req.val() {
-            if !(self.cfg_out.y.val().access & self.acc_r.val()).any() {
+            if !(self.cfg_out.fields.val().access & self.acc_r.val()).any() {
                 self.acc_key.next = false;
             }
-        } else if !(self.cfg_out.y.val().access & self.acc_w.val()).any() {
+        } else if !(self.cfg_out.fields.val().access & self.acc_w.val()).any() {
             self.acc_key.next = false;
         }
         self.acc_ovr.next = !self.hdr.val().dma_len.any() | !self.first_like.val();
         // the registered parts joined, for LOOK
-        self.acc_ok.next = self.k.q.val().acc_ovr | (self.k.q.val().acc_key & self.k.q.val().acc_lo & self.k.q.val().acc_hi);
+        self.acc_ok.next = self.checks.q.val().acc_ovr | (self.checks.q.val().acc_key & self.checks.q.val().acc_lo & self.checks.q.val().acc_hi);
         // READ: PSNs the response takes, max(1, ceil(len / PMTU))
         self.npk.len.next = self.hdr.val().dma_len;
-        self.npk.code.next = self.cfg_out.y.val().pmtu;
+        self.npk.code.next = self.cfg_out.fields.val().pmtu;
         self.npkts.next = self.npk.n.val();
-        self.dup_fits.next = (self.rq_out.y.val().rq_expected_psn - self.hdr.val().psn) >= self.npkts.val();
-        self.addr.next = self.rq_out.y.val().rq_write_va;
-        self.left.next = self.rq_out.y.val().rq_write_left;
+        self.dup_fits.next = (self.rq_out.fields.val().rq_expected_psn - self.hdr.val().psn) >= self.npkts.val();
+        self.addr.next = self.rq_out.fields.val().rq_write_va;
+        self.left.next = self.rq_out.fields.val().rq_write_left;
         if self.cls.wr_first.val() | self.cls.wr_only.val() {
             self.addr.next = self.hdr.val().va;
             self.left.next = self.hdr.val().dma_len;
         }
-        self.ack_now.next = self.hdr.val().ackreq | (self.ack_every.val().any() & ((self.rq_out.y.val().rq_unacked + self.c1_8.val()) >= self.ack_every.val()));
-        self.dup_near.next = (self.rq_out.y.val().rq_expected_psn - self.hdr.val().psn) <= self.c16_24.val();
+        self.ack_now.next = self.hdr.val().ackreq | (self.ack_every.val().any() & ((self.rq_out.fields.val().rq_unacked + self.c1_8.val()) >= self.ack_every.val()));
+        self.dup_near.next = (self.rq_out.fields.val().rq_expected_psn - self.hdr.val().psn) <= self.c16_24.val();
+        // P_Key and transport version (bit selects on plain signals: Yosys takes no range
+        // select of a struct field)
+        self.hdr_pkey.next = self.hdr.val().pkey;
+        self.qp_pkey.next = self.cfg_out.fields.val().pkey;
+        self.key_ok.next = !self.hdr.val().tver.any()
+            & (self.hdr_pkey.val().get_bits::<15>(0) == self.qp_pkey.val().get_bits::<15>(0))
+            & (self.hdr_pkey.val().get_bit(15) | self.qp_pkey.val().get_bit(15));
         // the request's end, for a duplicate READ's range check in ACT
-        self.k_ve.next = self.k.q.val().va_end;
-        self.va_end64.next = bit_cast::<64, 65>(self.k_ve.val());
-        self.va_ovf.next = self.k_ve.val().get_bit(64);
+        self.checks_va_end.next = self.checks.q.val().va_end;
+        self.va_end64.next = bit_cast::<64, 65>(self.checks_va_end.val());
+        self.va_ovf.next = self.checks_va_end.val().get_bit(64);
         self.ve_m.next = self.va_end64.val() - self.c_2p32.val();
         self.ve_small.next = !self.va_end64.val().get_bits::<32>(32).any();
         // responder resources: read with the QP's state, written on a new READ, cleared by a
         // control-plane write of the QP
-        self.res_in.x.next = self.d_res.q.val();
-        self.pm_sh.next = bit_cast::<64, 3>(self.k.q.val().pmtu) + self.c8_64.val();
+        self.res_in.fields.next = self.d_res.q.val();
+        self.pm_sh.next = bit_cast::<64, 3>(self.checks.q.val().pmtu) + self.c8_64.val();
         for i in 0..RD_RES {
             self.res_ram[i].clock.next = self.clock.val();
             self.res_ram[i].raddr.next = self.in_qpn.val();
             self.res_ram[i].re.next = false;
             self.res_ram[i].oce.next = false;
             self.res_ram[i].waddr.next = self.h_qpn.val();
-            self.res_ram[i].wdata.next = self.res_in.y.val().get_bits::<48>(0);
+            self.res_ram[i].wdata.next = self.res_in.bits.val().get_bits::<48>(0);
             self.res_ram[i].we.next = false;
             // psn, n
             self.r_psn[i].next = self.res_ram[i].rdata.val().get_bits::<24>(0);
             self.r_n[i].next = self.res_ram[i].rdata.val().get_bits::<24>(24);
-            self.res_d[i].next = self.h.q.val().psn - self.r_psn[i].val();
+            self.res_d[i].next = self.hdr_taken.q.val().psn - self.r_psn[i].val();
             self.res_hit[i].next = self.res_d[i].val() < self.r_n[i].val();
             self.d_hit[i].clock.next = self.clock.val();
             self.d_hit[i].d.next = self.d_hit[i].q.val();
-            if self.st.q.val() == self.s_look.val() {
+            if self.hdr_fsm.q.val() == self.fsm_look.val() {
                 self.d_hit[i].d.next = self.res_hit[i].val();
             }
             self.last_hit.hit[i].next = self.d_hit[i].q.val();
             self.last_hit.d[i].next = self.r_psn[i].val();
         }
         // the hit entry's range, read in ACT's first cycle (`d_dup`), here the cycle after: end_lo, va
-        self.hd.next = self.h.q.val().psn - self.last_hit.y.val();
+        self.dup_psn_offset.next = self.hdr_taken.q.val().psn - self.last_hit.y.val();
         self.rng_ra.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.last_hit.idx.val());
         self.rng_wa.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.d_rdh.q.val());
         self.rng_ram.raddr.next = self.rng_ra.val();
         self.rng_ram.re.next = true;
         self.rng_ram.oce.next = false;
         self.rng_ram.waddr.next = self.rng_wa.val();
-        self.rng_ram.wdata.next = self.res_in.y.val().get_bits::<96>(48);
+        self.rng_ram.wdata.next = self.res_in.bits.val().get_bits::<96>(48);
         self.rng_ram.we.next = false;
-        self.g_va.next = self.rng_ram.rdata.val().get_bits::<64>(32);
-        self.g_end.next = (self.g_va.val() & self.c_hi32.val()) | (self.rng_ram.rdata.val().get_bits::<64>(0) & self.c_lo32.val());
-        self.g_end_c.next = self.rng_ram.rdata.val().get_bits::<32>(0) < self.rng_ram.rdata.val().get_bits::<32>(32);
+        self.dup_range_va.next = self.rng_ram.rdata.val().get_bits::<64>(32);
+        self.dup_range_end.next = (self.dup_range_va.val() & self.c_hi32.val()) | (self.rng_ram.rdata.val().get_bits::<64>(0) & self.c_lo32.val());
+        self.dup_range_end_carry.next = self.rng_ram.rdata.val().get_bits::<32>(0) < self.rng_ram.rdata.val().get_bits::<32>(32);
         // the request's end within the entry's: end = g_end, or g_end + 2^32 with the carry (no
         // adder after the RAM: the request's side is moved instead)
-        self.g_end_ok.next = self.va_end64.val() <= self.g_end.val();
-        if self.g_end_c.val() {
-            self.g_end_ok.next = self.ve_small.val() | (self.ve_m.val() <= self.g_end.val());
+        self.dup_range_end_ok.next = self.va_end64.val() <= self.dup_range_end.val();
+        if self.dup_range_end_carry.val() {
+            self.dup_range_end_ok.next = self.ve_small.val() | (self.ve_m.val() <= self.dup_range_end.val());
         }
-        self.g_in.next = (self.h.q.val().va >= self.g_va.val()) & !self.va_ovf.val() & self.g_end_ok.val();
+        self.dup_in_range.next = (self.hdr_taken.q.val().va >= self.dup_range_va.val()) & !self.va_ovf.val() & self.dup_range_end_ok.val();
         // (PSN - its PSN) mod 2^24 times the PMTU
-        self.g_off.next = bit_cast::<64, 24>(self.d_hd.q.val()) << self.pm_sh.val();
-        self.g_vb_q.d.next = self.h.q.val().va - self.g_off.val();
-        self.g_al.next = self.g_vb_q.q.val() == self.g_va.val();
+        self.dup_offset.next = bit_cast::<64, 24>(self.dup_psn_offset_q.q.val()) << self.pm_sh.val();
+        self.dup_range_start_q.d.next = self.hdr_taken.q.val().va - self.dup_offset.val();
+        self.dup_aligned.next = self.dup_range_start_q.q.val() == self.dup_range_va.val();
         self.rdh_ram.raddr.next = self.in_qpn.val();
         self.rdh_ram.re.next = true;
         self.rdh_ram.oce.next = false;
         self.rdh_ram.waddr.next = self.h_qpn.val();
         self.rdh_ram.wdata.next = self.d_rdh.q.val() + self.c1_4.val();
         self.rdh_ram.we.next = false;
-        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.h.q.val().se | self.h.q.val().tap_flag | self.h.q.val().migreq | self.h.q.val().fecn | self.h.q.val().becn | self.h.q.val().ipv6 | self.h.q.val().ackreq
-            | self.h.q.val().tver.any() | self.h.q.val().pkey.any() | self.h.q.val().syndrome.any() | self.h.q.val().msn.any()
-            | self.h.q.val().ecn.any() | self.h.q.val().src_ip.any() | self.h.q.val().udp_sport.any() | self.h.q.val().pad.any()
-            | self.cfg_out.y.val().ipv6 | self.cfg_out.y.val().remote_qpn.any() | self.cfg_out.y.val().remote_ip.any()
-            | self.cfg_out.y.val().remote_mac.any() | self.cfg_out.y.val().udp_sport.any() | self.cfg_out.y.val().pkey.any()
-            | self.cfg_out.y.val().ttl.any() | self.cfg_out.y.val().dscp.any() | self.cfg_out.y.val().timeout.any() | self.cfg_out.y.val().retry_cnt.any();
+        self.unused.next = self.meta_q.s_ready.val() | self.meta_q.m_valid.val() | self.hdr_taken.q.val().se | self.hdr_taken.q.val().tap_flag | self.hdr_taken.q.val().migreq | self.hdr_taken.q.val().fecn | self.hdr_taken.q.val().becn | self.hdr_taken.q.val().ipv6 | self.hdr_taken.q.val().ackreq
+            | self.hdr_taken.q.val().tver.any() | self.hdr_taken.q.val().pkey.any() | self.hdr_taken.q.val().syndrome.any() | self.hdr_taken.q.val().msn.any()
+            | self.hdr_taken.q.val().ecn.any() | self.hdr_taken.q.val().src_ip.any() | self.hdr_taken.q.val().udp_sport.any() | self.hdr_taken.q.val().pad.any()
+            | self.cfg_out.fields.val().ipv6 | self.cfg_out.fields.val().remote_qpn.any() | self.cfg_out.fields.val().remote_ip.any()
+            | self.cfg_out.fields.val().remote_mac.any() | self.cfg_out.fields.val().udp_sport.any() | self.cfg_out.fields.val().pkey.any()
+            | self.cfg_out.fields.val().ttl.any() | self.cfg_out.fields.val().dscp.any() | self.cfg_out.fields.val().timeout.any() | self.cfg_out.fields.val().retry_cnt.any();
         // ------------------------------------------------ ACT: all outputs it needs must have room
         self.can_act.next = (!self.d_do_cmd.q.val() | self.cmd_q.s_ready.val())
             & (!(self.d_do_ack.q.val() | self.d_do_job.q.val()) | self.out_q.s_ready.val())
@@ -941,13 +960,13 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.now.next = false;
         self.commit.next = false;
         self.held_bad.next = false;
-        if self.st.q.val() == self.s_idle.val() {
+        if self.hdr_fsm.q.val() == self.fsm_idle.val() {
             if self.ctl_req.val() {
                 if self.ctl_write.val() {
                     self.cfg_ram.we.next = true;
                     self.rq_ram.we.next = true;
                     self.rdh_ram.waddr.next = self.ctl_qpn.val();
-                    self.rdh_ram.wdata.next = self.c0_4r.val();
+                    self.rdh_ram.wdata.next = self.rd_count_zero.val();
                     self.rdh_ram.we.next = true;
                     for i in 0..RD_RES {
                         self.res_ram[i].waddr.next = self.ctl_qpn.val();
@@ -958,78 +977,78 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 } else {
                     self.cfg_ram.raddr.next = self.ctl_qpn.val();
                     self.rq_ram.raddr.next = self.ctl_qpn.val();
-                    self.st.d.next = self.s_ctlrd.val();
+                    self.hdr_fsm.d.next = self.fsm_ctl_read.val();
                 }
             } else {
                 self.take.next = true;
             }
         }
-        if self.st.q.val() == self.s_ctlrd.val() {
+        if self.hdr_fsm.q.val() == self.fsm_ctl_read.val() {
             self.ctl_done.next = true;
-            self.st.d.next = self.s_idle.val();
+            self.hdr_fsm.d.next = self.fsm_idle.val();
         }
-        if self.st.q.val() == self.s_look.val() {
-            self.st.d.next = self.s_act.val();
+        if self.hdr_fsm.q.val() == self.fsm_look.val() {
+            self.hdr_fsm.d.next = self.fsm_act.val();
             // defaults: nothing to send, payload (if any) dropped, state unchanged
             self.d_do_cmd.d.next = false;
             self.d_do_ack.d.next = false;
             self.d_do_job.d.next = false;
             self.d_do_resp.d.next = false;
             self.d_do_wb.d.next = false;
-            self.d_pay.d.next = self.k.q.val().plen_nz;
-            self.d_hold.d.next = self.h.q.val().spec & (self.k.q.val().wr_first | self.k.q.val().wr_only) & !self.reth_early.val();
+            self.d_pay.d.next = self.checks.q.val().plen_nz;
+            self.d_hold.d.next = self.hdr_taken.q.val().spec & (self.checks.q.val().wr_first | self.checks.q.val().wr_only) & !self.reth_early.val();
             self.d_res_new.d.next = false;
             self.d_dup.d.next = false;
             self.d_dup2.d.next = false;
             self.d_dup3.d.next = false;
             self.d_rdh.d.next = self.rdh_ram.rdata.val();
-            self.d_res.d.next.psn = self.h.q.val().psn;
-            self.d_res.d.next.n = self.k.q.val().npkts;
-            self.d_res.d.next.va = self.h.q.val().va;
+            self.d_res.d.next.psn = self.hdr_taken.q.val().psn;
+            self.d_res.d.next.n = self.checks.q.val().npkts;
+            self.d_res.d.next.va = self.hdr_taken.q.val().va;
             self.d_res.d.next.end_lo = self.va_end64.val().get_bits::<32>(0);
             self.d_dest.d.next = self.dest_drop.val();
-            self.d_wva.d.next = self.k.q.val().addr + bit_cast::<64, 16>(self.h.q.val().plen);
-            self.d_wleft.d.next = self.k.q.val().left - bit_cast::<32, 16>(self.h.q.val().plen);
+            self.d_wva.d.next = self.checks.q.val().addr + bit_cast::<64, 16>(self.hdr_taken.q.val().plen);
+            self.d_wleft.d.next = self.checks.q.val().left - bit_cast::<32, 16>(self.hdr_taken.q.val().plen);
             self.d_wr_acc.d.next = false;
-            self.d_cmd.d.next.addr = self.k.q.val().addr;
-            self.d_cmd.d.next.len = bit_cast::<32, 16>(self.h.q.val().plen);
-            self.d_cmd.d.next.tag = self.h.q.val().dqpn;
-            self.d_meta.d.next.qpn = self.h.q.val().dqpn;
-            self.d_meta.d.next.psn = self.h.q.val().psn;
-            self.d_meta.d.next.opcode = self.h.q.val().opcode;
-            self.d_meta.d.next.off = self.c0_16m.val();
+            self.d_cmd.d.next.addr = self.checks.q.val().addr;
+            self.d_cmd.d.next.len = bit_cast::<32, 16>(self.hdr_taken.q.val().plen);
+            self.d_cmd.d.next.tag = self.hdr_taken.q.val().dqpn;
+            self.d_meta.d.next.qpn = self.hdr_taken.q.val().dqpn;
+            self.d_meta.d.next.psn = self.hdr_taken.q.val().psn;
+            self.d_meta.d.next.opcode = self.hdr_taken.q.val().opcode;
+            self.d_meta.d.next.off = self.meta_off_zero.val();
             self.d_item.d.next.read = false;
-            self.d_item.d.next.qpn = self.h.q.val().dqpn;
+            self.d_item.d.next.qpn = self.hdr_taken.q.val().dqpn;
             self.d_item.d.next.syndrome = self.syn_ack.val();
             self.d_item.d.next.msn = self.d_rq.q.val().rq_msn;
-            self.d_item.d.next.psn = self.h.q.val().psn;
-            self.d_item.d.next.va = self.h.q.val().va;
-            self.d_item.d.next.len = self.h.q.val().dma_len;
-            self.d_item.d.next.pmtu = self.k.q.val().pmtu;
+            self.d_item.d.next.psn = self.hdr_taken.q.val().psn;
+            self.d_item.d.next.va = self.hdr_taken.q.val().va;
+            self.d_item.d.next.len = self.hdr_taken.q.val().dma_len;
+            self.d_item.d.next.pmtu = self.checks.q.val().pmtu;
             self.d_item.d.next.again = false;
             self.d_item.d.next.rb = false;
             self.cause[0].next = true;
-            if !self.k.q.val().qp_ok {
+            if !self.checks.q.val().qp_ok {
                 self.cause[1].next = true;
-            } else if self.k.q.val().err {
+            } else if self.checks.q.val().err {
                 self.cause[3].next = true;
-            } else if !self.k.q.val().live {
+            } else if !self.checks.q.val().live {
                 self.cause[2].next = true;
-            } else if self.k.q.val().resp {
+            } else if self.checks.q.val().resp {
                 self.cause[14].next = true;
                 self.d_do_resp.d.next = true;
                 self.d_dest.d.next = self.dest_resp.val();
-            } else if !self.h.q.val().known | self.h.q.val().len_err | !self.k.q.val().key_ok {
+            } else if !self.hdr_taken.q.val().known | self.hdr_taken.q.val().len_err | !self.checks.q.val().key_ok {
                 self.cause[4].next = true;
-            } else if self.k.q.val().behind {
+            } else if self.checks.q.val().behind {
                 // a duplicate: every WRITE packet is ACKed again (expected PSN - 1), whether or
                 // not it asks (IBA C9-105, as rxe does), and not executed again; a READ that asks
                 // for a subset of a READ this QP accepted (inside its PSNs and its range, with
                 // the QP's rkey), still valid for the QP's memory region, is answered again
                 // (decided in ACT's third cycle, with the range); anything else is dropped
                 self.cause[5].next = true;
-                if self.k.q.val().rd_req {
-                    if self.k.q.val().dup_fits & self.acc_ok.val() & self.k.q.val().len_ok {
+                if self.checks.q.val().rd_req {
+                    if self.checks.q.val().dup_fits & self.acc_ok.val() & self.checks.q.val().len_ok {
                         self.d_dup.d.next = true;
                         self.d_item.d.next.read = true;
                         self.d_item.d.next.again = true;
@@ -1038,7 +1057,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                     self.d_do_ack.d.next = true;
                     self.d_item.d.next.psn = self.d_rq.q.val().rq_expected_psn - self.c1_24.val();
                 }
-            } else if self.k.q.val().psn_ne {
+            } else if self.checks.q.val().psn_ne {
                 self.cause[6].next = true;
                 if !self.d_rq.q.val().rq_nak_sent {
                     self.d_do_ack.d.next = true;
@@ -1047,13 +1066,13 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                     self.d_do_wb.d.next = true;
                     self.d_rq.d.next.rq_nak_sent = true;
                 }
-            } else if !self.k.q.val().seq_ok | self.k.q.val().other {
+            } else if !self.checks.q.val().seq_ok | self.checks.q.val().other {
                 self.cause[7].next = true;
                 self.d_do_ack.d.next = true;
                 self.d_item.d.next.syndrome = self.syn_inv.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
-            } else if !self.k.q.val().len_ok {
+            } else if !self.checks.q.val().len_ok {
                 self.cause[8].next = true;
                 self.d_do_ack.d.next = true;
                 self.d_item.d.next.syndrome = self.syn_inv.val();
@@ -1065,33 +1084,33 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_item.d.next.syndrome = self.syn_acc.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
-            } else if self.k.q.val().rd_req {
+            } else if self.checks.q.val().rd_req {
                 self.cause[11].next = true;
                 self.d_res_new.d.next = true;
                 self.d_do_job.d.next = true;
                 self.d_item.d.next.read = true;
                 self.d_item.d.next.msn = self.d_rq.q.val().rq_msn + self.c1_24.val();
                 self.d_do_wb.d.next = true;
-                self.d_rq.d.next.rq_expected_psn = self.d_rq.q.val().rq_expected_psn + self.k.q.val().npkts;
+                self.d_rq.d.next.rq_expected_psn = self.d_rq.q.val().rq_expected_psn + self.checks.q.val().npkts;
                 self.d_rq.d.next.rq_msn = self.d_rq.q.val().rq_msn + self.c1_24.val();
                 self.d_rq.d.next.rq_nak_sent = false;
                 self.d_rq.d.next.rq_unacked = self.c0_8.val();
             } else {
                 // an accepted WRITE packet
                 self.cause[10].next = true;
-                self.d_do_cmd.d.next = self.k.q.val().plen_nz;
+                self.d_do_cmd.d.next = self.checks.q.val().plen_nz;
                 self.d_dest.d.next = self.dest_dma.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.rq_expected_psn = self.d_rq.q.val().rq_expected_psn + self.c1_24.val();
-                self.d_rq.d.next.rq_in_write = self.k.q.val().wr_first | self.k.q.val().wr_mid;
+                self.d_rq.d.next.rq_in_write = self.checks.q.val().wr_first | self.checks.q.val().wr_mid;
                 self.d_rq.d.next.rq_nak_sent = false;
                 self.d_wr_acc.d.next = true;
                 self.d_rq.d.next.rq_unacked = self.d_rq.q.val().rq_unacked + self.c1_8.val();
-                if self.k.q.val().wr_last | self.k.q.val().wr_only {
+                if self.checks.q.val().wr_last | self.checks.q.val().wr_only {
                     self.d_rq.d.next.rq_msn = self.d_rq.q.val().rq_msn + self.c1_24.val();
                     self.d_item.d.next.msn = self.d_rq.q.val().rq_msn + self.c1_24.val();
                 }
-                if self.k.q.val().ack_now {
+                if self.checks.q.val().ack_now {
                     self.d_do_ack.d.next = true;
                     self.d_rq.d.next.rq_unacked = self.c0_8.val();
                 }
@@ -1100,48 +1119,48 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_cause[i].d.next = self.cause[i].val();
             }
         }
-        if self.st.q.val() == self.s_act.val() {
+        if self.hdr_fsm.q.val() == self.fsm_act.val() {
             if self.d_dup.q.val() {
                 // a duplicate READ: its entry (if any holds its PSN) and that entry's range
                 self.d_dup.d.next = false;
                 self.d_dup2.d.next = self.last_hit.any.val();
-                self.d_hd.d.next = self.hd.val();
+                self.dup_psn_offset_q.d.next = self.dup_psn_offset.val();
             } else if self.d_dup2.q.val() {
                 // its entry's range is here: the request checked against it
                 self.d_dup2.d.next = false;
                 self.d_dup3.d.next = true;
-                self.g_in_q.d.next = self.g_in.val();
+                self.dup_in_range_q.d.next = self.dup_in_range.val();
             } else if self.d_dup3.q.val() {
                 // answered if inside the range
                 self.d_dup3.d.next = false;
-                if self.g_in_q.q.val() {
+                if self.dup_in_range_q.q.val() {
                     self.d_cause[15].d.next = true;
                     self.d_do_job.d.next = true;
-                    self.d_item.d.next.rb = self.g_al.val() & self.k.q.val().dup_near;
+                    self.d_item.d.next.rb = self.dup_aligned.val() & self.checks.q.val().dup_near;
                 }
-            } else if self.wt.q.val() {
+            } else if self.wait_verdict.q.val() {
                 // a cut-through frame's verdict: its held-back effects now, or none
                 // (a held frame's command and payload go now too: they need their room)
                 self.resp_vd_valid.next = self.vd_valid.val() & self.can_commit.val() & self.d_do_resp.q.val();
                 if self.vd_valid.val() & self.can_commit.val() & (!self.d_do_resp.q.val() | self.resp_vd_ready.val()) & (!self.d_hold.q.val() | self.can_act.val()) {
                     self.vd_ready.next = true;
-                    self.wt.d.next = false;
+                    self.wait_verdict.d.next = false;
                     self.commit.next = !self.vd.val().get_bit(0);
                     self.now.next = self.d_hold.q.val();
                     self.held_bad.next = self.d_hold.q.val() & self.vd.val().get_bit(0);
-                    self.st.d.next = self.s_idle.val();
+                    self.hdr_fsm.d.next = self.fsm_idle.val();
                 }
             } else if self.can_act.val() {
                 self.now.next = !self.d_hold.q.val();
-                if self.h.q.val().spec {
-                    self.wt.d.next = true;
+                if self.hdr_taken.q.val().spec {
+                    self.wait_verdict.d.next = true;
                 } else {
                     self.commit.next = true;
-                    self.st.d.next = self.s_idle.val();
+                    self.hdr_fsm.d.next = self.fsm_idle.val();
                     // the next header, in the same cycle, when it is for another QP (this
                     // cycle's write-back is to this header's QP; the RAMs read first) and the
                     // control plane is not waiting: two cycles a header
-                    if !self.ctl_req.val() & self.ra_o.q.val() {
+                    if !self.ctl_req.val() & self.qp_read_other.q.val() {
                         self.take.next = true;
                     }
                 }
@@ -1152,15 +1171,15 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.resp_q.s_valid.next = self.d_do_resp.q.val();
             self.act_q.s_valid.next = self.d_pay.q.val();
             if self.held_bad.val() {
-                self.act_q.s_data.next = (bit_cast::<18, 16>(self.h.q.val().plen) << 2) | bit_cast::<18, 2>(self.dest_drop.val());
+                self.act_q.s_data.next = (bit_cast::<18, 16>(self.hdr_taken.q.val().plen) << 2) | bit_cast::<18, 2>(self.dest_drop.val());
             }
         }
         if self.commit.val() {
             self.out_q.s_valid.next = self.d_do_ack.q.val() | self.d_do_job.q.val();
-            self.rq_in.x.next = self.d_rq.q.val();
+            self.rq_in.fields.next = self.d_rq.q.val();
             if self.d_wr_acc.q.val() {
-                self.rq_in.x.next.rq_write_va = self.d_wva.q.val();
-                self.rq_in.x.next.rq_write_left = self.d_wleft.q.val();
+                self.rq_in.fields.next.rq_write_va = self.d_wva.q.val();
+                self.rq_in.fields.next.rq_write_left = self.d_wleft.q.val();
             }
             self.rq_ram.waddr.next = self.h_qpn.val();
             self.rq_ram.we.next = self.d_do_wb.q.val();
@@ -1191,54 +1210,52 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.counters[15].d.next = self.counters[15].q.val() + 1;
             }
         }
-        if self.take.val() & self.ra_v.q.val() {
+        if self.take.val() & self.qp_read_valid.q.val() {
             self.hdr_ready.next = true;
             if self.hdr_valid.val() {
-                self.h.d.next = self.hdr.val();
-                self.d_rq.d.next = self.rq_out.y.val();
-                self.k.d.next.wr_first = self.cls.wr_first.val();
-                self.k.d.next.wr_mid = self.cls.wr_mid.val();
-                self.k.d.next.wr_last = self.cls.wr_last.val();
-                self.k.d.next.wr_only = self.cls.wr_only.val();
-                self.k.d.next.rd_req = self.cls.rd_req.val();
-                self.k.d.next.resp = self.cls.resp.val();
-                self.k.d.next.other = self.cls.other.val();
-                self.k.d.next.qp_ok = self.qp_ok.val();
-                self.k.d.next.err = self.rq_out.y.val().state == self.c_err.val();
-                self.k.d.next.live = self.live.val();
-                self.k.d.next.behind = self.psn_delta.val().get_bit(23);
-                self.k.d.next.psn_ne = self.psn_delta.val().any();
-                self.k.d.next.seq_ok = self.seq_ok.val();
-                self.k.d.next.len_ok = self.len_ok.val();
+                self.hdr_taken.d.next = self.hdr.val();
+                self.d_rq.d.next = self.rq_out.fields.val();
+                self.checks.d.next.wr_first = self.cls.wr_first.val();
+                self.checks.d.next.wr_mid = self.cls.wr_mid.val();
+                self.checks.d.next.wr_last = self.cls.wr_last.val();
+                self.checks.d.next.wr_only = self.cls.wr_only.val();
+                self.checks.d.next.rd_req = self.cls.rd_req.val();
+                self.checks.d.next.resp = self.cls.resp.val();
+                self.checks.d.next.other = self.cls.other.val();
+                self.checks.d.next.qp_ok = self.qp_ok.val();
+                self.checks.d.next.err = self.rq_out.fields.val().state == self.c_err.val();
+                self.checks.d.next.live = self.live.val();
+                self.checks.d.next.behind = self.psn_delta.val().get_bit(23);
+                self.checks.d.next.psn_ne = self.psn_delta.val().any();
+                self.checks.d.next.seq_ok = self.seq_ok.val();
+                self.checks.d.next.len_ok = self.len_ok.val();
                 // (the access check applies to a FIRST, ONLY or READ REQUEST)
-                self.k.d.next.acc_ovr = self.acc_ovr.val();
-                self.k.d.next.acc_key = self.acc_key.val();
-                self.k.d.next.acc_lo = self.hdr.val().va >= self.cfg_out.y.val().mr_base;
-                self.k.d.next.acc_hi = self.va_end.val() <= self.mr_end.val();
-                self.k.d.next.dup_fits = self.dup_fits.val();
-                self.k.d.next.dup_near = self.dup_near.val();
-                self.k.d.next.ack_now = self.ack_now.val();
-                self.k.d.next.key_ok = !self.hdr.val().tver.any()
-                    & (self.hdr.val().pkey.get_bits::<15>(0) == self.cfg_out.y.val().pkey.get_bits::<15>(0))
-                    & (self.hdr.val().pkey.get_bit(15) | self.cfg_out.y.val().pkey.get_bit(15));
-                self.k.d.next.plen_nz = self.hdr.val().plen.any();
-                self.k.d.next.npkts = self.npkts.val();
-                self.k.d.next.addr = self.addr.val();
-                self.k.d.next.left = self.left.val();
-                self.k.d.next.va_end = self.va_end.val();
-                self.k.d.next.pmtu = self.cfg_out.y.val().pmtu;
+                self.checks.d.next.acc_ovr = self.acc_ovr.val();
+                self.checks.d.next.acc_key = self.acc_key.val();
+                self.checks.d.next.acc_lo = self.hdr.val().va >= self.cfg_out.fields.val().mr_base;
+                self.checks.d.next.acc_hi = self.va_end.val() <= self.mr_end.val();
+                self.checks.d.next.dup_fits = self.dup_fits.val();
+                self.checks.d.next.dup_near = self.dup_near.val();
+                self.checks.d.next.ack_now = self.ack_now.val();
+                self.checks.d.next.key_ok = self.key_ok.val();
+                self.checks.d.next.plen_nz = self.hdr.val().plen.any();
+                self.checks.d.next.npkts = self.npkts.val();
+                self.checks.d.next.addr = self.addr.val();
+                self.checks.d.next.left = self.left.val();
+                self.checks.d.next.va_end = self.va_end.val();
+                self.checks.d.next.pmtu = self.cfg_out.fields.val().pmtu;
                 for i in 0..RD_RES {
                     self.res_ram[i].re.next = true;
                 }
-                self.st.d.next = self.s_look.val();
+                self.hdr_fsm.d.next = self.fsm_look.val();
             }
         }
-        self.ra_n.next = self.hdr_pre_valid.val() & !((self.st.q.val() == self.s_idle.val()) & self.ctl_req.val());
+        self.qp_read_next.next = self.hdr_pre_valid.val() & !((self.hdr_fsm.q.val() == self.fsm_idle.val()) & self.ctl_req.val());
         if self.hdr_valid.val() {
-            self.ra_n.next = !(self.take.val() & self.ra_v.q.val()) & !((self.st.q.val() == self.s_idle.val()) & self.ctl_req.val());
+            self.qp_read_next.next = !(self.take.val() & self.qp_read_valid.q.val()) & !((self.hdr_fsm.q.val() == self.fsm_idle.val()) & self.ctl_req.val());
         }
-        self.ra_v.d.next = self.ra_n.val();
-        self.ra_o.d.next = self.ra_n.val() & (self.la_qpn.val() != self.h_qpn.val());
+        self.qp_read_valid.d.next = self.qp_read_next.val();
+        self.qp_read_other.d.next = self.qp_read_next.val() & (self.la_qpn.val() != self.h_qpn.val());
         // ------------------------------------------------ payload mover
         // a payload that ends before its length (a cut-through frame cut short) is padded with
         // zero beats to that length: the beat moved is the input's, or a zero one while padding
@@ -1326,14 +1343,14 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         // the metadata queue moves in lock step with the command queue
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         if self.reset.val() {
-            self.st.d.next = self.s_idle.val();
-            self.ra_v.d.next = false;
-            self.ra_o.d.next = false;
+            self.hdr_fsm.d.next = self.fsm_idle.val();
+            self.qp_read_valid.d.next = false;
+            self.qp_read_other.d.next = false;
             self.fwd.d.next = false;
             self.d_dup.d.next = false;
             self.d_dup2.d.next = false;
             self.d_dup3.d.next = false;
-            self.wt.d.next = false;
+            self.wait_verdict.d.next = false;
             self.mv_mid.d.next = false;
             self.mv_pad.d.next = false;
             for i in 0..16 {

@@ -81,6 +81,10 @@ fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
 }
 
 /// `F`: the payload slot's FIFO address bits (see [`PayloadSlot`]).
+/// The requester's state machine: IDLE takes the next request (a parked one or a new one),
+/// LOOK reads the QP's send PSN and window, GEN generates its packets, REC waits for the
+/// completion side to record a new message before its first packet, FLUSH completes the work
+/// of a QP that cannot send.
 #[derive(LogicBlock)]
 pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> {
     pub clock: Signal<In, Clock>,
@@ -172,13 +176,13 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     ar_ok: Signal<Local, Bit>,
     p_qpn: Signal<Local, Bits<A>>,
     pick_addr: Signal<Local, Bits<64>>,
-    xq: Signal<Local, Bits<A>>,
+    rb_qpn: Signal<Local, Bits<A>>,
     x_src: Signal<Local, RbSrc>,
     /// The next payload beat is its packet's first; beats of the buffer's payload so far.
     pay_first: DFF<Bit>,
     rb_beat: DFF<Bits<8>>,
     sel_rb: Signal<Local, Bit>,
-    s_cp: Signal<Local, Bit>,
+    src_copy: Signal<Local, Bit>,
     rb_n: Signal<Local, Bits<7>>,
     rb_lastb: Signal<Local, Bit>,
     rb_keep: Signal<Local, Bits<64>>,
@@ -186,11 +190,11 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     in_last: Signal<Local, Bit>,
     in_keep: Signal<Local, Bits<64>>,
     in_data: Signal<Local, Bits<512>>,
-    hv: Signal<Local, Bit>,
+    pay_src_valid: Signal<Local, Bit>,
     cp_ok: Signal<Local, Bit>,
     acc: Signal<Local, Bit>,
-    k_rbw: DFF<Bits<32>>,
-    k_rbr: DFF<Bits<32>>,
+    count_rb_writes: DFF<Bits<32>>,
+    count_rb_reads: DFF<Bits<32>>,
     c15_24: Constant<Bits<24>>,
     c63_16: Constant<Bits<16>>,
     c1_16: Constant<Bits<16>>,
@@ -230,8 +234,17 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     a_pend: DFF<Bit>,
     a_item: DFF<RespItem>,
     cmd_q: ChanSkid<DmaCmd>,
-    // requester: 0 idle, 1 look up the send PSN, 2 generate packets
-    r_st: DFF<Bits<3>>,
+    /// The requester's state machine: `fsm_idle` takes the next request (a parked one or a new
+    /// one), `fsm_look` reads the QP's send PSN and window, `fsm_gen` generates its packets,
+    /// `fsm_rec` waits for the completion side to record a new message before its first
+    /// packet, `fsm_flush` completes the work of a QP that cannot send. Named constants, not a
+    /// `LogicState` enum (see the responder's `hdr_fsm`).
+    req_fsm: DFF<Bits<3>>,
+    fsm_idle: Constant<Bits<3>>,
+    fsm_look: Constant<Bits<3>>,
+    fsm_gen: Constant<Bits<3>>,
+    fsm_flush: Constant<Bits<3>>,
+    fsm_rec: Constant<Bits<3>>,
     r_wr: DFF<SqWr>,
     r_addr: DFF<Bits<64>>,
     r_left: DFF<Bits<32>>,
@@ -253,7 +266,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     r_unrec: DFF<Bit>,
     preempt: Signal<Local, Bit>,
     p_seq: DFF<Bits<6>>,
-    k_rtx: DFF<Bits<32>>,
+    count_retransmits: DFF<Bits<32>>,
     // ACK-clocked window: a QP whose window is full parks its work request (in its QP's order)
     // and the TX goes on with other QPs
     /// Per QP {end, busy, una}: `end` is `una + w_lim`, added as the completion side writes the
@@ -309,7 +322,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// A retransmission stops at the QP's next unsent PSN (packets never sent are not resent).
     r_lim: DFF<Bits<24>>,
     /// Idle: prefer the parking FIFO over new requests (they alternate).
-    rr: DFF<Bit>,
+    prefer_parked: DFF<Bit>,
     i_dq: Signal<Local, Bit>,
     i_sq: Signal<Local, Bit>,
     /// The window in packets (a register: `window` is configuration), at most `WINDOW_MAX`,
@@ -341,6 +354,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     c_win16: Constant<Bits<24>>,
     c_win8: Constant<Bits<24>>,
     c_win4: Constant<Bits<24>>,
+    c_mask0: Constant<Bits<3>>,
     c_mask7: Constant<Bits<3>>,
     c_mask3: Constant<Bits<3>>,
     c_mask1: Constant<Bits<3>>,
@@ -365,8 +379,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     l_npk: PsnCount,
     r_state: Signal<Local, Bits<3>>,
     c_rts: Constant<Bits<3>>,
-    s_flush: Constant<Bits<3>>,
-    s_rec: Constant<Bits<3>>,
     r_pmtu: Signal<Local, Bits<16>>,
     /// The packet in hand is its message's last (`r_left <= PMTU`), a register: worked out in
     /// the look-up cycle from what is left then, and after each packet from `r_left <= 2 PMTU`
@@ -441,7 +453,7 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     desc_fifo: AxisFifo<DESC_BITS, 1, DESC_W, 8>,
     desc_out: FromBits<TxDesc, DESC_BITS>,
     // addressing: 0 wait, 1 table read issued
-    x_st: DFF<Bit>,
+    addr_read_issued: DFF<Bit>,
     x_desc: DFF<TxDesc>,
     /// The QP's [`QpPath`]: the configuration its headers carry.
     cfg_ram: Ram<QP_PATH_BITS, A>,
@@ -478,11 +490,11 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     /// all of it), and is aborted if it runs dry; little data queued ahead of ACKs and
     /// retransmissions.
     out_fifo: AxisCutFifo512,
-    k_frames: DFF<Bits<32>>,
-    k_acks: DFF<Bits<32>>,
-    k_resp: DFF<Bits<32>>,
-    k_req: DFF<Bits<32>>,
-    k_msgs: DFF<Bits<32>>,
+    count_frames: DFF<Bits<32>>,
+    count_acks: DFF<Bits<32>>,
+    count_read_resp: DFF<Bits<32>>,
+    count_requests: DFF<Bits<32>>,
+    count_messages: DFF<Bits<32>>,
     unused: Signal<Local, Bit>,
     c256: Constant<Bits<16>>,
     c1_24: Constant<Bits<24>>,
@@ -490,9 +502,6 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     c0_24: Constant<Bits<24>>,
     c0_32: Constant<Bits<32>>,
     c0_64: Constant<Bits<64>>,
-    s_idle: Constant<Bits<3>>,
-    s_look: Constant<Bits<3>>,
-    s_gen: Constant<Bits<3>>,
     op_read: Constant<Bits<2>>,
     o_wf: Constant<Bits<8>>,
     o_wm: Constant<Bits<8>>,
@@ -547,7 +556,12 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             a_pend: Default::default(),
             a_item: Default::default(),
             cmd_q: Default::default(),
-            r_st: Default::default(),
+            req_fsm: Default::default(),
+            fsm_idle: c(0),
+            fsm_look: c(1),
+            fsm_gen: c(2),
+            fsm_flush: c(3),
+            fsm_rec: c(4),
             r_wr: Default::default(),
             r_addr: Default::default(),
             r_left: Default::default(),
@@ -565,7 +579,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             r_unrec: Default::default(),
             preempt: Default::default(),
             p_seq: Default::default(),
-            k_rtx: Default::default(),
+            count_retransmits: Default::default(),
             una_ram: Ram::new(style, false),
             una2_ram: Ram::new(style, false),
             una2_d: Default::default(),
@@ -596,7 +610,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             r_def: Default::default(),
             r_seq: Default::default(),
             r_lim: Default::default(),
-            rr: Default::default(),
+            prefer_parked: Default::default(),
             i_dq: Default::default(),
             i_sq: Default::default(),
             w_lim: Default::default(),
@@ -617,6 +631,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             c_win16: c(16),
             c_win8: c(8),
             c_win4: c(4),
+            c_mask0: c(0),
             c_mask7: c(7),
             c_mask3: c(3),
             c_mask1: c(1),
@@ -656,12 +671,12 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             ar_ok: Default::default(),
             p_qpn: Default::default(),
             pick_addr: Default::default(),
-            xq: Default::default(),
+            rb_qpn: Default::default(),
             x_src: Default::default(),
             pay_first: Default::default(),
             rb_beat: Default::default(),
             sel_rb: Default::default(),
-            s_cp: Default::default(),
+            src_copy: Default::default(),
             rb_n: Default::default(),
             rb_lastb: Default::default(),
             rb_keep: Default::default(),
@@ -669,11 +684,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             in_last: Default::default(),
             in_keep: Default::default(),
             in_data: Default::default(),
-            hv: Default::default(),
+            pay_src_valid: Default::default(),
             cp_ok: Default::default(),
             acc: Default::default(),
-            k_rbw: Default::default(),
-            k_rbr: Default::default(),
+            count_rb_writes: Default::default(),
+            count_rb_reads: Default::default(),
             c15_24: c(15),
             c63_16: c(63),
             c1_16: c(1),
@@ -715,8 +730,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             l_npk: Default::default(),
             r_state: Default::default(),
             c_rts: c(state::RTS as u64),
-            s_flush: c(3),
-            s_rec: c(4),
             r_pmtu: Default::default(),
             g_last: Default::default(),
             l_left: Default::default(),
@@ -764,7 +777,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             desc_in: Default::default(),
             desc_fifo: AxisFifo::new(),
             desc_out: Default::default(),
-            x_st: Default::default(),
+            addr_read_issued: Default::default(),
             x_desc: Default::default(),
             cfg_ram: Ram::new(style, false),
             cfg_w: Default::default(),
@@ -788,11 +801,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             svc_gen: Default::default(),
             build: Default::default(),
             out_fifo: AxisCutFifo512::default(),
-            k_frames: Default::default(),
-            k_acks: Default::default(),
-            k_resp: Default::default(),
-            k_req: Default::default(),
-            k_msgs: Default::default(),
+            count_frames: Default::default(),
+            count_acks: Default::default(),
+            count_read_resp: Default::default(),
+            count_requests: Default::default(),
+            count_messages: Default::default(),
             unused: Default::default(),
             c256: c(256),
             c1_24: c(1),
@@ -800,9 +813,6 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             c0_24: c(0),
             c0_32: c(0),
             c0_64: c(0),
-            s_idle: c(0),
-            s_look: c(1),
-            s_gen: c(2),
             op_read: c(wr_op::READ as u64),
             o_wf: c(op::WRITE_FIRST as u64),
             o_wm: c(op::WRITE_MIDDLE as u64),
@@ -824,7 +834,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
 impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: usize> Logic for RoceTx<A, R, LT, ST, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, j_pmask, g_code, g_pmtu, g_pmask, g_npkts, w_lim, ackreq_mask, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, k_rbw, k_rbr, p_seq, r_def, r_seq, r_lim, rr, r_unrec, room, room_ret, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, k_rtx, r_st, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, x_st, x_desc, k_frames, k_acks, k_resp, k_req, k_msgs);
+        dff_setup!(self, clock, g_last, jg_last, j_nz, j_pm, j_pmask, g_code, g_pmtu, g_pmask, g_npkts, w_lim, ackreq_mask, rbp_valid, rbp, rbp_rsp, r_sent1, rtx_hold, cp_fired, cp_done, pay_first, rb_beat, count_rb_writes, count_rb_reads, p_seq, r_def, r_seq, r_lim, prefer_parked, r_unrec, room, room_ret, p_valid, p_wr, p_addr, p_left, p_psn, p_first, r_resume, r_rtx, rtx_busy, count_retransmits, req_fsm, r_wr, r_addr, r_left, r_psn, r_first, j_active, j_job, j_addr, j_left, j_psn, j_first, a_pend, a_item, addr_read_issued, x_desc, count_frames, count_acks, count_read_resp, count_requests, count_messages);
         clock!(self, clock, cps_ram, cps_rsp_ram, rb_rd_q, rb_aw_q, rb_w, src_q, una_ram, una2_ram, dhead_ram, dtail_ram, dq, slot, pay_skid, meta_q, sq_q, rsp_fifo, cmd_q, psn_ram, pmtu_ram, err_ram, desc_fifo, cfg_ram, hdr_q, build, out_fifo, dq_n, rbw_n, df_n);
         self.sq_q.reset.next = self.reset.val();
         self.rsp_fifo.reset.next = self.reset.val();
@@ -848,44 +858,44 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.sq_q.s_data.next = self.sq.val();
         self.sq_q.s_valid.next = self.sq_valid.val();
         self.sq_ready.next = self.sq_q.s_ready.val();
-        self.rsp_in.x.next = self.rsp.val();
-        self.rsp_fifo.s_axis.tdata.next = self.rsp_in.y.val();
+        self.rsp_in.fields.next = self.rsp.val();
+        self.rsp_fifo.s_axis.tdata.next = self.rsp_in.bits.val();
         self.rsp_fifo.s_axis.tkeep.next = true.into();
         self.rsp_fifo.s_axis.tlast.next = true;
         self.rsp_fifo.s_axis.tuser.next = false;
         self.rsp_fifo.s_axis.tvalid.next = self.rsp_valid.val();
         self.rsp_ready.next = self.rsp_fifo.s_axis.tready.val();
-        self.rsp_out.x.next = self.rsp_fifo.m_axis.tdata.val();
+        self.rsp_out.bits.next = self.rsp_fifo.m_axis.tdata.val();
         self.dma_rd_cmd.next = self.cmd_q.m_data.val();
         self.dma_rd_cmd_valid.next = self.cmd_q.m_valid.val();
         self.cmd_q.m_ready.next = self.dma_rd_cmd_ready.val();
-        self.cnt.frames.next = self.k_frames.q.val();
-        self.cnt.acks.next = self.k_acks.q.val();
-        self.cnt.read_resp.next = self.k_resp.q.val();
-        self.cnt.requests.next = self.k_req.q.val();
-        self.cnt.messages.next = self.k_msgs.q.val();
-        self.cnt.retransmits.next = self.k_rtx.q.val();
-        self.cnt.rb_writes.next = self.k_rbw.q.val();
-        self.cnt.rb_reads.next = self.k_rbr.q.val();
+        self.cnt.frames.next = self.count_frames.q.val();
+        self.cnt.acks.next = self.count_acks.q.val();
+        self.cnt.read_resp.next = self.count_read_resp.q.val();
+        self.cnt.requests.next = self.count_requests.q.val();
+        self.cnt.messages.next = self.count_messages.q.val();
+        self.cnt.retransmits.next = self.count_retransmits.q.val();
+        self.cnt.rb_writes.next = self.count_rb_writes.q.val();
+        self.cnt.rb_reads.next = self.count_rb_reads.q.val();
         self.cnt.underruns.next = self.out_fifo.aborts.val();
         self.out_fifo.start.next = self.start.val();
         self.out_fifo.start_load.next = self.start_load.val();
         self.start_now.next = self.out_fifo.thr_now.val();
         // ------------------------------------------------ parking FIFO and window
-        self.dq_wr_out.x.next = self.dq.m_axis.tdata.val().get_bits::<251>(0);
-        self.dq_st_out.x.next = self.dq.m_axis.tdata.val().get_bits::<128>(251);
+        self.dq_wr_out.bits.next = self.dq.m_axis.tdata.val().get_bits::<251>(0);
+        self.dq_st_out.bits.next = self.dq.m_axis.tdata.val().get_bits::<128>(251);
         self.dq.m_axis.tready.next = false;
         self.dq_room.next = self.dq_n.n.val() <= self.dq_admit.val();
         // idle: parked requests and new ones take turns (a new one only while there is room to
         // park it)
-        self.i_dq.next = self.dq.m_axis.tvalid.val() & !self.rtx_busy.q.val() & (!self.sq_q.m_valid.val() | self.rr.q.val() | !self.dq_room.val());
+        self.i_dq.next = self.dq.m_axis.tvalid.val() & !self.rtx_busy.q.val() & (!self.sq_q.m_valid.val() | self.prefer_parked.q.val() | !self.dq_room.val());
         self.i_sq.next = self.sq_q.m_valid.val() & !self.rtx_busy.q.val() & self.dq_room.val() & !self.i_dq.val();
         self.w_lim_d.next = bit_cast::<24, 8>(self.window.val());
         if !self.window.val().any() | (self.w_lim_d.val() > self.c_wmax.val()) {
             self.w_lim_d.next = self.c_wmax.val();
         }
         self.w_lim.d.next = self.w_lim_d.val();
-        self.ackreq_mask.d.next = 0.into();
+        self.ackreq_mask.d.next = self.c_mask0.val();
         if self.w_lim.q.val() >= self.c_win16.val() {
             self.ackreq_mask.d.next = self.c_mask7.val();
         } else if self.w_lim.q.val() >= self.c_win8.val() {
@@ -923,7 +933,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
             self.wr_qpn.next = bit_cast::<A, 24>(self.p_wr.q.val().qpn);
         } else if self.i_dq.val() {
-            self.wr_qpn.next = bit_cast::<A, 24>(self.dq_wr_out.y.val().qpn);
+            self.wr_qpn.next = bit_cast::<A, 24>(self.dq_wr_out.fields.val().qpn);
         }
         self.una_ram.raddr.next = bit_cast::<A, 24>(self.r_wr.q.val().qpn);
         self.una2_ram.raddr.next = self.wr_qpn.val();
@@ -967,8 +977,8 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.cfg_w.next.pkey = self.ctl_cfg.val().pkey;
         self.cfg_w.next.ttl = self.ctl_cfg.val().ttl;
         self.cfg_w.next.dscp = self.ctl_cfg.val().dscp;
-        self.cfg_in.x.next = self.cfg_w.val();
-        self.cfg_ram.wdata.next = self.cfg_in.y.val();
+        self.cfg_in.fields.next = self.cfg_w.val();
+        self.cfg_ram.wdata.next = self.cfg_in.bits.val();
         self.cfg_ram.waddr.next = self.ctl_qpn.val();
         self.cfg_ram.we.next = false;
         self.cfg_ram.re.next = false;
@@ -987,7 +997,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         }
         self.l_npk.code.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
         self.l_npkts.next = self.l_npk.n.val();
-        if self.r_st.q.val() == self.s_look.val() {
+        if self.req_fsm.q.val() == self.fsm_look.val() {
             self.g_code.d.next = self.pmtu_ram.rdata.val().get_bits::<3>(0);
             self.g_pmtu.d.next = self.l_pmtu.val();
             self.g_pmask.d.next = self.c0_24.val() - bit_cast::<24, 16>(self.l_pmtu.val());
@@ -1039,19 +1049,19 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // buffer may already hold a newer packet)
         self.r_stale.next = self.r_rtx.q.val() & (!self.una_out_busy.val() | self.r_behind_unused_low.val().get_bit(23));
         // a new message's first packet may go in the cycle its record is taken
-        self.r_valid.next = ((self.r_st.q.val() == self.s_gen.val()) | ((self.r_st.q.val() == self.s_rec.val()) & self.sent_take.val()))
+        self.r_valid.next = ((self.req_fsm.q.val() == self.fsm_gen.val()) | ((self.req_fsm.q.val() == self.fsm_rec.val()) & self.sent_take.val()))
             & !self.rtx_end.val() & !self.r_stale.val() & (self.r_rtx.q.val() | self.win_ok.val());
-        if (self.r_st.q.val() == self.s_gen.val()) & self.rtx_end.val() {
-            self.r_st.d.next = self.s_idle.val();
+        if (self.req_fsm.q.val() == self.fsm_gen.val()) & self.rtx_end.val() {
+            self.req_fsm.d.next = self.fsm_idle.val();
         }
         self.sq_q.m_ready.next = false;
         // a new message is recorded by the completion side (in its QP's ring) before its first
         // packet goes out, so no ACK can come before its record
-        self.sent_valid.next = self.r_st.q.val() == self.s_rec.val();
+        self.sent_valid.next = self.req_fsm.q.val() == self.fsm_rec.val();
         // a hint a cycle ahead (the look-up of a message that may need a record, with its QPN on
         // `sent`), so the completion side reads the QP's ring state in time to take the record
         // in the message's first `rec` cycle
-        self.sent_soon.next = (self.r_st.q.val() == self.s_look.val()) & ((!self.r_rtx.q.val() & !self.r_resume.q.val()) | (self.r_resume.q.val() & self.r_unrec.q.val()));
+        self.sent_soon.next = (self.req_fsm.q.val() == self.fsm_look.val()) & ((!self.r_rtx.q.val() & !self.r_resume.q.val()) | (self.r_resume.q.val() & self.r_unrec.q.val()));
         self.sent.next.wr_id = self.r_wr.q.val().wr_id;
         self.sent.next.op = self.r_wr.q.val().op;
         self.sent.next.qpn = self.r_wr.q.val().qpn;
@@ -1079,7 +1089,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | (self.r_def.q.val() & (self.r_seq.q.val() != self.dhead_ram.rdata.val()))
             | ((self.r_state.val() == self.c_rts.val()) & !self.err_ram.rdata.val().any() & self.una2_busy.val()
                 & self.l_out.val());
-        if self.r_st.q.val() == self.s_look.val() {
+        if self.req_fsm.q.val() == self.fsm_look.val() {
             if !self.r_rtx.q.val() & !self.r_resume.q.val() {
                 self.r_psn.d.next = self.psn_rd.val();
                 self.r_addr.d.next = self.r_wr.q.val().laddr;
@@ -1087,32 +1097,32 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
                 self.r_first.d.next = true;
             }
             self.r_lim.d.next = self.psn_rd.val();
-            self.r_st.d.next = self.s_gen.val();
+            self.req_fsm.d.next = self.fsm_gen.val();
             if (!self.r_rtx.q.val() & !self.r_resume.q.val()) | (self.r_resume.q.val() & self.r_unrec.q.val()) {
-                self.r_st.d.next = self.s_rec.val();
+                self.req_fsm.d.next = self.fsm_rec.val();
             }
             if (self.r_state.val() != self.c_rts.val()) | self.err_ram.rdata.val().any() {
                 // not in RTS: new work completes as flushed, a retransmission is dropped
-                self.r_st.d.next = self.s_flush.val();
+                self.req_fsm.d.next = self.fsm_flush.val();
                 if self.r_rtx.q.val() | (self.r_resume.q.val() & !self.r_unrec.q.val()) {
                     // a retransmission, or a request already recorded (and flushed by the
                     // completion side), is dropped
-                    self.r_st.d.next = self.s_idle.val();
+                    self.req_fsm.d.next = self.fsm_idle.val();
                 }
             }
             // (the park decision comes last, below)
         }
-        if (self.r_st.q.val() == self.s_rec.val()) & self.sent_take.val() {
-            self.r_st.d.next = self.s_gen.val();
+        if (self.req_fsm.q.val() == self.fsm_rec.val()) & self.sent_take.val() {
+            self.req_fsm.d.next = self.fsm_gen.val();
         }
-        if self.r_st.q.val() == self.s_flush.val() {
+        if self.req_fsm.q.val() == self.fsm_flush.val() {
             // the QP is not in RTS: nothing goes out, the message completes as flushed
             self.sent.next.flush = true;
             self.sent.next.first_psn = self.r_psn.q.val();
             self.sent.next.last_psn = self.r_psn.q.val();
             self.sent_valid.next = true;
             if self.sent_ready.val() {
-                self.r_st.d.next = self.s_idle.val();
+                self.req_fsm.d.next = self.fsm_idle.val();
             }
         }
         // ------------------------------------------------ READ responder
@@ -1147,21 +1157,21 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         }
         // the next response, in order: an ACK/NAK, or a READ to stream
         self.rsp_fifo.m_axis.tready.next = !self.j_active.q.val() & !self.a_pend.q.val();
-        self.j_pm_new.next = self.c256.val() << bit_cast::<16, 3>(self.rsp_out.y.val().pmtu);
+        self.j_pm_new.next = self.c256.val() << bit_cast::<16, 3>(self.rsp_out.fields.val().pmtu);
         if !self.j_active.q.val() & !self.a_pend.q.val() & self.rsp_fifo.m_axis.tvalid.val() {
-            if self.rsp_out.y.val().read {
-                self.j_job.d.next = self.rsp_out.y.val();
+            if self.rsp_out.fields.val().read {
+                self.j_job.d.next = self.rsp_out.fields.val();
                 self.j_pm.d.next = self.j_pm_new.val();
                 self.j_pmask.d.next = self.c0_24.val() - bit_cast::<24, 16>(self.j_pm_new.val());
-                self.jg_last.d.next = self.rsp_out.y.val().len <= bit_cast::<32, 16>(self.j_pm_new.val());
-                self.j_nz.d.next = self.rsp_out.y.val().len.any();
-                self.j_addr.d.next = self.rsp_out.y.val().va;
-                self.j_left.d.next = self.rsp_out.y.val().len;
-                self.j_psn.d.next = self.rsp_out.y.val().psn;
+                self.jg_last.d.next = self.rsp_out.fields.val().len <= bit_cast::<32, 16>(self.j_pm_new.val());
+                self.j_nz.d.next = self.rsp_out.fields.val().len.any();
+                self.j_addr.d.next = self.rsp_out.fields.val().va;
+                self.j_left.d.next = self.rsp_out.fields.val().len;
+                self.j_psn.d.next = self.rsp_out.fields.val().psn;
                 self.j_first.d.next = true;
                 self.j_active.d.next = true;
             } else {
-                self.a_item.d.next = self.rsp_out.y.val();
+                self.a_item.d.next = self.rsp_out.fields.val();
                 self.a_pend.d.next = true;
             }
         }
@@ -1233,7 +1243,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.a_take.next = self.fire.val() & self.a_pend.q.val();
         self.j_take.next = self.fire.val() & !self.a_pend.q.val() & self.j_active.q.val();
         self.r_take.next = self.fire.val() & !self.a_pend.q.val() & !self.j_active.q.val();
-        self.r_adv.next = self.r_take.val() | ((self.r_st.q.val() == self.s_gen.val()) & self.r_stale.val() & !self.rtx_end.val());
+        self.r_adv.next = self.r_take.val() | ((self.req_fsm.q.val() == self.fsm_gen.val()) & self.r_stale.val() & !self.rtx_end.val());
         if self.r_take.val() & !self.r_rtx.q.val() {
             self.r_sent1.d.next = true;
         }
@@ -1249,9 +1259,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.psn_ram.we.next = !self.r_rtx.q.val();
             if self.r_wr.q.val().op == self.op_read.val() {
                 self.psn_ram.wdata.next = self.r_psn.q.val() + self.r_npkts.val();
-                self.r_st.d.next = self.s_idle.val();
+                self.req_fsm.d.next = self.fsm_idle.val();
             } else if self.r_last.val() {
-                self.r_st.d.next = self.s_idle.val();
+                self.req_fsm.d.next = self.fsm_idle.val();
             }
         }
         if self.a_take.val() {
@@ -1263,9 +1273,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // (a new message whose window is closed is never taken, so that case does not wait on
         // `r_take`)
         self.preempt.next = !self.r_rtx.q.val() & !self.p_valid.q.val() & self.rtx_go.val()
-            & (((self.r_st.q.val() == self.s_gen.val()) & !self.win_ok.val())
-                | ((self.r_st.q.val() == self.s_gen.val()) & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & self.r_sent1.q.val() & !self.r_take.val())
-                | ((self.r_st.q.val() == self.s_rec.val()) & !self.sent_take.val()));
+            & (((self.req_fsm.q.val() == self.fsm_gen.val()) & !self.win_ok.val())
+                | ((self.req_fsm.q.val() == self.fsm_gen.val()) & (self.rtx.val().qpn != self.r_wr.q.val().qpn) & self.r_sent1.q.val() & !self.r_take.val())
+                | ((self.req_fsm.q.val() == self.fsm_rec.val()) & !self.sent_take.val()));
         if self.preempt.val() {
             self.p_valid.d.next = true;
             self.p_wr.d.next = self.r_wr.q.val();
@@ -1274,13 +1284,13 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.p_psn.d.next = self.r_psn.q.val();
             self.p_first.d.next = self.r_first.q.val();
             self.p_seq.d.next = self.r_seq.q.val();
-            self.r_unrec.d.next = self.r_st.q.val() == self.s_rec.val();
-            self.r_st.d.next = self.s_idle.val();
+            self.r_unrec.d.next = self.req_fsm.q.val() == self.fsm_rec.val();
+            self.req_fsm.d.next = self.fsm_idle.val();
         }
         // a started request whose window is full is parked (first in its QP's order again)
-        self.g_park.next = (self.r_st.q.val() == self.s_gen.val()) & !self.r_rtx.q.val() & !self.win_ok.val() & !self.preempt.val();
+        self.g_park.next = (self.req_fsm.q.val() == self.fsm_gen.val()) & !self.r_rtx.q.val() & !self.win_ok.val() & !self.preempt.val();
         if self.g_park.val() {
-            self.r_st.d.next = self.s_idle.val();
+            self.req_fsm.d.next = self.fsm_idle.val();
             self.dhead_ram.we.next = true;
             self.dhead_ram.wdata.next = self.r_seq.q.val();
         }
@@ -1288,7 +1298,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // send PSN it writes forwarded to the read: `psn_ram` reads write-first); control-plane and error writes
         // wait for idle
         self.g_done.next = self.r_adv.val() & ((self.r_wr.q.val().op == self.op_read.val()) | self.r_last.val());
-        self.disp.next = (self.r_st.q.val() == self.s_idle.val()) | (self.g_done.val() & !self.ctl_req.val() & !self.err_valid.val());
+        self.disp.next = (self.req_fsm.q.val() == self.fsm_idle.val()) | (self.g_done.val() & !self.ctl_req.val() & !self.err_valid.val());
         if self.disp.val() {
             if self.ctl_req.val() {
                 self.cfg_ram.we.next = true;
@@ -1324,7 +1334,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
                 self.psn_ram.re.next = true;
                 self.pmtu_ram.re.next = true;
                 self.err_ram.re.next = true;
-                self.r_st.d.next = self.s_look.val();
+                self.req_fsm.d.next = self.fsm_look.val();
             } else if self.p_valid.q.val() & !self.rtx_busy.q.val() {
                 // resume the paused message
                 self.rtx_hold.d.next = false;
@@ -1342,62 +1352,62 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
                 self.psn_ram.re.next = true;
                 self.pmtu_ram.re.next = true;
                 self.err_ram.re.next = true;
-                self.r_st.d.next = self.s_look.val();
+                self.req_fsm.d.next = self.fsm_look.val();
             } else if self.i_dq.val() {
                 // a parked request: started ones go on where they stopped
                 self.dq.m_axis.tready.next = true;
                 self.rtx_hold.d.next = false;
                 self.r_sent1.d.next = false;
-                self.r_wr.d.next = self.dq_wr_out.y.val();
-                self.r_addr.d.next = self.dq_st_out.y.val().addr;
-                self.r_left.d.next = self.dq_st_out.y.val().left;
-                self.r_psn.d.next = self.dq_st_out.y.val().psn;
-                self.r_first.d.next = self.dq_st_out.y.val().first;
-                self.r_resume.d.next = self.dq_st_out.y.val().started;
-                self.r_seq.d.next = self.dq_st_out.y.val().seq;
+                self.r_wr.d.next = self.dq_wr_out.fields.val();
+                self.r_addr.d.next = self.dq_st_out.fields.val().addr;
+                self.r_left.d.next = self.dq_st_out.fields.val().left;
+                self.r_psn.d.next = self.dq_st_out.fields.val().psn;
+                self.r_first.d.next = self.dq_st_out.fields.val().first;
+                self.r_resume.d.next = self.dq_st_out.fields.val().started;
+                self.r_seq.d.next = self.dq_st_out.fields.val().seq;
                 self.r_unrec.d.next = false;
                 self.r_rtx.d.next = false;
                 self.r_def.d.next = true;
-                self.rr.d.next = false;
+                self.prefer_parked.d.next = false;
                 self.psn_ram.re.next = true;
                 self.pmtu_ram.re.next = true;
                 self.err_ram.re.next = true;
-                self.r_st.d.next = self.s_look.val();
+                self.req_fsm.d.next = self.fsm_look.val();
             } else if self.i_sq.val() {
                 self.sq_q.m_ready.next = true;
                 self.rtx_hold.d.next = false;
                 self.r_sent1.d.next = false;
                 self.r_def.d.next = false;
-                self.rr.d.next = true;
+                self.prefer_parked.d.next = true;
                 self.r_rtx.d.next = false;
                 self.r_resume.d.next = false;
                 self.r_wr.d.next = self.sq_q.m_data.val();
                 self.psn_ram.re.next = true;
                 self.pmtu_ram.re.next = true;
                 self.err_ram.re.next = true;
-                self.r_st.d.next = self.s_look.val();
+                self.req_fsm.d.next = self.fsm_look.val();
             }
         }
-        self.dq_wr_in.x.next = self.r_wr.q.val();
-        self.dq_st_in.x.next.addr = self.r_addr.q.val();
-        self.dq_st_in.x.next.left = self.r_left.q.val();
-        self.dq_st_in.x.next.psn = self.r_psn.q.val();
-        self.dq_st_in.x.next.first = self.r_first.q.val();
-        self.dq_st_in.x.next.started = self.r_resume.q.val() | (self.r_st.q.val() == self.s_gen.val());
-        self.dq_st_in.x.next.seq = self.r_seq.q.val();
-        if (self.r_st.q.val() == self.s_look.val()) & !self.r_def.q.val() {
-            self.dq_st_in.x.next.seq = self.dtail_ram.rdata.val();
+        self.dq_wr_in.fields.next = self.r_wr.q.val();
+        self.dq_st_in.fields.next.addr = self.r_addr.q.val();
+        self.dq_st_in.fields.next.left = self.r_left.q.val();
+        self.dq_st_in.fields.next.psn = self.r_psn.q.val();
+        self.dq_st_in.fields.next.first = self.r_first.q.val();
+        self.dq_st_in.fields.next.started = self.r_resume.q.val() | (self.req_fsm.q.val() == self.fsm_gen.val());
+        self.dq_st_in.fields.next.seq = self.r_seq.q.val();
+        if (self.req_fsm.q.val() == self.fsm_look.val()) & !self.r_def.q.val() {
+            self.dq_st_in.fields.next.seq = self.dtail_ram.rdata.val();
         }
-        self.dq.s_axis.tdata.next = bit_cast::<379, 251>(self.dq_wr_in.y.val()) | (bit_cast::<379, 128>(self.dq_st_in.y.val()) << 251);
+        self.dq.s_axis.tdata.next = bit_cast::<379, 251>(self.dq_wr_in.bits.val()) | (bit_cast::<379, 128>(self.dq_st_in.bits.val()) << 251);
         self.dq.s_axis.tkeep.next = true.into();
         self.dq.s_axis.tlast.next = true;
         self.dq.s_axis.tuser.next = false;
-        self.dq.s_axis.tvalid.next = self.g_park.val() | ((self.r_st.q.val() == self.s_look.val()) & self.l_new.val() & self.l_park.val());
+        self.dq.s_axis.tvalid.next = self.g_park.val() | ((self.req_fsm.q.val() == self.fsm_look.val()) & self.l_new.val() & self.l_park.val());
         self.dq_pop.next = self.dq.m_axis.tvalid.val() & self.dq.m_axis.tready.val();
         self.dq_n.push.next = self.dq.s_axis.tvalid.val();
         self.dq_n.pop.next = self.dq_pop.val();
-        self.desc_in.x.next = self.pick.val();
-        self.desc_fifo.s_axis.tdata.next = self.desc_in.y.val();
+        self.desc_in.fields.next = self.pick.val();
+        self.desc_fifo.s_axis.tdata.next = self.desc_in.bits.val();
         self.desc_fifo.s_axis.tkeep.next = true.into();
         self.desc_fifo.s_axis.tlast.next = true;
         self.desc_fifo.s_axis.tuser.next = false;
@@ -1452,32 +1462,32 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.cp_fired.d.next = self.cp_fired.q.val() + self.c1_16.val();
         }
         if self.a_take.val() {
-            self.k_acks.d.next = self.k_acks.q.val() + 1;
+            self.count_acks.d.next = self.count_acks.q.val() + 1;
         }
         if self.j_take.val() {
-            self.k_resp.d.next = self.k_resp.q.val() + 1;
+            self.count_read_resp.d.next = self.count_read_resp.q.val() + 1;
         }
         if self.r_take.val() {
-            self.k_req.d.next = self.k_req.q.val() + 1;
+            self.count_requests.d.next = self.count_requests.q.val() + 1;
             if self.r_rtx.q.val() {
-                self.k_rtx.d.next = self.k_rtx.q.val() + 1;
+                self.count_retransmits.d.next = self.count_retransmits.q.val() + 1;
             } else if self.r_last.val() | (self.r_wr.q.val().op == self.op_read.val()) {
-                self.k_msgs.d.next = self.k_msgs.q.val() + 1;
+                self.count_messages.d.next = self.count_messages.q.val() + 1;
             }
         }
         // ------------------------------------------------ addressing
-        self.desc_out.x.next = self.desc_fifo.m_axis.tdata.val();
-        self.x_qpn.next = bit_cast::<A, 24>(self.desc_out.y.val().qpn);
+        self.desc_out.bits.next = self.desc_fifo.m_axis.tdata.val();
+        self.x_qpn.next = bit_cast::<A, 24>(self.desc_out.fields.val().qpn);
         self.cfg_ram.raddr.next = self.x_qpn.val();
-        self.cfg_out.x.next = self.cfg_ram.rdata.val();
+        self.cfg_out.bits.next = self.cfg_ram.rdata.val();
         // the payload's metadata, for the TX slot
         self.x_pay.next = self.x_desc.q.val().plen.any();
         self.x_meta.next.qpn = self.x_desc.q.val().qpn;
         self.x_meta.next.psn = self.x_desc.q.val().psn;
         self.x_meta.next.opcode = self.x_desc.q.val().opcode;
         self.x_meta.next.off = self.c0_16.val();
-        self.meta_in.x.next = self.x_meta.val();
-        self.meta_q.s_axis.tdata.next = self.meta_in.y.val();
+        self.meta_in.fields.next = self.x_meta.val();
+        self.meta_q.s_axis.tdata.next = self.meta_in.bits.val();
         self.meta_q.s_axis.tkeep.next = true.into();
         self.meta_q.s_axis.tlast.next = true;
         self.meta_q.s_axis.tuser.next = false;
@@ -1485,34 +1495,34 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.hdr_q.s_valid.next = false;
         self.x_go.next = false;
         self.df_pop.next = false;
-        if !self.x_st.q.val() {
+        if !self.addr_read_issued.q.val() {
             if self.desc_fifo.m_axis.tvalid.val() {
                 self.desc_fifo.m_axis.tready.next = true;
                 self.df_pop.next = true;
-                self.x_desc.d.next = self.desc_out.y.val();
+                self.x_desc.d.next = self.desc_out.fields.val();
                 self.cfg_ram.re.next = true;
-                self.x_st.d.next = true;
+                self.addr_read_issued.d.next = true;
             }
         } else if self.hdr_q.s_ready.val() & (!self.x_pay.val() | (self.meta_q.s_axis.tready.val() & self.src_q.s_axis.tready.val())) {
             self.hdr_q.s_valid.next = true;
             self.x_go.next = true;
-            self.k_frames.d.next = self.k_frames.q.val() + 1;
-            self.x_st.d.next = false;
+            self.count_frames.d.next = self.count_frames.q.val() + 1;
+            self.addr_read_issued.d.next = false;
         }
         self.meta_q.s_axis.tvalid.next = self.x_go.val() & self.x_pay.val();
         // and where it comes from and goes to
-        self.xq.next = bit_cast::<A, 24>(self.x_desc.q.val().qpn);
+        self.rb_qpn.next = bit_cast::<A, 24>(self.x_desc.q.val().qpn);
         self.x_src.next.rb = self.x_desc.q.val().rb;
         self.x_src.next.cp = self.x_desc.q.val().cp;
         self.x_slot.next = self.x_desc.q.val().psn & self.c15_24.val();
-        self.x_src.next.addr = (bit_cast::<64, A>(self.xq.val()) << 16) | (bit_cast::<64, 24>(self.x_slot.val()) << 12);
+        self.x_src.next.addr = (bit_cast::<64, A>(self.rb_qpn.val()) << 16) | (bit_cast::<64, 24>(self.x_slot.val()) << 12);
         if self.x_desc.q.val().rsp {
             self.x_src.next.addr = self.x_src.val().addr | self.c_rsp_half.val();
         }
         self.x_src.next.alen = bit_cast::<8, 16>((self.x_desc.q.val().plen - self.c1_16.val()) >> 6);
         self.x_src.next.plen = self.x_desc.q.val().plen;
-        self.src_in.x.next = self.x_src.val();
-        self.src_q.s_axis.tdata.next = self.src_in.y.val();
+        self.src_in.fields.next = self.x_src.val();
+        self.src_q.s_axis.tdata.next = self.src_in.bits.val();
         self.src_q.s_axis.tkeep.next = true.into();
         self.src_q.s_axis.tlast.next = true;
         self.src_q.s_axis.tuser.next = false;
@@ -1531,23 +1541,23 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.x_hdr.next.opcode = self.x_desc.q.val().opcode;
         self.x_hdr.next.se = false;
         self.x_hdr.next.ackreq = self.x_desc.q.val().ackreq;
-        self.x_hdr.next.pkey = self.cfg_out.y.val().pkey;
-        self.x_hdr.next.dqpn = self.cfg_out.y.val().remote_qpn;
+        self.x_hdr.next.pkey = self.cfg_out.fields.val().pkey;
+        self.x_hdr.next.dqpn = self.cfg_out.fields.val().remote_qpn;
         self.x_hdr.next.psn = self.x_desc.q.val().psn;
         self.x_hdr.next.va = self.x_desc.q.val().va;
         self.x_hdr.next.rkey = self.x_desc.q.val().rkey;
         self.x_hdr.next.dma_len = self.x_desc.q.val().dma_len;
         self.x_hdr.next.syndrome = self.x_desc.q.val().syndrome;
         self.x_hdr.next.msn = self.x_desc.q.val().msn;
-        self.x_hdr.next.ipv6 = self.cfg_out.y.val().ipv6;
+        self.x_hdr.next.ipv6 = self.cfg_out.fields.val().ipv6;
         self.x_hdr.next.src_ip = self.local_ip.val();
-        self.x_hdr.next.dst_ip = self.cfg_out.y.val().remote_ip;
+        self.x_hdr.next.dst_ip = self.cfg_out.fields.val().remote_ip;
         self.x_hdr.next.src_mac = self.local_mac.val();
-        self.x_hdr.next.dst_mac = self.cfg_out.y.val().remote_mac;
-        self.x_hdr.next.udp_sport = self.cfg_out.y.val().udp_sport;
-        self.x_hdr.next.dscp = self.cfg_out.y.val().dscp;
+        self.x_hdr.next.dst_mac = self.cfg_out.fields.val().remote_mac;
+        self.x_hdr.next.udp_sport = self.cfg_out.fields.val().udp_sport;
+        self.x_hdr.next.dscp = self.cfg_out.fields.val().dscp;
         self.x_hdr.next.ecn = self.ecn_ect0.val();
-        self.x_hdr.next.ttl = self.cfg_out.y.val().ttl;
+        self.x_hdr.next.ttl = self.cfg_out.fields.val().ttl;
         self.x_hdr.next.flow = self.zero_flow.val();
         self.x_hdr.next.plen = self.x_desc.q.val().plen;
         self.hdr_q.s_data.next = self.x_hdr.val();
@@ -1556,17 +1566,17 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.hdr_q.m_ready.next = self.build.hdr_ready.val();
         // payload: DMA read or the retransmission buffer → TX slot (with its packet's metadata)
         // → deparser; a first transmission's payload is copied to the buffer on the way
-        self.meta_out.x.next = self.meta_q.m_axis.tdata.val();
-        self.src_out.x.next = self.src_q.m_axis.tdata.val();
-        self.slot.s_meta.next = self.meta_out.y.val();
+        self.meta_out.bits.next = self.meta_q.m_axis.tdata.val();
+        self.src_out.bits.next = self.src_q.m_axis.tdata.val();
+        self.slot.s_meta.next = self.meta_out.fields.val();
         self.slot.cfg.next = self.svc_cfg.val();
         self.slot.rx.next = false;
         self.svc_gen.next = self.slot.gen.val();
-        self.sel_rb.next = self.src_out.y.val().rb;
-        self.s_cp.next = self.src_out.y.val().cp;
+        self.sel_rb.next = self.src_out.fields.val().rb;
+        self.src_copy.next = self.src_out.fields.val().cp;
         // the buffer's beats are full but the last (plen mod 64 bytes, if not 0)
-        self.rb_n.next = bit_cast::<7, 16>(self.src_out.y.val().plen & self.c63_16.val());
-        self.rb_lastb.next = self.rb_beat.q.val() == self.src_out.y.val().alen;
+        self.rb_n.next = bit_cast::<7, 16>(self.src_out.fields.val().plen & self.c63_16.val());
+        self.rb_lastb.next = self.rb_beat.q.val() == self.src_out.fields.val().alen;
         self.rb_keep.next = self.c_all64.val();
         self.rb_sh.next = self.c64_7.val() - self.rb_n.val();
         if self.rb_lastb.val() & self.rb_n.val().any() {
@@ -1582,28 +1592,28 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.in_keep.next = self.rb_keep.val();
             self.in_data.next = self.m_axi_rb.rdata.val();
         }
-        self.hv.next = self.meta_q.m_axis.tvalid.val() & self.src_q.m_axis.tvalid.val();
+        self.pay_src_valid.next = self.meta_q.m_axis.tvalid.val() & self.src_q.m_axis.tvalid.val();
         // the copy FIFO holds 32 in RAM: at most 31 beats in it (output stage included) leave
         // room for one more
         self.rbw_room.next = self.rbw_n.n.val() <= self.c31_6.val();
-        self.cp_ok.next = !self.s_cp.val() | (self.rbw_room.val() & (!self.pay_first.q.val() | self.rb_aw_q.s_ready.val()));
+        self.cp_ok.next = !self.src_copy.val() | (self.rbw_room.val() & (!self.pay_first.q.val() | self.rb_aw_q.s_ready.val()));
         self.slot.s_axis.tdata.next = self.in_data.val();
         self.slot.s_axis.tkeep.next = self.in_keep.val();
         self.slot.s_axis.tlast.next = self.in_last.val();
         self.slot.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val() & !self.sel_rb.val();
-        self.slot.s_axis.tvalid.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val();
+        self.slot.s_axis.tvalid.next = self.in_valid.val() & self.pay_src_valid.val() & self.cp_ok.val();
         self.pay_skid.s_axis.tdata.next = self.in_data.val();
         self.pay_skid.s_axis.tkeep.next = self.in_keep.val();
         self.pay_skid.s_axis.tlast.next = self.in_last.val();
         self.pay_skid.s_axis.tuser.next = self.s_axis_dma_rd.tuser.val() & !self.sel_rb.val();
-        self.pay_skid.s_axis.tvalid.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val();
+        self.pay_skid.s_axis.tvalid.next = self.in_valid.val() & self.pay_src_valid.val() & self.cp_ok.val();
         self.sl_ready.next = self.pay_skid.s_axis.tready.val();
         if self.slot_on.val() {
             self.sl_ready.next = self.slot.s_axis.tready.val();
         }
-        self.acc.next = self.in_valid.val() & self.hv.val() & self.cp_ok.val() & self.sl_ready.val();
-        self.s_axis_dma_rd.tready.next = !self.sel_rb.val() & self.hv.val() & self.cp_ok.val() & self.sl_ready.val();
-        self.m_axi_rb.rready.next = self.sel_rb.val() & self.hv.val() & self.cp_ok.val() & self.sl_ready.val();
+        self.acc.next = self.in_valid.val() & self.pay_src_valid.val() & self.cp_ok.val() & self.sl_ready.val();
+        self.s_axis_dma_rd.tready.next = !self.sel_rb.val() & self.pay_src_valid.val() & self.cp_ok.val() & self.sl_ready.val();
+        self.m_axi_rb.rready.next = self.sel_rb.val() & self.pay_src_valid.val() & self.cp_ok.val() & self.sl_ready.val();
         self.meta_q.m_axis.tready.next = self.acc.val() & self.in_last.val();
         self.src_q.m_axis.tready.next = self.acc.val() & self.in_last.val();
         if self.acc.val() {
@@ -1618,11 +1628,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.rb_w.s_axis.tkeep.next = self.in_keep.val();
         self.rb_w.s_axis.tlast.next = self.in_last.val();
         self.rb_w.s_axis.tuser.next = false;
-        self.rb_w.s_axis.tvalid.next = self.acc.val() & self.s_cp.val();
-        self.rb_aw_q.s_data.next.addr = self.src_out.y.val().addr;
-        self.rb_aw_q.s_data.next.alen = self.src_out.y.val().alen;
+        self.rb_w.s_axis.tvalid.next = self.acc.val() & self.src_copy.val();
+        self.rb_aw_q.s_data.next.addr = self.src_out.fields.val().addr;
+        self.rb_aw_q.s_data.next.alen = self.src_out.fields.val().alen;
         self.rb_aw_q.s_data.next.need = self.c0_16.val();
-        self.rb_aw_q.s_valid.next = self.acc.val() & self.s_cp.val() & self.pay_first.q.val();
+        self.rb_aw_q.s_valid.next = self.acc.val() & self.src_copy.val() & self.pay_first.q.val();
         self.m_axi_rb.awaddr.next = self.rb_aw_q.m_data.val().addr;
         self.m_axi_rb.awlen.next = self.rb_aw_q.m_data.val().alen;
         self.m_axi_rb.awsize.next = self.c_size64.val();
@@ -1642,7 +1652,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.m_axi_rb.bready.next = true;
         if self.m_axi_rb.bvalid.val() {
             self.cp_done.d.next = self.cp_done.q.val() + self.c1_16.val();
-            self.k_rbw.d.next = self.k_rbw.q.val() + 1;
+            self.count_rb_writes.d.next = self.count_rb_writes.q.val() + 1;
         }
         // a read goes once the last copy to its slot is written
         self.cp_gap.next = self.cp_done.q.val() - self.rb_rd_q.m_data.val().need;
@@ -1654,7 +1664,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         self.m_axi_rb.arvalid.next = self.rb_rd_q.m_valid.val() & self.ar_ok.val();
         self.rb_rd_q.m_ready.next = self.m_axi_rb.arready.val() & self.ar_ok.val();
         if self.m_axi_rb.arvalid.val() & self.m_axi_rb.arready.val() {
-            self.k_rbr.d.next = self.k_rbr.q.val() + 1;
+            self.count_rb_reads.d.next = self.count_rb_reads.q.val() + 1;
         }
         self.build.s_axis.tdata.next = self.slot.m_axis.tdata.val();
         self.build.s_axis.tkeep.next = self.slot.m_axis.tkeep.val();
@@ -1689,9 +1699,9 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
         // other write of the same registers and RAM ports (none of which is active in look), so
         // that the park decision, at the end of the window compare on the RAMs' outputs, is one
         // select in front of them (LUT depth).
-        if (self.r_st.q.val() == self.s_look.val()) & self.l_new.val() {
+        if (self.req_fsm.q.val() == self.fsm_look.val()) & self.l_new.val() {
             if self.l_park.val() {
-                self.r_st.d.next = self.s_idle.val();
+                self.req_fsm.d.next = self.fsm_idle.val();
                 if !self.r_def.q.val() {
                     self.dtail_ram.we.next = true;
                 }
@@ -1726,16 +1736,16 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.meta_q.m_axis.tkeep.val().any() | self.meta_q.m_axis.tlast.val() | self.meta_q.m_axis.tuser.val()
             | self.slot.m_meta.val().qpn.any() | self.slot.m_meta.val().psn.any() | self.slot.m_meta.val().off.any() | self.slot.m_meta.val().opcode.any();
         if self.reset.val() {
-            self.r_st.d.next = self.s_idle.val();
+            self.req_fsm.d.next = self.fsm_idle.val();
             self.j_active.d.next = false;
             self.a_pend.d.next = false;
-            self.x_st.d.next = false;
-            self.k_frames.d.next = 0.into();
-            self.k_acks.d.next = 0.into();
-            self.k_resp.d.next = 0.into();
-            self.k_req.d.next = 0.into();
-            self.k_msgs.d.next = 0.into();
-            self.k_rtx.d.next = 0.into();
+            self.addr_read_issued.d.next = false;
+            self.count_frames.d.next = 0.into();
+            self.count_acks.d.next = 0.into();
+            self.count_read_resp.d.next = 0.into();
+            self.count_requests.d.next = 0.into();
+            self.count_messages.d.next = 0.into();
+            self.count_retransmits.d.next = 0.into();
             self.room.d.next = self.budget.val();
             self.room_ret.d.next = self.c0_24.val();
             self.p_valid.d.next = false;
@@ -1743,15 +1753,15 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.rtx_busy.d.next = false;
             self.r_rtx.d.next = false;
             self.r_def.d.next = false;
-            self.rr.d.next = false;
+            self.prefer_parked.d.next = false;
             self.rbp_valid.d.next = false;
             self.cp_fired.d.next = self.c0_16.val();
             self.rtx_hold.d.next = false;
             self.cp_done.d.next = self.c0_16.val();
             self.pay_first.d.next = true;
             self.rb_beat.d.next = self.c0_8.val();
-            self.k_rbw.d.next = 0.into();
-            self.k_rbr.d.next = 0.into();
+            self.count_rb_writes.d.next = 0.into();
+            self.count_rb_reads.d.next = 0.into();
         }
     }
 }
