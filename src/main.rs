@@ -78,6 +78,9 @@ enum Cmd {
         /// Give up after this many seconds of wall time.
         #[arg(long, default_value_t = 600)]
         wall: u64,
+        /// The latency tests (ib_write_lat, ib_read_lat): as server, answer each WRITE with one.
+        #[arg(long)]
+        lat: bool,
     },
     /// Run a simulation under Verilator and verify it.
     Sim {
@@ -438,8 +441,8 @@ fn main() -> Result<()> {
         Cmd::Program { bit } => cmd::vivado::program(&bit),
         Cmd::Flash { bit } => cmd::vivado::flash(&bit),
         Cmd::Lint { dir, top } => cmd::lint::run(&dir, &top),
-        Cmd::Perf { op, peer, server, iface, ip, mac, size, iters, qps, mtu, pcap, timeout, loss, seed, wall } => {
-            cmd::perf::run(&op, peer, server, iface, ip, &mac, size, iters, qps, mtu, pcap, timeout, loss, seed, wall)
+        Cmd::Perf { op, peer, server, iface, ip, mac, size, iters, qps, mtu, pcap, timeout, loss, seed, wall, lat } => {
+            cmd::perf::run(&op, peer, server, iface, ip, &mac, size, iters, qps, mtu, pcap, timeout, loss, seed, wall, lat)
         }
         Cmd::Sim { scenario: SimScenario::Icrc { frames, seed, pcap, trace } } => cmd::sim::icrc(frames, seed, pcap.as_deref(), trace.as_deref()),
         Cmd::Sim { scenario: SimScenario::Rdma { op, size, count, qps, seed, pmtu, pcie_latency_ns, pcie_gbps, hbm_latency_ns, hbm_gbps, pcap, random_size, aes, qp_table, b_op, faults: f, campaign, timeout, retry_cnt, outstanding, tx_start, rx_cut, sniff, snap, sniff_filter, dlrm, dlrm_mod, dpi, dpi_classes, dpi_qps, services } } => {

@@ -224,6 +224,26 @@ fn ib_read_bw_both_ways_1k_mtu_odd_size() {
     assert_eq!(o.checked, 2 * 10 * size as u64, "{}", o.dump());
 }
 
+/// The latency tests with the card as server: `ib_write_lat` (each side WRITEs in turn, the
+/// card answering each of the peer's WRITEs) and `ib_read_lat`.
+#[test]
+fn ib_write_lat_and_ib_read_lat_complete() {
+    let (size, iters) = (64, 50);
+    let lab = Lab::new("wlat");
+    let o = interop(&lab, &format!("sleep 2; ib_write_lat -d rxe0 -x 1 -F -u 20 -s {size} -n {iters} {HOST}"), &["write", "--server", "--lat", "--size", &size.to_string(), "--iters", &iters.to_string()]);
+    println!("{}\n{}", perftest_line(&o, size), o.perf);
+    o.assert_clean();
+    assert_eq!(o.engine("resp_writes"), iters as u64, "{}", o.dump());
+    assert_eq!(o.engine("req_completions"), iters as u64, "{}", o.dump());
+    drop(lab);
+    let lab = Lab::new("rlat");
+    let o = interop(&lab, &format!("sleep 2; ib_read_lat -d rxe0 -x 1 -F -u 20 -s {size} -n {iters} {HOST}"), &["read", "--server", "--lat", "--size", &size.to_string(), "--iters", &iters.to_string()]);
+    println!("{}\n{}", perftest_line(&o, size), o.perf);
+    o.assert_clean();
+    assert_eq!(o.engine("resp_reads"), iters as u64, "{}", o.dump());
+    assert_eq!(o.checked, (iters * size) as u64, "{}", o.dump());
+}
+
 /// 1% of the RoCE frames dropped at the card's side of the TAP, both ways: both stacks
 /// recover, and every byte arrives.
 #[test]

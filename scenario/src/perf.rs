@@ -40,6 +40,9 @@ pub struct PerfOpts {
     pub seed: u64,
     /// Give up after this much wall time.
     pub wall: Duration,
+    /// The latency tests (`ib_write_lat`): as server, answer each WRITE the peer makes into
+    /// the card's region with one back, as perftest's ping-pong does.
+    pub lat: bool,
 }
 
 /// What one run measured and checked.
@@ -206,8 +209,11 @@ fn connect_qp(t: &mut Twin, o: &PerfOpts, me: &Dest, r: &Dest, mtu: usize, peer_
 
 /// Run one perftest against a real peer.
 pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
-    if !o.size.is_power_of_two() && o.size == 0 {
+    if o.size == 0 {
         bail!("--size must be at least 1");
+    }
+    if o.lat && o.peer.is_some() {
+        bail!("the latency tests run with the card as perftest's server (--server) only");
     }
     let mut t = Twin::new(TwinOpts { iface: o.iface.clone(), ip: o.ip, mac: o.mac, loss_pct: o.loss_pct, seed: o.seed, capture: true })?;
     let mine = my_dests(o);
@@ -230,6 +236,9 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     let mut wrs: Vec<SqWrFields> = vec![];
     let mut posted = 0usize;
     let mut test_start = None;
+    // write_lat's ping-pong: the n-th WRITE each way ends with the byte n (mod 256)
+    let mut pongs = 0usize;
+    let mut connected = false;
     let outcome = (|| -> Result<Option<BwReport>> {
         loop {
             if t0.elapsed() > o.wall {
@@ -237,6 +246,22 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
             }
             for _ in 0..64 {
                 t.step()?;
+            }
+            // write_lat's ping-pong (perftest's run_iter_lat_write): the server WRITEs first,
+            // once the barrier before the test is answered (2 x QPs + 1 key messages); then
+            // each WRITE of the peer whose last byte is the count of the card's answers it
+            if o.lat && o.op == PerfOp::Write && o.peer.is_none() && connected && pongs < o.iters {
+                let started = pongs > 0 || exchange_log.lock().map(|l| l.iter().filter(|m| m.starts_with("exchange > keys")).count() > 2 * o.qps).unwrap_or(false);
+                let answered = pongs == 0 || t.node.mem.byte(mine[0].vaddr + o.size as u64 - 1) == pongs as u8;
+                if started && answered {
+                    let r = rep.remote[0];
+                    let laddr = LOCAL_BASE + pongs as u64 * (o.size as u64).next_multiple_of(4096);
+                    let mut data = vec![0x5au8; o.size];
+                    data[o.size - 1] = (pongs + 1) as u8;
+                    t.node.mem.write(laddr, &data);
+                    wrs.push(SqWrFields { wr_id: wrs.len() as u32, op: wr_op::WRITE, qpn: mine[0].qpn, laddr, raddr: r.vaddr, rkey: r.rkey, len: o.size as u32, signaled: true });
+                    pongs += 1;
+                }
             }
             // the client's work: keep the SQ fed
             while posted < wrs.len() && t.node.sq.idle() {
@@ -266,6 +291,7 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
                     rep.mtu = mtu;
                     rep.remote = remote;
                     to_x.send(ToExchange::Ready)?;
+                    connected = true;
                 }
                 Ok(ToMain::Go) => {
                     let opc = if o.op == PerfOp::Write { wr_op::WRITE } else { wr_op::READ };
@@ -293,7 +319,10 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     if let (Err(_), Some(p)) = (&outcome, &o.pcap) {
         t.write_pcap(p)?;
     }
-    let peer_report = outcome?;
+    let peer_report = outcome.map_err(|e| {
+        let log = exchange_log.lock().map(|l| l.join("\n")).unwrap_or_default();
+        e.context(format!("the perftest exchange so far:\n{log}"))
+    })?;
     let _ = worker.join();
     if let Ok(l) = exchange_log.lock() {
         rep.log.extend(l.iter().cloned());

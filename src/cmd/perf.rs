@@ -11,7 +11,7 @@ fn parse_mac(s: &str) -> Result<[u8; 6]> {
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn run(op: &str, peer: Option<Ipv4Addr>, server: bool, iface: String, ip: Ipv4Addr, mac: &str, size: usize, iters: usize, qps: usize, mtu: usize, pcap: Option<PathBuf>, timeout: u8, loss: u32, seed: u64, wall: u64) -> Result<()> {
+pub fn run(op: &str, peer: Option<Ipv4Addr>, server: bool, iface: String, ip: Ipv4Addr, mac: &str, size: usize, iters: usize, qps: usize, mtu: usize, pcap: Option<PathBuf>, timeout: u8, loss: u32, seed: u64, wall: u64, lat: bool) -> Result<()> {
     let op = match op {
         "write" => PerfOp::Write,
         "read" => PerfOp::Read,
@@ -24,7 +24,7 @@ pub fn run(op: &str, peer: Option<Ipv4Addr>, server: bool, iface: String, ip: Ip
     if !(256..=4096).contains(&mtu) || !mtu.is_power_of_two() {
         bail!("--mtu is one of 256, 512, 1024, 2048, 4096");
     }
-    let o = PerfOpts { op, peer, iface, ip, mac: parse_mac(mac)?, size, iters, qps, mtu, pcap, timeout, loss_pct: loss, seed, wall: Duration::from_secs(wall) };
+    let o = PerfOpts { op, peer, iface, ip, mac: parse_mac(mac)?, size, iters, qps, mtu, pcap, timeout, loss_pct: loss, seed, wall: Duration::from_secs(wall), lat };
     let r = perf(&o)?;
     for l in &r.log {
         println!("{l}");
