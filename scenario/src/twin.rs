@@ -137,6 +137,10 @@ pub struct Twin {
     /// 50 bytes a cycle at 250 MHz, with preamble and inter-frame gap) is free again.
     wire_in: std::collections::VecDeque<Vec<u8>>,
     wire_free: u64,
+    /// The cycle the outgoing wire is free again: after each frame the engine sends, its
+    /// `m_axis_tx` is held off for the rest of the frame's time at 100 Gb/s (between frames
+    /// only, as a MAC would).
+    wire_out_free: u64,
     start: Instant,
     rng: nicgen_sim::Rng,
 }
@@ -156,7 +160,7 @@ impl Twin {
         let rx = AxisDriver::new(&node.sim, "s_axis_rx", 100, opts.seed + 10);
         let tx = AxisMonitor::new(&node.sim, "m_axis_tx", 100, opts.seed + 11);
         let rng = nicgen_sim::Rng::new(opts.seed ^ 0x1055);
-        Ok(Twin { node, rx, tx, tap, opts, neigh: HashMap::new(), counts: TwinCounts::default(), captured: vec![], roce_in: vec![], roce_out: vec![], tx_taken: 0, wire_in: Default::default(), wire_free: 0, start: Instant::now(), rng })
+        Ok(Twin { node, rx, tx, tap, opts, neigh: HashMap::new(), counts: TwinCounts::default(), captured: vec![], roce_in: vec![], roce_out: vec![], tx_taken: 0, wire_in: Default::default(), wire_free: 0, wire_out_free: 0, start: Instant::now(), rng })
     }
 
     pub fn mac_str(&self) -> String {
@@ -266,6 +270,7 @@ impl Twin {
         n.sq.drive(&mut n.sim);
         n.cq.drive(&mut n.sim);
         self.rx.drive(&mut n.sim);
+        self.tx.ready_pct = if now >= self.wire_out_free { 100 } else { 0 };
         self.tx.drive(&mut n.sim);
         n.sim.eval();
         n.dma.sample(&mut n.sim, &mut n.mem);
@@ -279,6 +284,9 @@ impl Twin {
             let f = self.tx.frames[self.tx_taken].data.clone();
             self.tx_taken += 1;
             self.counts.from_engine += 1;
+            let len = f.len() as u64;
+            let now = self.node.sim.cycle();
+            self.wire_out_free = now + ((len + 4 + 20).div_ceil(50)).saturating_sub(len.div_ceil(64));
             self.roce_out.push((self.node.sim.cycle(), f.clone()));
             if self.opts.loss_pct > 0 && self.rng.chance(self.opts.loss_pct) {
                 self.counts.lost_out += 1;
