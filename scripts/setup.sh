@@ -17,6 +17,7 @@ command -v qemu-system-x86_64 >/dev/null 2>&1 || need_apt+=(qemu-system-x86)
 command -v cpio      >/dev/null 2>&1 || need_apt+=(cpio)
 command -v objcopy   >/dev/null 2>&1 || need_apt+=(binutils)
 command -v ip        >/dev/null 2>&1 || need_apt+=(iproute2)
+command -v ping      >/dev/null 2>&1 || need_apt+=(iputils-ping)
 # the bench plots label their axes with DejaVu Sans
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
 if [ ${#need_apt[@]} -gt 0 ]; then

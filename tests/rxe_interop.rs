@@ -271,3 +271,26 @@ fn perftest_key_message_round_trip() {
     assert_eq!(d.encode(), m);
     assert_eq!((mtu_code(1024), mtu_code(4096)), (3, 5));
 }
+
+/// The card answers ARP and ICMP echo: the namespace's own kernel (its bridge, 10.9.0.254)
+/// resolves the card's MAC and pings it while `nicgen perf` waits for a client.
+#[test]
+fn linux_resolves_and_pings_the_card() {
+    let lab = Lab::new("ping");
+    let mut perf = lab.perf(&["write", "--server", "--size", "64", "--iters", "1"]);
+    let t0 = Instant::now();
+    let mut ok = false;
+    let mut last = String::new();
+    // the twin takes a few seconds to build or load its model before it answers
+    while t0.elapsed() < Duration::from_secs(120) && !ok {
+        let p = Command::new("ip").args(["netns", "exec", &lab.ns, "ping", "-c", "3", "-i", "0.3", "-W", "2", CARD_IP]).output().expect("ping");
+        last = String::from_utf8_lossy(&p.stdout).to_string();
+        ok = p.status.success() && last.contains("3 received");
+    }
+    let neigh = Command::new("ip").args(["netns", "exec", &lab.ns, "ip", "neigh", "show", CARD_IP]).output().expect("ip neigh");
+    let _ = perf.kill();
+    let _ = perf.wait();
+    assert!(ok, "ping to the card failed:\n{last}");
+    let n = String::from_utf8_lossy(&neigh.stdout);
+    assert!(n.contains("02:4e:47:00:00:01"), "the kernel did not learn the card's MAC by ARP: {n}");
+}
