@@ -11,7 +11,8 @@ use nicgen_model::opcode as op;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,9 +73,6 @@ impl PerfReport {
         }
         self.bytes as f64 * 8.0 / (self.cycles as f64 / 250e6) / 1e9
     }
-    pub fn counter(&self, name: &str) -> u64 {
-        self.engine_counters.iter().find(|(n, _)| *n == name).map(|(_, v)| *v).unwrap_or(0)
-    }
 }
 
 enum ToMain {
@@ -113,7 +111,7 @@ fn my_dests(o: &PerfOpts) -> Vec<Dest> {
         .collect()
 }
 
-fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: mpsc::Receiver<ToExchange>, log: std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: mpsc::Receiver<ToExchange>, log: Arc<Mutex<Vec<String>>>, keys_written: Arc<AtomicUsize>) {
     let run = || -> Result<()> {
         let (stream, server) = match o.peer {
             None => {
@@ -148,7 +146,7 @@ fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: m
             }
         };
         stream.set_read_timeout(Some(o.wall))?;
-        let mut x = Exchange::new(stream, server, log.clone());
+        let mut x = Exchange::new(stream, server, log.clone(), keys_written.clone());
         let (version, mtu) = x.start(o.mtu)?;
         let mut remote = vec![];
         for d in &mine {
@@ -187,12 +185,11 @@ fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: m
 /// Set QP `q` up against the peer's `r`.
 fn connect_qp(t: &mut Twin, o: &PerfOpts, me: &Dest, r: &Dest, mtu: usize, peer_mac: [u8; 6]) -> Result<()> {
     let peer_ip = r.ipv4().ok_or_else(|| anyhow!("the peer's GID {:02x?} is not IPv4-mapped (perftest needs -x with the RoCEv2 IPv4 GID index)", r.gid))?;
-    let mac = u64::from_be_bytes([0, 0, peer_mac[0], peer_mac[1], peer_mac[2], peer_mac[3], peer_mac[4], peer_mac[5]]);
     let cfg = QpCfgFields {
         pmtu: (mtu.trailing_zeros() - 8) as u8,
         remote_qpn: r.qpn,
         remote_ip: u32::from(peer_ip) as u128,
-        remote_mac: mac,
+        remote_mac: crate::twin::mac_u64(&peer_mac),
         udp_sport: 0xc000 | (me.qpn as u16 & 0x3fff),
         pkey: 0xffff,
         ttl: 64,
@@ -228,9 +225,10 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     let (to_x, x_rx) = mpsc::channel();
     let xo = o.clone();
     let xm = mine.clone();
-    let exchange_log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let xl = exchange_log.clone();
-    let worker = std::thread::spawn(move || exchange_thread(xo, xm, to_main, x_rx, xl));
+    let exchange_log = Arc::new(Mutex::new(Vec::new()));
+    let keys_written = Arc::new(AtomicUsize::new(0));
+    let (xl, xk) = (exchange_log.clone(), keys_written.clone());
+    let worker = std::thread::spawn(move || exchange_thread(xo, xm, to_main, x_rx, xl, xk));
     let mut rep = PerfReport::default();
     let t0 = Instant::now();
     let mut wrs: Vec<SqWrFields> = vec![];
@@ -251,7 +249,7 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
             // once the barrier before the test is answered (2 x QPs + 1 key messages); then
             // each WRITE of the peer whose last byte is the count of the card's answers it
             if o.lat && o.op == PerfOp::Write && o.peer.is_none() && connected && pongs < o.iters {
-                let started = pongs > 0 || exchange_log.lock().map(|l| l.iter().filter(|m| m.starts_with("exchange > keys")).count() > 2 * o.qps).unwrap_or(false);
+                let started = pongs > 0 || keys_written.load(Ordering::Acquire) > 2 * o.qps;
                 let answered = pongs == 0 || t.node.mem.byte(mine[0].vaddr + o.size as u64 - 1) == pongs as u8;
                 if started && answered {
                     let r = rep.remote[0];

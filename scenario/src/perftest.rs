@@ -114,11 +114,17 @@ pub struct Exchange {
     server: bool,
     /// Every message read (`<`) and written (`>`), in order.
     pub log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// Key messages this side has written, for whoever waits for a barrier (the latency tests
+    /// start after the one before the test).
+    pub keys_written: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Exchange {
-    pub fn new(s: TcpStream, server: bool, log: std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> Self {
-        Exchange { s, server, log }
+    pub fn new(s: TcpStream, server: bool, log: std::sync::Arc<std::sync::Mutex<Vec<String>>>, keys_written: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> Self {
+        Exchange { s, server, log, keys_written }
+    }
+    fn wrote_keys(&self) {
+        self.keys_written.fetch_add(1, std::sync::atomic::Ordering::Release);
     }
     fn note(&self, m: String) {
         if let Ok(mut l) = self.log.lock() {
@@ -165,6 +171,7 @@ impl Exchange {
     /// One key message each way.
     pub fn keys(&mut self, mine: &Dest) -> Result<Dest> {
         let r = self.xchg(&mine.encode(), "keys")?;
+        self.wrote_keys();
         Dest::decode(&r)
     }
     /// Step 6.
@@ -203,6 +210,7 @@ impl Exchange {
                 let rest = self.read(KEY_MSG - 5, "keys")?;
                 Dest::decode(&[&head[..], &rest[..]].concat())?;
                 self.write(&mine.encode(), "keys")?;
+                self.wrote_keys();
                 if got.is_some() {
                     // the closing barrier
                     self.write(b"done\0", "done")?;

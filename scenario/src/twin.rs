@@ -26,6 +26,8 @@ use std::time::{Duration, Instant};
 pub struct Tap {
     fd: OwnedFd,
     pub name: String,
+    /// The receive buffer, reused by every poll (the twin polls every 16 cycles).
+    buf: Vec<u8>,
 }
 
 impl Tap {
@@ -50,14 +52,13 @@ impl Tap {
             if libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, &ifr) < 0 {
                 bail!("attaching to TAP {name}: {}", std::io::Error::last_os_error());
             }
-            Ok(Tap { fd, name: name.to_string() })
+            Ok(Tap { fd, name: name.to_string(), buf: vec![0u8; 65536] })
         }
     }
     /// One frame, if one is waiting.
-    pub fn recv(&self) -> Result<Option<Vec<u8>>> {
-        let mut buf = vec![0u8; 65536];
+    pub fn recv(&mut self) -> Result<Option<Vec<u8>>> {
         // SAFETY: `buf` is valid for its length.
-        let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
+        let n = unsafe { libc::read(self.fd.as_raw_fd(), self.buf.as_mut_ptr() as *mut libc::c_void, self.buf.len()) };
         if n < 0 {
             let e = std::io::Error::last_os_error();
             if e.kind() == std::io::ErrorKind::WouldBlock {
@@ -65,8 +66,7 @@ impl Tap {
             }
             bail!("reading {}: {e}", self.name);
         }
-        buf.truncate(n as usize);
-        Ok(Some(buf))
+        Ok(Some(self.buf[..n as usize].to_vec()))
     }
     pub fn send(&self, f: &[u8]) -> Result<()> {
         // SAFETY: `f` is valid for its length.
@@ -145,6 +145,11 @@ pub struct Twin {
     rng: nicgen_sim::Rng,
 }
 
+/// A MAC as the engine's registers and QP records hold it (the low 48 bits).
+pub fn mac_u64(m: &[u8; 6]) -> u64 {
+    u64::from_be_bytes([0, 0, m[0], m[1], m[2], m[3], m[4], m[5]])
+}
+
 pub fn format_mac(m: &[u8; 6]) -> String {
     m.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
 }
@@ -153,7 +158,7 @@ impl Twin {
     pub fn new(opts: TwinOpts) -> Result<Twin> {
         let tap = Tap::open(&opts.iface)?;
         let mut node = Node::with_services(DmaParams { rd_latency: 250, ..Default::default() }, opts.seed, 500, 0)?;
-        let mac = u64::from_be_bytes([0, 0, opts.mac[0], opts.mac[1], opts.mac[2], opts.mac[3], opts.mac[4], opts.mac[5]]);
+        let mac = mac_u64(&opts.mac);
         node.write(reg::LOCAL_MAC_LO, mac as u32)?;
         node.write(reg::LOCAL_MAC_HI, (mac >> 32) as u32)?;
         node.write(reg::LOCAL_IP, u32::from(opts.ip))?;
@@ -161,10 +166,6 @@ impl Twin {
         let tx = AxisMonitor::new(&node.sim, "m_axis_tx", 100, opts.seed + 11);
         let rng = nicgen_sim::Rng::new(opts.seed ^ 0x1055);
         Ok(Twin { node, rx, tx, tap, opts, neigh: HashMap::new(), counts: TwinCounts::default(), captured: vec![], roce_in: vec![], roce_out: vec![], tx_taken: 0, wire_in: Default::default(), wire_free: 0, wire_out_free: 0, start: Instant::now(), rng })
-    }
-
-    pub fn mac_str(&self) -> String {
-        format_mac(&self.opts.mac)
     }
 
     fn capture(&mut self, f: &[u8]) {
@@ -180,7 +181,7 @@ impl Twin {
 
     /// One frame from the wire: answered here (ARP, ICMP echo), handed to the engine (RoCE to
     /// the card's address) or ignored.
-    fn from_wire(&mut self, f: Vec<u8>) -> Result<()> {
+    fn take_from_wire(&mut self, f: Vec<u8>) -> Result<()> {
         self.counts.from_wire += 1;
         if f.len() < 14 {
             self.counts.ignored += 1;
@@ -217,12 +218,17 @@ impl Twin {
         }
         self.neigh.insert(src, src_mac);
         match f[23] {
-            1 if f[14 + ihl] == 8 => {
-                self.capture(&f);
-                self.counts.icmp_echo_replies += 1;
-                let r = icmp_echo_reply(&f, ihl);
-                self.wire_out(r)
-            }
+            1 => match icmp_echo_reply(&f) {
+                Some(r) => {
+                    self.capture(&f);
+                    self.counts.icmp_echo_replies += 1;
+                    self.wire_out(r)
+                }
+                None => {
+                    self.counts.ignored += 1;
+                    Ok(())
+                }
+            },
             17 if u16::from_be_bytes([f[14 + ihl + 2], f[14 + ihl + 3]]) == ROCE_PORT => {
                 if self.opts.loss_pct > 0 && self.rng.chance(self.opts.loss_pct) {
                     self.counts.lost_in += 1;
@@ -251,9 +257,9 @@ impl Twin {
     /// Ethernet streams. Every 16 cycles the TAP is polled.
     pub fn step(&mut self) -> Result<()> {
         let n = &mut self.node;
-        if n.sim.cycle() % 16 == 0 {
+        if n.sim.cycle().is_multiple_of(16) {
             while let Some(f) = self.tap.recv()? {
-                self.from_wire(f)?;
+                self.take_from_wire(f)?;
             }
         }
         let n = &mut self.node;
@@ -363,35 +369,23 @@ fn arp(op: u16, smac: [u8; 6], sip: Ipv4Addr, tmac: [u8; 6], tip: Ipv4Addr) -> V
     f
 }
 
-/// The Internet checksum of `b`.
-fn inet_sum(b: &[u8]) -> u16 {
-    let mut s: u32 = b.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32).sum();
-    while s > 0xffff {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    !(s as u16)
-}
-
-fn icmp_echo_reply(req: &[u8], ihl: usize) -> Vec<u8> {
-    let total = u16::from_be_bytes([req[16], req[17]]) as usize;
-    let mut r = req[..14 + total.min(req.len() - 14)].to_vec();
-    r.copy_within(6..12, 0);
-    r[6..12].copy_from_slice(&req[0..6]);
-    // swap the addresses, fresh TTL, new header checksum
-    r[26..30].copy_from_slice(&req[30..34]);
-    r[30..34].copy_from_slice(&req[26..30]);
-    r[22] = 64;
-    r[24] = 0;
-    r[25] = 0;
-    let h = inet_sum(&r[14..14 + ihl]);
-    r[24..26].copy_from_slice(&h.to_be_bytes());
-    let icmp = 14 + ihl;
-    r[icmp] = 0;
-    r[icmp + 2] = 0;
-    r[icmp + 3] = 0;
-    let c = inet_sum(&r[icmp..]);
-    r[icmp + 2..icmp + 4].copy_from_slice(&c.to_be_bytes());
-    r
+/// The echo reply to an IPv4 ICMP echo request `req` (an Ethernet frame), built by etherparse
+/// (IP header and ICMP checksums); `None` when `req` is no echo request.
+fn icmp_echo_reply(req: &[u8]) -> Option<Vec<u8>> {
+    use etherparse::{Icmpv4Type, NetSlice, PacketBuilder, SlicedPacket, TransportSlice};
+    let p = SlicedPacket::from_ethernet(req).ok()?;
+    let (Some(NetSlice::Ipv4(ip)), Some(TransportSlice::Icmpv4(icmp))) = (&p.net, &p.transport) else { return None };
+    let Icmpv4Type::EchoRequest(echo) = icmp.icmp_type() else { return None };
+    let eth = p.link.as_ref()?.to_header()?;
+    let eth = match eth {
+        etherparse::LinkHeader::Ethernet2(e) => e,
+        _ => return None,
+    };
+    let h = ip.header();
+    let b = PacketBuilder::ethernet2(eth.destination, eth.source).ipv4(h.destination(), h.source(), 64).icmpv4_echo_reply(echo.id, echo.seq);
+    let mut r = Vec::with_capacity(b.size(icmp.payload().len()));
+    b.write(&mut r, icmp.payload()).ok()?;
+    Some(r)
 }
 
 
