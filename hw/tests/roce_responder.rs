@@ -584,11 +584,18 @@ fn responses_go_to_the_requester_side() {
     let mut ack = hdr(op::ACK, q.qpn, 5, 0);
     (ack.syndrome, ack.msn) = (0x1f, 9);
     let resp = (hdr(op::READ_RESP_ONLY, q.qpn, 6, 300), rng.bytes(300));
-    let items = vec![(ack, vec![]), resp.clone()];
+    // responses of another partition or transport version are dropped as malformed, with
+    // their payload
+    let mut foreign_key = ack;
+    foreign_key.pkey = 0x8001;
+    let mut foreign_tver = (hdr(op::READ_RESP_ONLY, q.qpn, 6, 200), rng.bytes(200));
+    foreign_tver.0.tver = 1;
+    let items = vec![(foreign_key, vec![]), (ack, vec![]), foreign_tver, resp.clone()];
     let out = run(&mut sim, &items, 80, 80, 1);
     assert_eq!(out.resps, vec![ack, resp.0]);
     assert_eq!(out.resp_data, vec![resp.1]);
     assert_eq!(counter(&mut sim, "to_requester"), 2);
+    assert_eq!(counter(&mut sim, "malformed"), 2);
     assert!(out.cmds.is_empty() && out.acks.is_empty());
 }
 

@@ -55,7 +55,7 @@ pub const ENGINE_COUNTERS: [(&str, &str); 53] = [
     ("resp_unknown_qp", "dropped: QPN beyond the QP table"),
     ("resp_qp_not_ready", "dropped: QP in RESET or INIT"),
     ("resp_qp_error", "dropped: QP in ERROR"),
-    ("resp_malformed", "dropped: unknown opcode or pad that does not fit"),
+    ("resp_malformed", "dropped: unknown opcode, pad that does not fit, transport version or P_Key (requests and responses)"),
     ("resp_duplicate", "dropped: duplicate PSN"),
     ("resp_psn_out_of_window", "PSN ahead of the expected one (one NAK 0x60 per gap)"),
     ("resp_bad_opcode_seq", "NAK 0x61: opcode out of sequence or not served"),

@@ -13,8 +13,9 @@
 //! Per header, in this order (the first that applies decides; IBA 9.7 and rxe's order):
 //! 1. QPN beyond the table: dropped, `unknown_qp`.
 //! 2. QP in RESET or INIT: dropped, `qp_not_ready`. QP in ERROR: dropped, `qp_error`.
-//! 3. Response opcodes (ACK, READ RESPONSE, ATOMIC ACK) go to the requester side unchecked
-//!    (`m_resp` header channel, `m_axis_resp` payload).
+//! 3. Response opcodes (ACK, READ RESPONSE, ATOMIC ACK) with transport version 0 and a P_Key
+//!    that matches the QP's go to the requester side (`m_resp` header channel, `m_axis_resp`
+//!    payload); others are dropped as `malformed` (step 4).
 //! 4. Unknown opcode, a pad that does not fit, a transport version other than 0 or a P_Key
 //!    that does not match the QP's: dropped, `malformed`.
 //! 5. PSN behind the expected one (a duplicate): not executed again, `duplicate`; a WRITE
@@ -1034,7 +1035,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.cause[3].next = true;
             } else if !self.checks.q.val().live {
                 self.cause[2].next = true;
-            } else if self.checks.q.val().resp {
+            } else if self.checks.q.val().resp & self.checks.q.val().key_ok {
                 self.cause[14].next = true;
                 self.d_do_resp.d.next = true;
                 self.d_dest.d.next = self.dest_resp.val();
