@@ -7,6 +7,7 @@ pub mod dma;
 pub mod ctrl;
 pub mod engine;
 pub mod psn_count;
+pub mod arp_icmp;
 
 use rust_hdl::prelude::*;
 

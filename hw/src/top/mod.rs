@@ -240,6 +240,7 @@ pub fn all_tops() -> Vec<Top> {
         make("axis_strip", "header stripper (removes N bytes per frame)", AxisStrip::default(), &[("runts", "frames no longer than the bytes to strip")]),
         make("axis_insert", "header inserter (prepends up to 128 bytes per frame)", AxisInsert::default(), &[]),
         make("axis_limit", "frame length limiter (keeps the first N bytes per frame)", AxisLimit::default(), &[]),
+        make("arp_icmp", "ARP responder and resolver, ICMP echo responder, and the merge of their replies into the TX stream", crate::roce::arp_icmp::ArpIcmp::default(), &[("arp_replies", "ARP replies sent"), ("arp_requests", "ARP requests sent"), ("arp_learned", "neighbour entries written"), ("arp_dropped", "ARP frames not answered: bad, or a reply waiting"), ("echo_replies", "ICMP echo replies sent"), ("echo_dropped", "echo requests not answered: bad, or no room")]),
         make("roce_rx_parse", "RoCEv2 RX parser: header channel and payload stream", RoceRxParse::default(), &[("frames", "RoCEv2 frames parsed"), ("not_roce", "frames that are not RoCEv2, dropped")]),
         engine_top(),
         engine_aes_top(),
