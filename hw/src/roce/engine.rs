@@ -18,6 +18,10 @@
 //!   holds their placement until the verdict; bit 1 places those speculatively as well
 //!   ([`crate::roce::hdr::CUT_OPS`]; frames shorter than [`crate::roce::hdr::CUT_MIN_LEN`] are
 //!   stored); default 5).
+//!   0x134 `ARP_WHO_HAS` (write an IPv4 address: the card broadcasts an ARP request for it),
+//!   0x138 `NEIGH_IP` (the IPv4 address `NEIGH_MAC_*` look up in the neighbour table),
+//!   0x13C `NEIGH_MAC_LO` / 0x140 `NEIGH_MAC_HI` (read-only: its MAC, bit 31 of `HI` set when
+//!   the table holds it; [`crate::roce::arp_icmp`]).
 //! * 0x200–0x260: the QP staging words ([`crate::roce::ctrl`]).
 //! * 0x300–0x3FF: the payload slots' service registers (`RoceEngineAes`: `service::aes_ctr::reg`),
 //!   write-only except the generation readback; absent (SLVERR) without a service.
@@ -27,6 +31,7 @@ use crate::axil::*;
 use crate::crc::icrc::IcrcCheck;
 use crate::roce::ctrl::QpStage;
 use crate::roce::hdr::RxCutPick;
+use crate::roce::arp_icmp::ArpIcmp;
 use crate::roce::dma::DmaWrMux;
 use crate::roce::rx::parse::RoceRxParse;
 use crate::roce::rx::requester::RoceRequester;
@@ -40,7 +45,7 @@ use crate::stream::*;
 use rust_hdl::prelude::*;
 
 /// The counters at 0x000 + 4i, in order: (name, meaning).
-pub const ENGINE_COUNTERS: [(&str, &str); 53] = [
+pub const ENGINE_COUNTERS: [(&str, &str); 59] = [
     ("rx_frames", "frames from the MAC"),
     ("rx_roce", "RoCEv2 frames from the MAC"),
     ("rx_bad_icrc", "dropped: wrong ICRC"),
@@ -94,6 +99,12 @@ pub const ENGINE_COUNTERS: [(&str, &str); 53] = [
     ("rx_cut_through", "frames cut through the RX buffer before their ICRC verdict (speculative placement)"),
     ("rx_cut_bad", "cut-through frames that ended bad (ICRC, length, MAC flag, tap drop or cut short): their writes withdrawn"),
     ("req_bad_response", "READ responses whose opcode or length does not fit the READ: the READ fails (bad response)"),
+    ("arp_replies", "ARP replies sent (requests for LOCAL_IP)"),
+    ("arp_requests", "ARP requests sent (ARP_WHO_HAS)"),
+    ("arp_learned", "neighbour entries written from ARP requests for LOCAL_IP and ARP replies to it"),
+    ("arp_dropped", "ARP frames for LOCAL_IP not answered: ended bad, or a reply still waiting"),
+    ("icmp_echo_replies", "ICMP echo replies sent"),
+    ("icmp_echo_dropped", "ICMP echo requests not answered: ended bad, or no room in the echo FIFO"),
 ];
 
 pub mod reg {
@@ -107,6 +118,10 @@ pub mod reg {
     pub const TX_WINDOW: u16 = 0x128;
     pub const TX_START: u16 = 0x12c;
     pub const RX_CUT: u16 = 0x130;
+    pub const ARP_WHO_HAS: u16 = 0x134;
+    pub const NEIGH_IP: u16 = 0x138;
+    pub const NEIGH_MAC_LO: u16 = 0x13c;
+    pub const NEIGH_MAC_HI: u16 = 0x140;
     /// The service slots' configuration window (`service::aes_ctr::reg` offsets), present only in
     /// an engine with a slot service.
     pub const SVC_BASE: u16 = 0x300;
@@ -203,7 +218,16 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// DMA write path absorbs as much host backpressure as it did with the slot.
     rx_room: AxisFifo<DATA_W, KEEP_W, 578, 5>,
     bridge: AxilBridge,
-    window: StatusWindow<53>,
+    window: StatusWindow<59>,
+    /// ARP and ICMP echo: a tap on the RX input, its replies merged into the TX output.
+    net: ArpIcmp,
+    who_has_ip: DFF<Bits<32>>,
+    who_has_go: DFF<Bit>,
+    neigh_ip: DFF<Bits<32>>,
+    a_who: Constant<Bits<16>>,
+    a_nip: Constant<Bits<16>>,
+    a_nlo: Constant<Bits<16>>,
+    a_nhi: Constant<Bits<16>>,
     k_cut: DFF<Bits<32>>,
     k_cut_bad: DFF<Bits<32>>,
     stage: QpStage,
@@ -318,6 +342,14 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             rx_room: Default::default(),
             bridge: Default::default(),
             window: Default::default(),
+            net: Default::default(),
+            who_has_ip: Default::default(),
+            who_has_go: Default::default(),
+            neigh_ip: Default::default(),
+            a_who: c(reg::ARP_WHO_HAS as u64),
+            a_nip: c(reg::NEIGH_IP as u64),
+            a_nlo: c(reg::NEIGH_MAC_LO as u64),
+            a_nhi: c(reg::NEIGH_MAC_HI as u64),
             stage: Default::default(),
             sel: Default::default(),
             ack_every: Default::default(),
@@ -369,12 +401,12 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
 impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP: usize, const S: usize, const SR: usize, const F: usize> Logic for RoceEngine<A, R, LT, LR, LP, S, SR, F> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rxq_valid, rxq_data, rxq_keep, rxq_last, rxq_user, rxq_flag, rxq_cut, rx_cut, vq_ok, vq_in_v, vq_in_d, k_cut, k_cut_bad, ovr_sum, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
+        dff_setup!(self, clock, rxq_valid, rxq_data, rxq_keep, rxq_last, rxq_user, rxq_flag, rxq_cut, rx_cut, vq_ok, vq_in_v, vq_in_d, k_cut, k_cut_bad, ovr_sum, who_has_ip, who_has_go, neigh_ip, sel, ack_every, tx_window, mac_lo, mac_hi, pend_w, pend_r, done_resp, done_tx, done_req, own_q, own_hit_q);
         for i in 0..4 {
             self.ip[i].clock.next = self.clock.val();
             self.ip[i].d.next = self.ip[i].q.val();
         }
-        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_room, rx_fifo, vq, rx_flags, rx_pipe, parse, responder, req, tx, wmux, bridge, window, stage);
+        clock!(self, clock, check, rx_tap, tap_core, rx_slot, rx_room, rx_fifo, vq, rx_flags, rx_pipe, parse, responder, req, tx, wmux, bridge, window, stage, net);
         self.check.reset.next = self.reset.val();
         self.rx_tap.reset.next = self.reset.val();
         self.tap_core.reset.next = self.reset.val();
@@ -391,8 +423,16 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.wmux.reset.next = self.reset.val();
         self.bridge.reset.next = self.reset.val();
         self.stage.reset.next = self.reset.val();
+        self.net.reset.next = self.reset.val();
         // ------------------------------------------------ RX: ICRC check, drop, parse
         Axis512Sink::link(&mut self.s_axis_rx, &mut self.check.s_axis);
+        // ARP and ICMP echo see every frame from the MAC
+        self.net.rx.tdata.next = self.s_axis_rx.tdata.val();
+        self.net.rx.tkeep.next = self.s_axis_rx.tkeep.val();
+        self.net.rx.tlast.next = self.s_axis_rx.tlast.val();
+        self.net.rx.tuser.next = self.s_axis_rx.tuser.val();
+        self.net.rx.tvalid.next = self.s_axis_rx.tvalid.val();
+        self.net.rx.tready.next = self.s_axis_rx.tready.val();
         self.rx_tap.s_axis.tdata.next = self.check.m_axis.tdata.val();
         self.rx_tap.s_axis.tkeep.next = self.check.m_axis.tkeep.val();
         self.rx_tap.s_axis.tlast.next = self.check.m_axis.tlast.val();
@@ -590,8 +630,16 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.dma_rd_cmd_valid.next = self.tx.dma_rd_cmd_valid.val();
         self.tx.dma_rd_cmd_ready.next = self.dma_rd_cmd_ready.val();
         Axis512Sink::link(&mut self.s_axis_dma_rd, &mut self.tx.s_axis_dma_rd);
-        Axis512Source::link(&mut self.m_axis_tx, &mut self.tx.m_axis_tx);
+        // the engine's frames, with ARP and ICMP echo replies merged in between, to the MAC
+        Axis512Source::join(&mut self.tx.m_axis_tx, &mut self.net.s_axis_tx);
+        Axis512Source::link(&mut self.m_axis_tx, &mut self.net.m_axis_tx);
         self.tx.local_mac.next = bit_cast::<48, 32>(self.mac_lo.q.val()) | (bit_cast::<48, 16>(self.mac_hi.q.val()) << 32);
+        self.net.local_mac.next = bit_cast::<48, 32>(self.mac_lo.q.val()) | (bit_cast::<48, 16>(self.mac_hi.q.val()) << 32);
+        self.net.local_ip.next = self.ip[0].q.val();
+        self.net.who_has_ip.next = self.who_has_ip.q.val();
+        self.net.who_has_go.next = self.who_has_go.q.val();
+        self.net.nb_query_ip.next = self.neigh_ip.q.val();
+        self.who_has_go.d.next = false;
         self.tx.local_ip.next = bit_cast::<128, 32>(self.ip[0].q.val()) | (bit_cast::<128, 32>(self.ip[1].q.val()) << 32)
             | (bit_cast::<128, 32>(self.ip[2].q.val()) << 64) | (bit_cast::<128, 32>(self.ip[3].q.val()) << 96);
         // ------------------------------------------------ control plane
@@ -660,6 +708,12 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[50].next = self.k_cut.q.val();
         self.window.status[51].next = self.k_cut_bad.q.val();
         self.window.status[52].next = self.req.cnt.bad_response.val();
+        self.window.status[53].next = self.net.arp_replies.val();
+        self.window.status[54].next = self.net.arp_requests.val();
+        self.window.status[55].next = self.net.arp_learned.val();
+        self.window.status[56].next = self.net.arp_dropped.val();
+        self.window.status[57].next = self.net.echo_replies.val();
+        self.window.status[58].next = self.net.echo_dropped.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.stage.rd_en.next = self.bridge.rd_en.val();
@@ -681,6 +735,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.own_wr.next = (self.bridge.wr_addr.val() == self.a_sel.val()) | (self.bridge.wr_addr.val() == self.a_cmd.val())
             | (self.bridge.wr_addr.val() == self.a_ack.val()) | (self.bridge.wr_addr.val() == self.a_win.val()) | (self.bridge.wr_addr.val() == self.a_start.val())
             | (self.bridge.wr_addr.val() == self.a_cut.val())
+            | (self.bridge.wr_addr.val() == self.a_who.val()) | (self.bridge.wr_addr.val() == self.a_nip.val())
             | (self.bridge.wr_addr.val() == self.a_mlo.val())
             | (self.bridge.wr_addr.val() == self.a_mhi.val()) | (self.bridge.wr_addr.val() == self.a_ip[0].val())
             | (self.bridge.wr_addr.val() == self.a_ip[1].val()) | (self.bridge.wr_addr.val() == self.a_ip[2].val())
@@ -709,6 +764,13 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             }
             if self.bridge.wr_addr.val() == self.a_mlo.val() {
                 self.mac_lo.d.next = self.bridge.wr_data.val();
+            }
+            if self.bridge.wr_addr.val() == self.a_who.val() {
+                self.who_has_ip.d.next = self.bridge.wr_data.val();
+                self.who_has_go.d.next = true;
+            }
+            if self.bridge.wr_addr.val() == self.a_nip.val() {
+                self.neigh_ip.d.next = self.bridge.wr_data.val();
             }
             if self.bridge.wr_addr.val() == self.a_mhi.val() {
                 self.mac_hi.d.next = bit_cast::<16, 32>(self.bridge.wr_data.val());
@@ -741,6 +803,14 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
                 self.own_q.d.next = self.mac_lo.q.val();
             } else if self.bridge.rd_addr.val() == self.a_mhi.val() {
                 self.own_q.d.next = bit_cast::<32, 16>(self.mac_hi.q.val());
+            } else if self.bridge.rd_addr.val() == self.a_who.val() {
+                self.own_q.d.next = self.who_has_ip.q.val();
+            } else if self.bridge.rd_addr.val() == self.a_nip.val() {
+                self.own_q.d.next = self.neigh_ip.q.val();
+            } else if self.bridge.rd_addr.val() == self.a_nlo.val() {
+                self.own_q.d.next = self.net.nb_mac.val().get_bits::<32>(0);
+            } else if self.bridge.rd_addr.val() == self.a_nhi.val() {
+                self.own_q.d.next = bit_cast::<32, 16>(self.net.nb_mac.val().get_bits::<16>(32)) | (bit_cast::<32, 1>(self.net.nb_hit.val().into()) << 31);
             } else if self.bridge.rd_addr.val() == self.a_ip[0].val() {
                 self.own_q.d.next = self.ip[0].q.val();
             } else if self.bridge.rd_addr.val() == self.a_ip[1].val() {
@@ -820,6 +890,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             self.vq_in_v.d.next = false;
             self.k_cut.d.next = 0.into();
             self.k_cut_bad.d.next = 0.into();
+            self.who_has_go.d.next = false;
         }
     }
 }

@@ -128,13 +128,18 @@ fn engine_regs(mut t: Top, svc: usize) -> Top {
         .enumerate()
         .map(|(i, (n, doc))| Reg { name: n.to_string(), port: String::new(), offset: 4 * i as u32, width: 32, access: "ro", doc })
         .collect();
-    let ctl: [(&str, u16, usize, &'static str, &'static str); 11] = [
+    let ctl: [(&str, u16, usize, &'static str, &'static str); 16] = [
         ("qp_sel", reg::QP_SEL, 24, "rw", "QPN the next QP_CMD acts on"),
         ("qp_cmd", reg::QP_CMD, 2, "rw", "write 1: write the staged QP; 2: read the QP into staging; read: bit 0 busy"),
         ("num_qps", reg::NUM_QPS, 24, "ro", "QPs in the tables"),
         ("ack_every", reg::ACK_EVERY, 8, "rw", "responder ACK coalescing: an ACK at least every N WRITE packets (0: only on AckReq)"),
         ("tx_window", reg::TX_WINDOW, 8, "rw", "packets a QP may have outstanding (ACK-clocked window), 1..=16; 0 or more than 16: 16"),
         ("tx_start", reg::TX_START, 8, "rw", "TX cut-through start threshold in beats (16 after reset; 255: store and forward); reads give the value now, which each underrun doubles (2t + 1)"),
+        ("rx_cut", reg::RX_CUT, 3, "rw", "RX cut-through: bit 0 WRITE MIDDLE/LAST and READ RESPONSE, bit 2 WRITE FIRST/ONLY held to their verdict, bit 1 those placed before it (5 after reset)"),
+        ("arp_who_has", reg::ARP_WHO_HAS, 32, "rw", "write an IPv4 address: the card broadcasts an ARP request for it"),
+        ("neigh_ip", reg::NEIGH_IP, 32, "rw", "the IPv4 address neigh_mac_lo/hi look up in the neighbour table"),
+        ("neigh_mac_lo", reg::NEIGH_MAC_LO, 32, "ro", "the neighbour's MAC, bits 31:0"),
+        ("neigh_mac_hi", reg::NEIGH_MAC_HI, 32, "ro", "the neighbour's MAC, bits 47:32; bit 31 set when the table holds the address"),
         ("local_mac_lo", reg::LOCAL_MAC_LO, 32, "rw", "local MAC address, bits 31:0"),
         ("local_mac_hi", reg::LOCAL_MAC_HI, 16, "rw", "local MAC address, bits 47:32"),
         ("local_ip0", reg::LOCAL_IP, 32, "rw", "local IP address bits 31:0 (IPv4 address)"),
