@@ -201,6 +201,7 @@ fn connect_qp(t: &mut Twin, o: &PerfOpts, me: &Dest, r: &Dest, mtu: usize, peer_
         retry_cnt: 7,
         ..Default::default()
     };
+    t.pause_streams();
     t.node.qp(me.qpn, &cfg, &QpRqFields { state: state::RTS, rq_expected_psn: r.psn, ..Default::default() }, me.psn)
 }
 

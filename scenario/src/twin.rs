@@ -7,8 +7,10 @@
 //! simulated second takes far longer than one wall-clock second, so every engine timer fires
 //! later in wall time than its nominal value, never earlier.
 //!
-//! The twin's host side (this module) answers ARP for the card's address, resolves peers by
-//! ARP, and answers ICMP echo; RoCEv2 frames (UDP 4791) addressed to the card go to the engine.
+//! The TAP side passes what a MAC's address filter passes (frames to the card's MAC and
+//! broadcasts) to the engine, which answers ARP and ICMP echo itself
+//! ([`nicgen_hw::roce::arp_icmp`]); peers are resolved through the engine's `ARP_WHO_HAS` and
+//! neighbour registers.
 use crate::rdma::Node;
 use anyhow::{bail, Context, Result};
 use nicgen_hw::roce::engine::reg;
@@ -16,7 +18,6 @@ use nicgen_model::pcap::Captured;
 use nicgen_sim::axis::{AxisDriver, AxisFrame, AxisMonitor};
 use nicgen_sim::host::DmaParams;
 use nicgen_sim::CycleSim;
-use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
@@ -83,7 +84,6 @@ impl Tap {
     }
 }
 
-const ETH_ARP: u16 = 0x0806;
 const ETH_IPV4: u16 = 0x0800;
 const ROCE_PORT: u16 = 4791;
 
@@ -93,10 +93,7 @@ pub struct TwinCounts {
     pub from_wire: u64,
     pub to_engine: u64,
     pub from_engine: u64,
-    pub arp_replies: u64,
-    pub arp_requests: u64,
-    pub icmp_echo_replies: u64,
-    /// Frames for another address or protocol.
+    /// Frames for another MAC address.
     pub ignored: u64,
     /// Frames dropped on purpose by the loss model (`TwinOpts::loss_pct`), each direction.
     pub lost_in: u64,
@@ -123,8 +120,6 @@ pub struct Twin {
     tx: AxisMonitor,
     tap: Tap,
     pub opts: TwinOpts,
-    /// Peers' MACs, from ARP and from the frames they send.
-    pub neigh: HashMap<Ipv4Addr, [u8; 6]>,
     pub counts: TwinCounts,
     /// Frames in both directions, stamped with the wall time since the twin started.
     pub captured: Vec<Captured>,
@@ -165,7 +160,7 @@ impl Twin {
         let rx = AxisDriver::new(&node.sim, "s_axis_rx", 100, opts.seed + 10);
         let tx = AxisMonitor::new(&node.sim, "m_axis_tx", 100, opts.seed + 11);
         let rng = nicgen_sim::Rng::new(opts.seed ^ 0x1055);
-        Ok(Twin { node, rx, tx, tap, opts, neigh: HashMap::new(), counts: TwinCounts::default(), captured: vec![], roce_in: vec![], roce_out: vec![], tx_taken: 0, wire_in: Default::default(), wire_free: 0, wire_out_free: 0, start: Instant::now(), rng })
+        Ok(Twin { node, rx, tx, tap, opts, counts: TwinCounts::default(), captured: vec![], roce_in: vec![], roce_out: vec![], tx_taken: 0, wire_in: Default::default(), wire_free: 0, wire_out_free: 0, start: Instant::now(), rng })
     }
 
     fn capture(&mut self, f: &[u8]) {
@@ -179,78 +174,42 @@ impl Twin {
         self.tap.send(&f)
     }
 
-    /// One frame from the wire: answered here (ARP, ICMP echo), handed to the engine (RoCE to
-    /// the card's address) or ignored.
+    /// One frame from the wire: to the engine when it is for the card's MAC or broadcast (the
+    /// loss model drops RoCEv2 frames only), else ignored.
     fn take_from_wire(&mut self, f: Vec<u8>) -> Result<()> {
         self.counts.from_wire += 1;
-        if f.len() < 14 {
+        if f.len() < 14 || (f[0..6] != self.opts.mac && f[0..6] != [0xff; 6]) {
             self.counts.ignored += 1;
             return Ok(());
         }
-        let ethertype = u16::from_be_bytes([f[12], f[13]]);
-        let src_mac: [u8; 6] = f[6..12].try_into().unwrap();
-        if ethertype == ETH_ARP && f.len() >= 42 {
-            self.capture(&f);
-            let op = u16::from_be_bytes([f[20], f[21]]);
-            let sender_ip = Ipv4Addr::new(f[28], f[29], f[30], f[31]);
-            let target_ip = Ipv4Addr::new(f[38], f[39], f[40], f[41]);
-            let sender_mac: [u8; 6] = f[22..28].try_into().unwrap();
-            if target_ip == self.opts.ip || op == 2 {
-                self.neigh.insert(sender_ip, sender_mac);
-            }
-            if op == 1 && target_ip == self.opts.ip {
-                self.counts.arp_replies += 1;
-                let r = arp(2, self.opts.mac, self.opts.ip, sender_mac, sender_ip);
-                self.wire_out(r)?;
-            }
+        let roce = u16::from_be_bytes([f[12], f[13]]) == ETH_IPV4 && f.len() >= 42 && f[23] == 17 && {
+            let ihl = (f[14] & 0xf) as usize * 4;
+            f.len() >= 14 + ihl + 4 && u16::from_be_bytes([f[14 + ihl + 2], f[14 + ihl + 3]]) == ROCE_PORT
+        };
+        if roce && self.opts.loss_pct > 0 && self.rng.chance(self.opts.loss_pct) {
+            self.counts.lost_in += 1;
             return Ok(());
         }
-        if ethertype != ETH_IPV4 || f.len() < 34 || f[0..6] != self.opts.mac {
-            self.counts.ignored += 1;
-            return Ok(());
-        }
-        let ihl = (f[14] & 0xf) as usize * 4;
-        let dst = Ipv4Addr::new(f[30], f[31], f[32], f[33]);
-        let src = Ipv4Addr::new(f[26], f[27], f[28], f[29]);
-        if dst != self.opts.ip || f.len() < 14 + ihl + 8 {
-            self.counts.ignored += 1;
-            return Ok(());
-        }
-        self.neigh.insert(src, src_mac);
-        match f[23] {
-            1 => match icmp_echo_reply(&f) {
-                Some(r) => {
-                    self.capture(&f);
-                    self.counts.icmp_echo_replies += 1;
-                    self.wire_out(r)
-                }
-                None => {
-                    self.counts.ignored += 1;
-                    Ok(())
-                }
-            },
-            17 if u16::from_be_bytes([f[14 + ihl + 2], f[14 + ihl + 3]]) == ROCE_PORT => {
-                if self.opts.loss_pct > 0 && self.rng.chance(self.opts.loss_pct) {
-                    self.counts.lost_in += 1;
-                    return Ok(());
-                }
-                self.capture(&f);
-                self.counts.to_engine += 1;
-                self.wire_in.push_back(f);
-                Ok(())
-            }
-            _ => {
-                self.counts.ignored += 1;
-                Ok(())
-            }
-        }
+        self.capture(&f);
+        self.counts.to_engine += 1;
+        self.wire_in.push_back(f);
+        Ok(())
     }
 
-    /// Ask who has `ip`.
-    pub fn arp_request(&mut self, ip: Ipv4Addr) -> Result<()> {
-        self.counts.arp_requests += 1;
-        let r = arp(1, self.opts.mac, self.opts.ip, [0xff; 6], ip);
-        self.wire_out(r)
+    /// The Ethernet streams idle for a register access, which clocks the engine without the
+    /// stream agents: no beat may move unseen (the agents drive them again next cycle).
+    pub fn pause_streams(&mut self) {
+        let (v, r) = (self.node.sim.port("s_axis_rx$tvalid"), self.node.sim.port("m_axis_tx$tready"));
+        self.node.sim.set_bit(v, false);
+        self.node.sim.set_bit(r, false);
+    }
+    pub fn reg_write(&mut self, addr: u16, v: u32) -> Result<()> {
+        self.pause_streams();
+        self.node.write(addr, v)
+    }
+    pub fn reg_read(&mut self, addr: u16) -> u32 {
+        self.pause_streams();
+        self.node.read(addr)
     }
 
     /// One clock cycle of the engine and its host: DMA, card memory, SQ and CQ agents, the
@@ -319,16 +278,21 @@ impl Twin {
         }
     }
 
-    /// The MAC of `ip`, by ARP (one request per 200 ms of wall time, up to `wall`).
+    /// The MAC of `ip`, from the engine's neighbour table: the engine asks by ARP
+    /// (`ARP_WHO_HAS`, once per 200 ms of wall time) until the table holds it, up to `wall`.
     pub fn resolve(&mut self, ip: Ipv4Addr, wall: Duration) -> Result<[u8; 6]> {
         let t0 = Instant::now();
         let mut asked: Option<Instant> = None;
+        self.reg_write(reg::NEIGH_IP, u32::from(ip))?;
         loop {
-            if let Some(m) = self.neigh.get(&ip) {
-                return Ok(*m);
+            let hi = self.reg_read(reg::NEIGH_MAC_HI);
+            if hi >> 31 == 1 {
+                let lo = self.reg_read(reg::NEIGH_MAC_LO);
+                let m = ((hi as u64 & 0xffff) << 32 | lo as u64).to_be_bytes();
+                return Ok([m[2], m[3], m[4], m[5], m[6], m[7]]);
             }
             if asked.is_none_or(|a| a.elapsed() > Duration::from_millis(200)) {
-                self.arp_request(ip)?;
+                self.reg_write(reg::ARP_WHO_HAS, u32::from(ip))?;
                 asked = Some(Instant::now());
             }
             for _ in 0..256 {
@@ -343,6 +307,7 @@ impl Twin {
     /// The engine's status counters, by name.
     pub fn engine_counters(&mut self) -> Vec<(&'static str, u64)> {
         use nicgen_hw::roce::engine::ENGINE_COUNTERS;
+        self.pause_streams();
         let v = self.node.counters();
         ENGINE_COUNTERS.iter().zip(v).map(|((n, _), c)| (*n, c)).collect()
     }
@@ -353,39 +318,5 @@ impl Twin {
     }
 }
 
-fn arp(op: u16, smac: [u8; 6], sip: Ipv4Addr, tmac: [u8; 6], tip: Ipv4Addr) -> Vec<u8> {
-    let dst = if op == 1 { [0xff; 6] } else { tmac };
-    let mut f = Vec::with_capacity(60);
-    f.extend_from_slice(&dst);
-    f.extend_from_slice(&smac);
-    f.extend_from_slice(&ETH_ARP.to_be_bytes());
-    f.extend_from_slice(&[0, 1, 8, 0, 6, 4]);
-    f.extend_from_slice(&op.to_be_bytes());
-    f.extend_from_slice(&smac);
-    f.extend_from_slice(&sip.octets());
-    f.extend_from_slice(&if op == 1 { [0; 6] } else { tmac });
-    f.extend_from_slice(&tip.octets());
-    f.resize(60, 0);
-    f
-}
-
-/// The echo reply to an IPv4 ICMP echo request `req` (an Ethernet frame), built by etherparse
-/// (IP header and ICMP checksums); `None` when `req` is no echo request.
-fn icmp_echo_reply(req: &[u8]) -> Option<Vec<u8>> {
-    use etherparse::{Icmpv4Type, NetSlice, PacketBuilder, SlicedPacket, TransportSlice};
-    let p = SlicedPacket::from_ethernet(req).ok()?;
-    let (Some(NetSlice::Ipv4(ip)), Some(TransportSlice::Icmpv4(icmp))) = (&p.net, &p.transport) else { return None };
-    let Icmpv4Type::EchoRequest(echo) = icmp.icmp_type() else { return None };
-    let eth = p.link.as_ref()?.to_header()?;
-    let eth = match eth {
-        etherparse::LinkHeader::Ethernet2(e) => e,
-        _ => return None,
-    };
-    let h = ip.header();
-    let b = PacketBuilder::ethernet2(eth.destination, eth.source).ipv4(h.destination(), h.source(), 64).icmpv4_echo_reply(echo.id, echo.seq);
-    let mut r = Vec::with_capacity(b.size(icmp.payload().len()));
-    b.write(&mut r, icmp.payload()).ok()?;
-    Some(r)
-}
 
 
