@@ -276,8 +276,13 @@ fn speculative_under_damage(mut o: RdmaOpts, dir: usize, cut_min: u64) {
     let (cut, cut_bad, stored_bad) = (rx("rx_cut_through"), rx("rx_cut_bad"), rx("rx_drop_bad"));
     println!("{} frames, {} corrupted, {} truncated; receiver: {cut} cut through, {cut_bad} withdrawn, {stored_bad} stored ones dropped", c.frames, c.corrupted, c.truncated);
     assert!(cut >= cut_min, "{cut} frames cut through, {cut_min} expected");
-    assert!(cut_bad > 0 && cut_bad <= c.corrupted + c.truncated);
-    assert_eq!(cut_bad + stored_bad, c.corrupted + c.truncated);
+    // every damaged frame is withdrawn or dropped; besides those, only frames the RX buffer cut
+    // short or dropped for lack of room (`rx_drop_overflow`, which also counts stored ones)
+    let overflow = rx("rx_drop_overflow");
+    println!("receiver: {overflow} frames cut short or dropped for lack of room");
+    let damaged = c.corrupted + c.truncated;
+    assert!(cut_bad > 0);
+    assert!(cut_bad + stored_bad >= damaged && cut_bad + stored_bad <= damaged + overflow, "{cut_bad} + {stored_bad} withdrawn or dropped, {damaged} damaged, {overflow} overflows");
 }
 
 /// Speculative placement of WRITEs: 16 KiB WRITEs (PMTU 1024: FIRST, 14 MIDDLE, LAST) with every
