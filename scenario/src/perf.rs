@@ -41,8 +41,9 @@ pub struct PerfOpts {
     pub seed: u64,
     /// Give up after this much wall time.
     pub wall: Duration,
-    /// The latency tests (`ib_write_lat`): as server, answer each WRITE the peer makes into
-    /// the card's region with one back, as perftest's ping-pong does.
+    /// The latency tests (`ib_write_lat`, `ib_read_lat`), as perftest's ping-pong runs them:
+    /// for `write` the server WRITEs first and each side answers the other's n-th WRITE with
+    /// its own; for `read` the client READs one at a time.
     pub lat: bool,
 }
 
@@ -167,8 +168,20 @@ fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: m
                 x.keys(d)?;
             }
             x.keys(&mine[0])?;
+            if o.lat {
+                // the latency tests' server waits for one more barrier before its first WRITE
+                x.keys(&mine[0])?;
+            }
             tx.send(ToMain::Go)?;
             let ToExchange::TestDone(report) = rx.recv()? else { bail!("no test result") };
+            if o.lat {
+                // the latency tests print their own figures: no reports, only the close,
+                // which perftest 6.06's latency server may not wait for (it has printed and
+                // gone: its exit status is what the caller checks)
+                let _ = x.close(&mine[0]);
+                tx.send(ToMain::Done(None))?;
+                return Ok(());
+            }
             x.keys(&mine[0])?; // after the test
             let theirs = x.reports(&report)?;
             x.close(&mine[0])?;
@@ -210,9 +223,6 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     if o.size == 0 {
         bail!("--size must be at least 1");
     }
-    if o.lat && o.peer.is_some() {
-        bail!("the latency tests run with the card as perftest's server (--server) only");
-    }
     let mut t = Twin::new(TwinOpts { iface: o.iface.clone(), ip: o.ip, mac: o.mac, loss_pct: o.loss_pct, seed: o.seed, capture: true })?;
     let mine = my_dests(o);
     // a known pattern in every region the peer may read
@@ -238,6 +248,8 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     // write_lat's ping-pong: the n-th WRITE each way ends with the byte n (mod 256)
     let mut pongs = 0usize;
     let mut connected = false;
+    // the latency tests as client: the test has started (after the barrier)
+    let mut lat_client_go = false;
     let outcome = (|| -> Result<Option<BwReport>> {
         loop {
             if t0.elapsed() > o.wall {
@@ -262,16 +274,42 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
                     pongs += 1;
                 }
             }
+            // as client: write_lat waits for the server's n-th WRITE, then WRITEs its n-th;
+            // read_lat READs, one at a time (perftest's run_iter_lat)
+            if o.lat && lat_client_go && pongs < o.iters {
+                let ready = match o.op {
+                    PerfOp::Write => t.node.mem.byte(mine[0].vaddr + o.size as u64 - 1) == (pongs + 1) as u8,
+                    PerfOp::Read => t.node.cq.seen.len() >= pongs,
+                };
+                if ready {
+                    let r = rep.remote[0];
+                    let laddr = LOCAL_BASE + pongs as u64 * (o.size as u64).next_multiple_of(4096);
+                    let opc = if o.op == PerfOp::Write { wr_op::WRITE } else { wr_op::READ };
+                    if o.op == PerfOp::Write {
+                        let mut data = vec![0x5au8; o.size];
+                        data[o.size - 1] = (pongs + 1) as u8;
+                        t.node.mem.write(laddr, &data);
+                    }
+                    wrs.push(SqWrFields { wr_id: wrs.len() as u32, op: opc, qpn: mine[0].qpn, laddr, raddr: r.vaddr, rkey: r.rkey, len: o.size as u32, signaled: true });
+                    pongs += 1;
+                }
+            }
             // the client's work: keep the SQ fed
             while posted < wrs.len() && t.node.sq.idle() {
                 t.node.sq.push(wrs[posted].to_words());
                 posted += 1;
             }
-            if let (Some(start), true) = (test_start, !wrs.is_empty()) {
+            let all_posted = !wrs.is_empty() && (!lat_client_go || wrs.len() == o.iters);
+            if let (Some(start), true) = (test_start, all_posted) {
                 if t.node.cq.seen.len() >= wrs.len() {
                     rep.cycles = t.node.sim.cycle() - start;
                     rep.bytes = (o.size * wrs.len()) as u64;
                     let secs = rep.cycles as f64 / 250e6;
+                    if lat_client_go {
+                        // write_lat's figure is half a round trip; read_lat's a whole READ
+                        let per = if o.op == PerfOp::Write { 2.0 } else { 1.0 };
+                        rep.log.push(format!("latency (simulated, mean): {:.3} us over {} iterations", secs * 1e6 / (wrs.len() as f64 * per), wrs.len()));
+                    }
                     let r = BwReport { size: o.size as u64, iters: o.iters as u64, bw_peak: rep.bytes as f64 / secs / 1e6, bw_avg: rep.bytes as f64 / secs / 1e6, msg_rate: wrs.len() as f64 / secs / 1e6 };
                     to_x.send(ToExchange::TestDone(r))?;
                     test_start = None;
@@ -291,6 +329,10 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
                     rep.remote = remote;
                     to_x.send(ToExchange::Ready)?;
                     connected = true;
+                }
+                Ok(ToMain::Go) if o.lat => {
+                    lat_client_go = true;
+                    test_start = Some(t.node.sim.cycle());
                 }
                 Ok(ToMain::Go) => {
                     let opc = if o.op == PerfOp::Write { wr_op::WRITE } else { wr_op::READ };
