@@ -7,7 +7,7 @@
 //!   updated, else the oldest replaced), which `nb_query_ip`/`nb_hit`/`nb_mac` read. A pulse on
 //!   `who_has_go` broadcasts a request for `who_has_ip`, so that the host resolves a peer by ARP.
 //! - **ICMP echo.** An IPv4 echo request to `local_mac` and `local_ip` (no IP options, not a
-//!   fragment, type 8 code 0) is answered with the same frame turned round: the MACs and IP
+//!   fragment, type 8 code 0) is answered with the same frame sent back: the MACs and IP
 //!   addresses swapped, type 0, the ICMP checksum updated incrementally (RFC 1624: + 0x0800
 //!   with end-around carry; the IP header's words are the same, so its checksum stays). A
 //!   request whose checksum is wrong gets a reply whose checksum is wrong, which the peer drops.
@@ -101,13 +101,13 @@ pub struct ArpIcmp {
     arp_sha: DFF<Bits<48>>,
     arp_spa: DFF<Bits<32>>,
     arp_asks: DFF<Bit>,
-    // stage B: the echo FIFO's input, the first beat turned round
+    // stage B: the echo FIFO's input, the first beat made the reply's
     b_valid: DFF<Bit>,
     b_data: DFF<Bits<512>>,
     b_keep: DFF<Bits<64>>,
     b_last: DFF<Bit>,
     b_user: DFF<Bit>,
-    turned: Signal<Local, Bits<512>>,
+    reply_head: Signal<Local, Bits<512>>,
     echo_fifo: AxisRxFifo<DATA_W, KEEP_W, 578, ECHO_FIFO_A>,
     /// A reply to send: to `reply_sha`/`reply_spa` (wire order).
     reply_pend: DFF<Bit>,
@@ -159,7 +159,7 @@ pub struct ArpIcmp {
     k_frag_mask: Constant<Bits<16>>,
     k_echo_req: Constant<Bits<16>>,
     k_csum_add: Constant<Bits<17>>,
-    k_turn_mask: Constant<Bits<512>>,
+    k_kept_bytes: Constant<Bits<512>>,
     one3: Constant<Bits<3>>,
     zero3: Constant<Bits<3>>,
     one32: Constant<Bits<32>>,
@@ -192,10 +192,10 @@ impl Default for ArpIcmp {
         let template = beat_of(&[(12, 0x08), (13, 0x06), (14, 0), (15, 1), (16, 0x08), (17, 0), (18, 6), (19, 4)]);
         // the echo reply keeps every byte but the MACs (0-11), the IP addresses (26-33), the
         // ICMP type, code and checksum (34-37)
-        let mut turn_mask = Bits::<512>::default();
+        let mut kept_bytes = Bits::<512>::default();
         for i in 0..512 {
             let byte = i / 8;
-            turn_mask = turn_mask.replace_bit(i, !(byte < 12 || (26..38).contains(&byte)));
+            kept_bytes = kept_bytes.replace_bit(i, !(byte < 12 || (26..38).contains(&byte)));
         }
         let mut keep60 = Bits::<64>::default();
         for i in 0..60 {
@@ -254,7 +254,7 @@ impl Default for ArpIcmp {
             b_keep: Default::default(),
             b_last: Default::default(),
             b_user: Default::default(),
-            turned: Default::default(),
+            reply_head: Default::default(),
             echo_fifo: Default::default(),
             reply_pend: Default::default(),
             reply_sha: Default::default(),
@@ -298,7 +298,7 @@ impl Default for ArpIcmp {
             k_frag_mask: k(0xff3f),
             k_echo_req: k(0x0008),
             k_csum_add: k(0x0800),
-            k_turn_mask: Constant::new(turn_mask),
+            k_kept_bytes: Constant::new(kept_bytes),
             one3: k(1),
             zero3: k(0),
             one32: k(1),
@@ -391,7 +391,7 @@ impl Logic for ArpIcmp {
             }
         }
         // ------------------------------------------------ stage B: into the echo FIFO
-        self.turned.next = (self.a_data.q.val() & self.k_turn_mask.val())
+        self.reply_head.next = (self.a_data.q.val() & self.k_kept_bytes.val())
             | bit_cast::<512, 48>(self.a_data.q.val().get_bits::<48>(48))
             | (bit_cast::<512, 48>(self.mac_wire.val()) << 48)
             | (bit_cast::<512, 32>(self.a_data.q.val().get_bits::<32>(240)) << 208)
@@ -401,7 +401,7 @@ impl Logic for ArpIcmp {
         self.b_valid.d.next = self.a_valid.q.val() & self.echo_now.val();
         self.b_data.d.next = self.a_data.q.val();
         if self.a_first.q.val() {
-            self.b_data.d.next = self.turned.val();
+            self.b_data.d.next = self.reply_head.val();
         }
         self.b_keep.d.next = self.a_keep.q.val();
         self.b_last.d.next = self.a_last.q.val();

@@ -55,7 +55,7 @@ pub const ENGINE_COUNTERS: [(&str, &str); 59] = [
     ("rx_drop_bad", "frames dropped by the RX buffer for the causes above"),
     ("rx_drop_overflow", "dropped: RX buffer full"),
     ("rx_parsed", "RoCEv2 frames parsed"),
-    ("rx_not_roce", "dropped: not RoCEv2"),
+    ("rx_not_roce", "dropped by the RoCE path: not RoCEv2 (ARP and ICMP echo requests, which arp_icmp answers, count here too)"),
     ("resp_headers", "headers at the responder"),
     ("resp_unknown_qp", "dropped: QPN beyond the QP table"),
     ("resp_qp_not_ready", "dropped: QP in RESET or INIT"),
