@@ -295,7 +295,8 @@ fn perftest_key_message_round_trip() {
 }
 
 /// The card answers ARP and ICMP echo: the namespace's own kernel (its bridge, 10.9.0.254)
-/// resolves the card's MAC and pings it while `nicgen perf` waits for a client.
+/// resolves the card's MAC and pings it, with 56 and with 1400 bytes of payload, while
+/// `nicgen perf` waits for a client.
 #[test]
 fn linux_resolves_and_pings_the_card() {
     let lab = Lab::new("ping");
@@ -309,10 +310,14 @@ fn linux_resolves_and_pings_the_card() {
         last = String::from_utf8_lossy(&p.stdout).to_string();
         ok = p.status.success() && last.contains("3 received");
     }
+    // a 1,442-byte frame: 23 beats through the echo FIFO, the kernel checks the reply's checksum
+    let big = Command::new("ip").args(["netns", "exec", &lab.ns, "ping", "-c", "2", "-i", "0.3", "-W", "5", "-s", "1400", "-p", "a5", CARD_IP]).output().expect("ping");
+    let big_out = String::from_utf8_lossy(&big.stdout).to_string();
     let neigh = Command::new("ip").args(["netns", "exec", &lab.ns, "ip", "neigh", "show", CARD_IP]).output().expect("ip neigh");
     let _ = perf.kill();
     let _ = perf.wait();
     assert!(ok, "ping to the card failed:\n{last}");
+    assert!(big.status.success() && big_out.contains("2 received"), "1400-byte ping to the card failed:\n{big_out}");
     let n = String::from_utf8_lossy(&neigh.stdout);
     assert!(n.contains("02:4e:47:00:00:01"), "the kernel did not learn the card's MAC by ARP: {n}");
 }
