@@ -78,7 +78,8 @@ enum Cmd {
         /// Give up after this many seconds of wall time.
         #[arg(long, default_value_t = 600)]
         wall: u64,
-        /// The latency tests (ib_write_lat, ib_read_lat): as server, answer each WRITE with one.
+        /// The latency tests (ib_write_lat, ib_read_lat), as server or client: write ping-pongs
+        /// WRITEs (the server first), read READs one at a time.
         #[arg(long)]
         lat: bool,
     },
