@@ -115,10 +115,7 @@ fn plan(rng: &mut Rng, n_echo_lens: &[usize]) -> Plan {
 /// Runs `plan` with random gaps and backpressure; returns (replies in wire order, engine frames
 /// in wire order).
 fn run<S: CycleSim>(sim: &mut S, p: &Plan, valid: u32, ready: u32, seed: u64) -> Vec<SeenFrame> {
-    sim.reset(2);
-    let (mp, ip) = (sim.port("local_mac"), sim.port("local_ip"));
-    sim.set_u64(mp, num_mac(&MAC));
-    sim.set_u64(ip, u32::from_be_bytes(IP) as u64);
+    start(sim);
     let mut rx = AxisDriver::new(sim, "rx", valid, seed);
     let mut tx = AxisDriver::new(sim, "s_axis_tx", valid, seed + 1);
     let out = AxisMonitor::new(sim, "m_axis_tx", ready, seed + 2);
@@ -141,6 +138,14 @@ fn run<S: CycleSim>(sim: &mut S, p: &Plan, valid: u32, ready: u32, seed: u64) ->
         assert!(b.cycles < 3_000_000, "stalled");
     }
     b.monitors[0].frames.clone()
+}
+
+/// Reset, and the card's MAC and IP.
+fn start<S: CycleSim>(sim: &mut S) {
+    sim.reset(2);
+    let (mp, ip) = (sim.port("local_mac"), sim.port("local_ip"));
+    sim.set_u64(mp, num_mac(&MAC));
+    sim.set_u64(ip, u32::from_be_bytes(IP) as u64);
 }
 
 fn counter<S: CycleSim>(sim: &mut S, name: &str) -> u64 {
@@ -236,10 +241,7 @@ fn oversized_echo_requests_are_dropped_and_counted() {
 #[test]
 fn who_has_sends_an_arp_request() {
     let mut sim = verilate(&mut ArpIcmp::default());
-    sim.reset(2);
-    let (mp, ip) = (sim.port("local_mac"), sim.port("local_ip"));
-    sim.set_u64(mp, num_mac(&MAC));
-    sim.set_u64(ip, u32::from_be_bytes(IP) as u64);
+    start(&mut sim);
     let (wip, go) = (sim.port("who_has_ip"), sim.port("who_has_go"));
     sim.set_u64(wip, u32::from_be_bytes([10, 9, 0, 1]) as u64);
     sim.set_bit(go, true);

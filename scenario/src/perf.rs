@@ -245,7 +245,7 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     let mut wrs: Vec<SqWrFields> = vec![];
     let mut posted = 0usize;
     let mut test_start = None;
-    // write_lat's ping-pong: the n-th WRITE each way ends with the byte n (mod 256)
+    // the latency tests' messages posted so far
     let mut pongs = 0usize;
     let mut connected = false;
     // the latency tests as client: the test has started (after the barrier)
@@ -258,28 +258,19 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
             for _ in 0..64 {
                 t.step()?;
             }
-            // write_lat's ping-pong (perftest's run_iter_lat_write): the server WRITEs first,
-            // once the barrier before the test is answered (2 x QPs + 1 key messages); then
-            // each WRITE of the peer whose last byte is the count of the card's answers it
-            if o.lat && o.op == PerfOp::Write && o.peer.is_none() && connected && pongs < o.iters {
-                let started = pongs > 0 || keys_written.load(Ordering::Acquire) > 2 * o.qps;
-                let answered = pongs == 0 || t.node.mem.byte(mine[0].vaddr + o.size as u64 - 1) == pongs as u8;
-                if started && answered {
-                    let r = rep.remote[0];
-                    let laddr = LOCAL_BASE + pongs as u64 * (o.size as u64).next_multiple_of(4096);
-                    let mut data = vec![0x5au8; o.size];
-                    data[o.size - 1] = (pongs + 1) as u8;
-                    t.node.mem.write(laddr, &data);
-                    wrs.push(SqWrFields { wr_id: wrs.len() as u32, op: wr_op::WRITE, qpn: mine[0].qpn, laddr, raddr: r.vaddr, rkey: r.rkey, len: o.size as u32, signaled: true });
-                    pongs += 1;
-                }
-            }
-            // as client: write_lat waits for the server's n-th WRITE, then WRITEs its n-th;
-            // read_lat READs, one at a time (perftest's run_iter_lat)
-            if o.lat && lat_client_go && pongs < o.iters {
-                let ready = match o.op {
-                    PerfOp::Write => t.node.mem.byte(mine[0].vaddr + o.size as u64 - 1) == (pongs + 1) as u8,
-                    PerfOp::Read => t.node.cq.seen.len() >= pongs,
+            // the latency tests' ping-pong (perftest's run_iter_lat_write): the n-th WRITE each
+            // way ends with the byte n (mod 256). As server the card WRITEs first, once the
+            // barrier before the test is answered (2 x QPs + 1 key messages), then answers each
+            // of the peer's WRITEs; as client it waits for the server's n-th WRITE before its
+            // n-th. read_lat's client READs one at a time (run_iter_lat).
+            let lat_turn = o.lat && pongs < o.iters && if o.peer.is_none() { o.op == PerfOp::Write && connected } else { lat_client_go };
+            if lat_turn {
+                let peer_wrote = t.node.mem.byte(mine[0].vaddr + o.size as u64 - 1);
+                let ready = match (o.peer.is_none(), o.op) {
+                    (true, _) if pongs == 0 => keys_written.load(Ordering::Acquire) > 2 * o.qps,
+                    (true, _) => peer_wrote == pongs as u8,
+                    (false, PerfOp::Write) => peer_wrote == (pongs + 1) as u8,
+                    (false, PerfOp::Read) => t.node.cq.seen.len() >= pongs,
                 };
                 if ready {
                     let r = rep.remote[0];

@@ -120,6 +120,7 @@ pub struct ArpIcmp {
     arp_out_valid: DFF<Bit>,
     arp_out_data: DFF<Bits<512>>,
     arp_template: Constant<Bits<512>>,
+    arp_own: Signal<Local, Bits<512>>,
     arp_keep: Constant<Bits<64>>,
     op_reply: Constant<Bits<512>>,
     op_request: Constant<Bits<512>>,
@@ -264,6 +265,7 @@ impl Default for ArpIcmp {
             arp_out_valid: Default::default(),
             arp_out_data: Default::default(),
             arp_template: Constant::new(template),
+            arp_own: Default::default(),
             arp_keep: Constant::new(keep60),
             op_reply: Constant::new(beat_of(&[(21, 2)])),
             op_request: Constant::new(beat_of(&[(21, 1)])),
@@ -381,13 +383,22 @@ impl Logic for ArpIcmp {
             self.arp_now.next = self.a_arp_hdr.q.val() & (self.a_dst_ours.q.val() | self.a_dst_bcast.q.val()) & self.a_arp_for_us.q.val() & (self.a_arp_req.q.val() | self.a_arp_rep.q.val());
             self.echo_now.next = self.a_echo_hdr.q.val() & self.a_dst_ours.q.val() & self.a_ip_for_us.q.val();
         }
+        // an ARP frame's sender: from its first beat, then as latched there
+        self.src_sha.next = self.arp_sha.q.val();
+        self.src_spa.next = self.arp_spa.q.val();
+        self.src_asks.next = self.arp_asks.q.val();
+        if self.a_first.q.val() {
+            self.src_sha.next = self.a_data.q.val().get_bits::<48>(176);
+            self.src_spa.next = self.a_data.q.val().get_bits::<32>(224);
+            self.src_asks.next = self.a_arp_req.q.val();
+        }
         if self.a_valid.q.val() {
             self.arp_on.d.next = self.arp_now.val() & !self.a_last.q.val();
             self.echo_on.d.next = self.echo_now.val() & !self.a_last.q.val();
             if self.a_first.q.val() {
-                self.arp_sha.d.next = self.a_data.q.val().get_bits::<48>(176);
-                self.arp_spa.d.next = self.a_data.q.val().get_bits::<32>(224);
-                self.arp_asks.d.next = self.a_arp_req.q.val();
+                self.arp_sha.d.next = self.src_sha.val();
+                self.arp_spa.d.next = self.src_spa.val();
+                self.arp_asks.d.next = self.src_asks.val();
             }
         }
         // ------------------------------------------------ stage B: into the echo FIFO
@@ -413,15 +424,6 @@ impl Logic for ArpIcmp {
         self.echo_fifo.s_axis.tuser.next = self.b_user.q.val();
         self.echo_fifo.s_cut.next = false;
         // ------------------------------------------------ ARP: at the frame's end
-        // the sender: from this beat when the frame is one beat, else as latched at its first
-        self.src_sha.next = self.arp_sha.q.val();
-        self.src_spa.next = self.arp_spa.q.val();
-        self.src_asks.next = self.arp_asks.q.val();
-        if self.a_first.q.val() {
-            self.src_sha.next = self.a_data.q.val().get_bits::<48>(176);
-            self.src_spa.next = self.a_data.q.val().get_bits::<32>(224);
-            self.src_asks.next = self.a_arp_req.q.val();
-        }
         self.learn.next = false;
         if self.a_valid.q.val() & self.a_last.q.val() & self.arp_now.val() {
             if self.a_user.q.val() {
@@ -481,28 +483,27 @@ impl Logic for ArpIcmp {
             self.who_pend.d.next = true;
             self.who_ip.d.next = self.who_wire.val();
         }
-        // the ARP frame out: a reply first, then a request
+        // the ARP frame out: a reply first, then a request; both carry the fixed fields and the
+        // card as the Ethernet source and the ARP sender
+        self.arp_own.next = self.arp_template.val()
+            | (bit_cast::<512, 48>(self.mac_wire.val()) << 48)
+            | (bit_cast::<512, 48>(self.mac_wire.val()) << 176)
+            | (bit_cast::<512, 32>(self.ip_wire.val()) << 224);
         if !self.arp_out_valid.q.val() {
             if self.reply_pend.q.val() {
                 self.arp_out_valid.d.next = true;
                 self.reply_pend.d.next = false;
                 self.n_arp_replies.d.next = self.n_arp_replies.q.val() + self.one32.val();
-                self.arp_out_data.d.next = self.arp_template.val() | self.op_reply.val()
+                self.arp_out_data.d.next = self.arp_own.val() | self.op_reply.val()
                     | bit_cast::<512, 48>(self.reply_sha.q.val())
-                    | (bit_cast::<512, 48>(self.mac_wire.val()) << 48)
-                    | (bit_cast::<512, 48>(self.mac_wire.val()) << 176)
-                    | (bit_cast::<512, 32>(self.ip_wire.val()) << 224)
                     | (bit_cast::<512, 48>(self.reply_sha.q.val()) << 256)
                     | (bit_cast::<512, 32>(self.reply_spa.q.val()) << 304);
             } else if self.who_pend.q.val() {
                 self.arp_out_valid.d.next = true;
                 self.who_pend.d.next = false;
                 self.n_arp_requests.d.next = self.n_arp_requests.q.val() + self.one32.val();
-                self.arp_out_data.d.next = self.arp_template.val() | self.op_request.val()
+                self.arp_out_data.d.next = self.arp_own.val() | self.op_request.val()
                     | bit_cast::<512, 48>(self.bcast.val())
-                    | (bit_cast::<512, 48>(self.mac_wire.val()) << 48)
-                    | (bit_cast::<512, 48>(self.mac_wire.val()) << 176)
-                    | (bit_cast::<512, 32>(self.ip_wire.val()) << 224)
                     | (bit_cast::<512, 32>(self.who_ip.q.val()) << 304);
             }
         }

@@ -236,6 +236,8 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     tx_window: DFF<Bits<8>>,
     mac_lo: DFF<Bits<32>>,
     mac_hi: DFF<Bits<16>>,
+    /// `LOCAL_MAC` as one number, for the TX and `net`.
+    local_mac: Signal<Local, Bits<48>>,
     ip: [DFF<Bits<32>>; 4],
     pend_w: DFF<Bit>,
     pend_r: DFF<Bit>,
@@ -356,6 +358,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             tx_window: Default::default(),
             mac_lo: Default::default(),
             mac_hi: Default::default(),
+            local_mac: Default::default(),
             ip: Default::default(),
             pend_w: Default::default(),
             pend_r: Default::default(),
@@ -633,8 +636,9 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         // the engine's frames, with ARP and ICMP echo replies merged in between, to the MAC
         Axis512Source::join(&mut self.tx.m_axis_tx, &mut self.net.s_axis_tx);
         Axis512Source::link(&mut self.m_axis_tx, &mut self.net.m_axis_tx);
-        self.tx.local_mac.next = bit_cast::<48, 32>(self.mac_lo.q.val()) | (bit_cast::<48, 16>(self.mac_hi.q.val()) << 32);
-        self.net.local_mac.next = bit_cast::<48, 32>(self.mac_lo.q.val()) | (bit_cast::<48, 16>(self.mac_hi.q.val()) << 32);
+        self.local_mac.next = bit_cast::<48, 32>(self.mac_lo.q.val()) | (bit_cast::<48, 16>(self.mac_hi.q.val()) << 32);
+        self.tx.local_mac.next = self.local_mac.val();
+        self.net.local_mac.next = self.local_mac.val();
         self.net.local_ip.next = self.ip[0].q.val();
         self.net.who_has_ip.next = self.who_has_ip.q.val();
         self.net.who_has_go.next = self.who_has_go.q.val();
