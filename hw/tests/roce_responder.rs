@@ -6,7 +6,7 @@ mod common;
 use nicgen_hw::roce::hdr::RxHdrFields;
 use nicgen_hw::roce::qp::*;
 use nicgen_hw::roce::rx::responder::*;
-use nicgen_hw::roce::{DmaCmdFields, RespItemFields};
+use nicgen_hw::roce::{cq_status, wr_op, CqEntryFields, DmaCmdFields, RecvWrFields, RespItemFields};
 use nicgen_model::opcode as op;
 use nicgen_sim::axis::*;
 use nicgen_sim::chan::{ChanDriver, ChanMonitor};
@@ -102,6 +102,8 @@ struct Out {
     jobs: Vec<RespItemFields>,
     resps: Vec<RxHdrFields>,
     resp_data: Vec<Vec<u8>>,
+    /// Receive completions.
+    rcq: Vec<CqEntryFields>,
     /// Longest run of cycles with a payload beat offered and not taken.
     max_stall: u64,
 }
@@ -112,6 +114,16 @@ fn run<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], valid: u32, r
 
 /// [`run`] with the verdicts of the headers with `spec` set (bit 0 bad) on `vd`.
 fn run_v<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], vds: &[u32], valid: u32, ready: u32, seed: u64) -> Out {
+    run_all(sim, items, vds, &[], valid, ready, seed)
+}
+
+/// [`run_v`] with RECVs posted on `recv` (beside the headers, in no set order to them).
+fn run_all<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], vds: &[u32], posts: &[RecvWrFields], valid: u32, ready: u32, seed: u64) -> Out {
+    let mut pd = ChanDriver::new(sim, "recv", valid, seed + 13);
+    for p in posts {
+        pd.push(p.to_words());
+    }
+    let mut cqm = ChanMonitor::new(sim, "rcq", ready, seed + 14);
     let mut vd = ChanDriver::new(sim, "vd", valid, seed + 11);
     for v in vds {
         vd.push(vec![*v]);
@@ -142,13 +154,15 @@ fn run_v<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], vds: &[u32]
         sim.set_bit(pv, hint.is_some());
         sim.set_u64(pq, hint.unwrap_or(0));
         vd.drive(sim);
+        pd.drive(sim);
+        cqm.drive(sim);
         cm.drive(sim);
         am.drive(sim);
         rm.drive(sim);
         let moved = b.step_with(sim, |s| {
-            let mut m = hd.sample(s) | vd.sample(s);
-            m |= cm.sample(s) | am.sample(s) | rm.sample(s);
-            for c in [&cm, &am, &rm] {
+            let mut m = hd.sample(s) | vd.sample(s) | pd.sample(s);
+            m |= cm.sample(s) | am.sample(s) | rm.sample(s) | cqm.sample(s);
+            for c in [&cm, &am, &rm, &cqm] {
                 m |= s.get_bit(c.ports.valid);
             }
             if s.get_bit(tv) && !s.get_bit(tr) {
@@ -159,7 +173,7 @@ fn run_v<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], vds: &[u32]
             }
             m
         });
-        quiet = if moved || !b.drivers[0].idle() || !hd.idle() || !vd.idle() { 0 } else { quiet + 1 };
+        quiet = if moved || !b.drivers[0].idle() || !hd.idle() || !vd.idle() || !pd.idle() { 0 } else { quiet + 1 };
         assert!(b.cycles < 5_000_000, "responder stalled");
     }
     Out {
@@ -170,6 +184,7 @@ fn run_v<S: CycleSim>(sim: &mut S, items: &[(RxHdrFields, Vec<u8>)], vds: &[u32]
         jobs: am.seen.iter().map(|(_, w)| RespItemFields::from_words(w)).filter(|r| r.read).collect(),
         resps: rm.seen.iter().map(|(_, w)| RxHdrFields::from_words(w)).collect(),
         resp_data: b.monitors[1].frames.iter().map(|f| f.data.clone()).collect(),
+        rcq: cqm.seen.iter().map(|(_, w)| CqEntryFields::from_words(w)).collect(),
         max_stall,
     }
 }
@@ -468,7 +483,15 @@ fn cases() -> Vec<Case> {
             v.push(again);
             v
         }, vec![(NAK_INVALID_REQ, 1)], "bad_opcode_seq", 1, ERROR),
-        c("SEND (no receive queue)", RTS, |q, p| vec![(hdr(op::SEND_ONLY, q.qpn, p, 8), vec![1; 8])], vec![(NAK_INVALID_REQ, 0)], "bad_opcode_seq", 1, ERROR),
+        c("SEND with no RECV posted", RTS, |q, p| vec![(hdr(op::SEND_ONLY, q.qpn, p, 8), vec![1; 8])], vec![(RNR_NAK, 0)], "rnr_naks", 1, RTS),
+        c("SEND with immediate (not served)", RTS, |q, p| vec![(hdr(op::SEND_ONLY_IMM, q.qpn, p, 8), vec![1; 8])], vec![(NAK_INVALID_REQ, 0)], "bad_opcode_seq", 1, ERROR),
+        c("SEND MIDDLE inside a WRITE", RTS, |q, p| {
+            let n = pmtu_bytes(q.cfg.pmtu);
+            let mut v = write_msg(q, p, q.cfg.mr_base, &vec![3; 3 * n]);
+            v.truncate(1);
+            v.push((hdr(op::SEND_MIDDLE, q.qpn, p + 1, n), vec![1; n]));
+            v
+        }, vec![(NAK_INVALID_REQ, 1)], "bad_opcode_seq", 1, ERROR),
         c("short FIRST", RTS, |q, p| {
             let n = pmtu_bytes(q.cfg.pmtu);
             let mut v = write_msg(q, p, q.cfg.mr_base, &vec![3; 3 * n]);
@@ -540,7 +563,7 @@ fn bad_requests_are_dropped_or_naked_and_counted() {
             good_va += data.len() as u64;
             items.extend(b);
         }
-        let before: HashMap<&str, u64> = ["unknown_qp", "qp_not_ready", "qp_error", "malformed", "duplicate", "psn_out_of_window", "bad_opcode_seq", "length_error", "rkey_violation", "writes"]
+        let before: HashMap<&str, u64> = ["unknown_qp", "qp_not_ready", "qp_error", "malformed", "duplicate", "psn_out_of_window", "bad_opcode_seq", "length_error", "rkey_violation", "writes", "rnr_naks", "sends"]
             .iter()
             .map(|c| (*c, counter(&mut sim, c)))
             .collect();
@@ -560,7 +583,7 @@ fn bad_requests_are_dropped_or_naked_and_counted() {
             let good_writes = if *c == "writes" { items.len() as u64 - bad.len() as u64 } else { 0 };
             let ok_writes = if *c == "writes" && case.counter != "writes" {
                 // accepted packets of the bad QP itself (the in-order one after a gap)
-                (case.name.starts_with("PSN ahead") as u64) + (case.name.starts_with("FIRST inside") as u64) + (case.name.starts_with("LAST short") as u64) + (case.name.starts_with("P_Key") as u64)
+                (case.name.starts_with("PSN ahead") as u64) + (case.name.starts_with("FIRST inside") as u64) + (case.name.starts_with("LAST short") as u64) + (case.name.starts_with("P_Key") as u64) + (case.name.starts_with("SEND MIDDLE") as u64)
             } else {
                 0
             };
@@ -676,8 +699,9 @@ fn qp_tables_of_16k_elaborate() {
     use rust_hdl::prelude::Block;
     r.connect_all();
     let v = verilog_named(&r, "roce_responder_16k");
-    assert!(v.contains("reg [156:0] mem [0:16383]"), "a 16K-entry responder table");
-    assert!(v.contains("reg [419:0] mem [0:16383]"), "a 16K-entry configuration table");
+    assert!(v.contains(&format!("reg [{}:0] mem [0:16383]", QP_RQ_BITS - 1)), "a 16K-entry responder table");
+    assert!(v.contains(&format!("reg [{}:0] mem [0:16383]", QP_CFG_BITS - 1)), "a 16K-entry configuration table");
+    assert!(v.contains("(* ram_style = \"ultra\" *) reg [127:0] mem [0:262143]"), "16 RECVs per QP in Ultra RAM");
     assert!(v.contains("(* ram_style = \"ultra\" *) reg [95:0] mem [0:262143]"), "16 READ ranges per QP in Ultra RAM");
 }
 
@@ -1049,4 +1073,191 @@ mod last_hit {
         }
         check::<16>(&pats);
     }
+}
+
+/// The packets of one SEND message (no RETH: `va`, `rkey` and `dma_len` stay 0).
+fn send_msg(q: &QpSetup, psn: u32, data: &[u8]) -> Vec<(RxHdrFields, Vec<u8>)> {
+    write_msg(q, psn, 0, data)
+        .into_iter()
+        .map(|(mut h, p)| {
+            h.opcode = match h.opcode {
+                op::WRITE_FIRST => op::SEND_FIRST,
+                op::WRITE_MIDDLE => op::SEND_MIDDLE,
+                op::WRITE_LAST => op::SEND_LAST,
+                _ => op::SEND_ONLY,
+            };
+            (h.va, h.rkey, h.dma_len) = (0, 0, 0);
+            (h, p)
+        })
+        .collect()
+}
+
+fn recv_wr(q: &QpSetup, wr_id: u32, addr: u64, len: u32) -> RecvWrFields {
+    RecvWrFields { qpn: q.qpn, wr_id, addr, len }
+}
+
+fn recv_done(q: &QpSetup, wr_id: u32, status: u8, byte_len: u32) -> CqEntryFields {
+    CqEntryFields { wr_id, qpn: q.qpn, op: wr_op::SEND, status, byte_len, recv: true, tap_flag: false }
+}
+
+/// SENDs of random lengths (empty, one packet, several, exactly the RECV's size) on 8 QPs,
+/// with WRITEs between them on one QP, land in the buffers of the RECVs posted, oldest first,
+/// and complete each RECV in order with its byte count; the receive queues end empty.
+fn sends_over<S: CycleSim>(sim: &mut S, seed: u64, valid: u32, ready: u32) {
+    let mut rng = Rng::new(seed);
+    start(sim, 0);
+    let qs: Vec<QpSetup> = (0..8).map(|i| qp(&mut rng, 40 + 3 * i)).collect();
+    for q in &qs {
+        setup(sim, q);
+    }
+    let mut posts = vec![];
+    let mut msgs: Vec<Vec<(RxHdrFields, Vec<u8>)>> = vec![vec![]; qs.len()];
+    let mut want_mem = vec![];
+    let mut want_cq: Vec<Vec<CqEntryFields>> = vec![vec![]; qs.len()];
+    let mut psn: Vec<u32> = qs.iter().map(|q| q.rq.rq_expected_psn).collect();
+    let mut next_addr = 0x7_0000_0000u64;
+    for (k, q) in qs.iter().enumerate() {
+        let pmtu = pmtu_bytes(q.cfg.pmtu);
+        for m in 0..(2 + rng.below(5) as usize) {
+            let cap = rng.range(1, 4 * pmtu as u64 + 1) as u32;
+            let len = match m % 4 {
+                0 => cap as usize,
+                1 => 0,
+                _ => rng.range(1, cap as u64 + 1) as usize,
+            };
+            let wr_id = (k as u32) << 16 | m as u32;
+            posts.push(recv_wr(q, wr_id, next_addr, cap));
+            let data = rng.bytes(len);
+            msgs[k].extend(send_msg(q, psn[k], &data));
+            psn[k] = (psn[k] + data.len().div_ceil(pmtu).max(1) as u32) & 0xff_ffff;
+            want_mem.push((next_addr, data));
+            want_cq[k].push(recv_done(q, wr_id, cq_status::SUCCESS, len as u32));
+            next_addr += cap as u64 + rng.below(300);
+            if k == 0 {
+                // a WRITE between two SENDs of the same QP
+                let n = rng.range(1, 2 * pmtu as u64) as usize;
+                let data = rng.bytes(n);
+                let va = q.cfg.mr_base + 0x1000 * m as u64;
+                msgs[k].extend(write_msg(q, psn[k], va, &data));
+                psn[k] = (psn[k] + data.len().div_ceil(pmtu) as u32) & 0xff_ffff;
+                want_mem.push((va, data));
+            }
+        }
+    }
+    // all RECVs first (in one run), then the requests: QPs take turns message by message
+    let posted = run_all(sim, &[], &[], &posts, valid, ready, seed + 1);
+    assert!(posted.rcq.is_empty() && posted.cmds.is_empty());
+    assert_eq!(counter(sim, "recv_posted"), posts.len() as u64);
+    let mut items = vec![];
+    let mut cursor = vec![0usize; qs.len()];
+    while cursor.iter().zip(&msgs).any(|(c, m)| *c < m.len()) {
+        for k in 0..qs.len() {
+            // one message: packets up to and including the next LAST or ONLY
+            while cursor[k] < msgs[k].len() {
+                let (h, p) = msgs[k][cursor[k]].clone();
+                cursor[k] += 1;
+                items.push((h, p));
+                if h.ackreq {
+                    break;
+                }
+            }
+        }
+    }
+    let out = run_all(sim, &items, &[], &[], valid, ready, seed + 2);
+    let mem = apply(&out);
+    for (va, data) in &want_mem {
+        for (i, b) in data.iter().enumerate() {
+            assert_eq!(mem.get(&(va + i as u64)), Some(b), "byte {i} at {va:#x}");
+        }
+    }
+    for (k, q) in qs.iter().enumerate() {
+        let got: Vec<CqEntryFields> = out.rcq.iter().filter(|c| c.qpn == q.qpn).copied().collect();
+        assert_eq!(got, want_cq[k], "receive completions of QP {}", q.qpn);
+        let (_, rq) = read_qp(sim, q.qpn);
+        assert_eq!((rq.state, rq.rq_expected_psn, rq.rq_in_write), (state::RTS, psn[k], false), "QP {}", q.qpn);
+        assert_eq!(rq.rq_recv_head, rq.rq_recv_tail, "QP {}: every RECV used", q.qpn);
+    }
+    let sends: u64 = msgs.iter().flatten().filter(|(h, _)| is_send(h.opcode)).count() as u64;
+    assert_eq!(counter(sim, "sends"), sends);
+    assert_eq!(out.acks.iter().filter(|a| a.syndrome != syndrome::ACK).count(), 0, "no NAK");
+    assert_eq!(out.acks.len(), items.iter().filter(|(h, _)| h.ackreq).count(), "one ACK per AckReq");
+    assert_eq!(counter(sim, "rnr_naks"), 0);
+}
+
+#[test]
+fn sends_fill_posted_recvs_in_order_and_complete_them() {
+    let mut sim = verilate(&mut RoceResponder500::default());
+    sends_over(&mut sim, 71, 70, 60);
+}
+
+#[test]
+fn sends_lock_step() {
+    let mut sim = Diff::new(verilate(&mut RoceResponder500::default()), RustHdlSim::new(RoceResponder500::default()));
+    sends_over(&mut sim, 72, 80, 70);
+}
+
+/// The IBA/rxe receive-queue error cases, each with its exact NAKs and completions:
+/// * no RECV posted: RNR NAK with the QP's timer at the SEND's PSN, nothing else changes; the
+///   same SEND after a post is accepted;
+/// * a SEND FIRST longer than the RECV, and a SEND whose LAST overflows it: NAK 0x61 at that
+///   packet, the RECV completes with a local length error, the QP goes to ERROR;
+/// * a 17th post to a ring of 16, and a post to a QPN beyond the table: dropped and counted.
+#[test]
+fn receive_queue_errors_are_naked_completed_and_counted() {
+    let mut sim = verilate(&mut RoceResponder500::default());
+    let mut rng = Rng::new(73);
+    start(&mut sim, 0);
+    let mut qs: Vec<QpSetup> = (0..4).map(|i| qp(&mut rng, 200 + i)).collect();
+    for q in qs.iter_mut() {
+        q.cfg.pmtu = 1;
+        q.cfg.min_rnr_timer = 14;
+        setup(&mut sim, q);
+    }
+    let (a, b, c, d) = (&qs[0], &qs[1], &qs[2], &qs[3]);
+    let pmtu = pmtu_bytes(1);
+    // a: RNR, then accepted after a post
+    let data = rng.bytes(300);
+    let msg = send_msg(a, a.rq.rq_expected_psn, &data);
+    let out = run_all(&mut sim, &msg, &[], &[], 70, 60, 1);
+    let naks: Vec<(u8, u32)> = out.acks.iter().map(|r| (r.syndrome, r.psn)).collect();
+    assert_eq!(naks, vec![(syndrome::RNR_NAK | 14, a.rq.rq_expected_psn)]);
+    assert!(out.cmds.is_empty() && out.rcq.is_empty());
+    run_all(&mut sim, &[], &[], &[recv_wr(a, 5, 0x9000_0000, 1000)], 70, 60, 2);
+    let out = run_all(&mut sim, &msg, &[], &[], 70, 60, 3);
+    assert_eq!(out.rcq, vec![recv_done(a, 5, cq_status::SUCCESS, 300)]);
+    assert_eq!(apply(&out).len(), 300);
+    assert_eq!(out.acks.iter().map(|r| (r.syndrome, r.psn)).collect::<Vec<_>>(), vec![(syndrome::ACK, a.rq.rq_expected_psn)]);
+    // b: a FIRST longer than the RECV; c: a LAST that overflows it
+    let posts = [recv_wr(b, 6, 0xa000_0000, 100), recv_wr(c, 7, 0xb000_0000, 2 * pmtu as u32)];
+    run_all(&mut sim, &[], &[], &posts, 70, 60, 4);
+    let mut items = send_msg(b, b.rq.rq_expected_psn, &rng.bytes(3 * pmtu));
+    items.extend(send_msg(c, c.rq.rq_expected_psn, &rng.bytes(2 * pmtu + 10)));
+    let out = run_all(&mut sim, &items, &[], &[], 70, 60, 5);
+    let naks: Vec<(u32, u8, u32)> = out.acks.iter().map(|r| (r.qpn, r.syndrome, r.psn)).collect();
+    assert_eq!(naks, vec![(b.qpn, syndrome::NAK_INVALID_REQ, b.rq.rq_expected_psn), (c.qpn, syndrome::NAK_INVALID_REQ, (c.rq.rq_expected_psn + 2) & 0xff_ffff)]);
+    assert_eq!(out.rcq, vec![recv_done(b, 6, cq_status::LOCAL_LENGTH, 0), recv_done(c, 7, cq_status::LOCAL_LENGTH, 0)]);
+    // nothing of b's lands; c's first two packets do (IBA leaves the buffer's content undefined)
+    assert_eq!(out.cmds.iter().map(|x| (x.addr, x.len)).collect::<Vec<_>>(), vec![(0xb000_0000, pmtu as u32), (0xb000_0000 + pmtu as u64, pmtu as u32)]);
+    for q in [b, c] {
+        assert_eq!(read_qp(&mut sim, q.qpn).1.state, state::ERROR);
+    }
+    assert_eq!(counter(&mut sim, "length_error"), 2);
+    // d: 17 posts to a ring of 16; a post beyond the table
+    let mut posts: Vec<RecvWrFields> = (0..17).map(|i| recv_wr(d, i, 0xc000_0000 + 0x1000 * i as u64, 64)).collect();
+    posts.push(RecvWrFields { qpn: 600, wr_id: 99, addr: 0, len: 64 });
+    let before = counter(&mut sim, "recv_posted");
+    run_all(&mut sim, &[], &[], &posts, 70, 60, 6);
+    assert_eq!((counter(&mut sim, "recv_posted") - before, counter(&mut sim, "recv_dropped")), (16, 2));
+    let rq = read_qp(&mut sim, d.qpn).1;
+    assert_eq!((rq.rq_recv_tail.wrapping_sub(rq.rq_recv_head)) & 31, 16);
+    // the ring's 16 RECVs fill in order: the 17th post (wr_id 16) was not kept
+    let mut items = vec![];
+    let mut p = d.rq.rq_expected_psn;
+    for _ in 0..17 {
+        items.extend(send_msg(d, p, &[0x5a; 8]));
+        p = (p + 1) & 0xff_ffff;
+    }
+    let out = run_all(&mut sim, &items, &[], &[], 70, 60, 7);
+    assert_eq!(out.rcq.iter().map(|x| x.wr_id).collect::<Vec<_>>(), (0..16).collect::<Vec<u32>>());
+    assert_eq!(out.acks.last().map(|r| (r.syndrome, r.psn)), Some((syndrome::RNR_NAK | 14, (p + 0xff_ffff) & 0xff_ffff)));
 }

@@ -2,7 +2,7 @@
 //! requester completion side, TX engine and the control plane, with one DMA read port, one DMA
 //! write port (responder WRITEs and READ responses merged) and `s_axil_ctrl`.
 //!
-//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x0CC):
+//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x0F8):
 //! * 0x000–0x0FF: per-cause counters, read-only.
 //! * 0x100 `QP_SEL`: the QPN the next `QP_CMD` acts on.
 //! * 0x104 `QP_CMD`: write 1 = write the staged QP (configuration, responder state, send PSN;
@@ -45,7 +45,7 @@ use crate::stream::*;
 use rust_hdl::prelude::*;
 
 /// The counters at 0x000 + 4i, in order: (name, meaning).
-pub const ENGINE_COUNTERS: [(&str, &str); 59] = [
+pub const ENGINE_COUNTERS: [(&str, &str); 63] = [
     ("rx_frames", "frames from the MAC"),
     ("rx_roce", "RoCEv2 frames from the MAC"),
     ("rx_bad_icrc", "dropped: wrong ICRC"),
@@ -105,6 +105,10 @@ pub const ENGINE_COUNTERS: [(&str, &str); 59] = [
     ("arp_dropped", "ARP frames for LOCAL_IP not answered: ended bad, or a reply still waiting"),
     ("icmp_echo_replies", "ICMP echo replies sent"),
     ("icmp_echo_dropped", "ICMP echo requests not answered: ended bad, or no room in the echo FIFO"),
+    ("resp_rnr_naks", "RNR NAKs sent: a SEND found no RECV posted"),
+    ("resp_sends", "SEND packets accepted (placed into a RECV's buffer)"),
+    ("recv_posted", "RECVs posted to the receive queues"),
+    ("recv_dropped", "RECV posts dropped: QPN beyond the table or receive queue full"),
 ];
 
 pub mod reg {
@@ -151,6 +155,11 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     pub sq: Signal<In, SqWr>,
     pub sq_valid: Signal<In, Bit>,
     pub sq_ready: Signal<Out, Bit>,
+    /// RECVs for the QPs' receive queues.
+    pub recv: Signal<In, RecvWr>,
+    pub recv_valid: Signal<In, Bit>,
+    pub recv_ready: Signal<Out, Bit>,
+    /// Completions: of the work requests sent, and of the RECVs filled (`recv` set), merged.
     pub cq: Signal<Out, CqEntry>,
     pub cq_valid: Signal<Out, Bit>,
     pub cq_ready: Signal<In, Bit>,
@@ -218,7 +227,9 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// DMA write path absorbs as much host backpressure as it did with the slot.
     rx_room: AxisFifo<DATA_W, KEEP_W, 578, 5>,
     bridge: AxilBridge,
-    window: StatusWindow<59>,
+    window: StatusWindow<63>,
+    /// The requester's completions and the responder's receive completions, to `cq`.
+    cq_merge: ChanMerge2<CqEntry>,
     /// ARP and ICMP echo: a tap on the RX input, its replies merged into the TX output.
     net: ArpIcmp,
     who_has_ip: DFF<Bits<32>>,
@@ -299,9 +310,13 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
             sq: Default::default(),
             sq_valid: Default::default(),
             sq_ready: Default::default(),
+            recv: Default::default(),
+            recv_valid: Default::default(),
+            recv_ready: Default::default(),
             cq: Default::default(),
             cq_valid: Default::default(),
             cq_ready: Default::default(),
+            cq_merge: Default::default(),
             dma_rd_cmd: Default::default(),
             dma_rd_cmd_valid: Default::default(),
             dma_rd_cmd_ready: Default::default(),
@@ -626,9 +641,20 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.tx.sent_ready.next = self.req.sent_ready.val();
         self.tx.sent_take.next = self.req.sent_take.val();
         self.req.sent_soon.next = self.tx.sent_soon.val();
-        self.cq.next = self.req.cq.val();
-        self.cq_valid.next = self.req.cq_valid.val();
-        self.req.cq_ready.next = self.cq_ready.val();
+        self.cq_merge.clock.next = self.clock.val();
+        self.cq_merge.reset.next = self.reset.val();
+        self.cq_merge.a_data.next = self.req.cq.val();
+        self.cq_merge.a_valid.next = self.req.cq_valid.val();
+        self.req.cq_ready.next = self.cq_merge.a_ready.val();
+        self.cq_merge.b_data.next = self.responder.rcq.val();
+        self.cq_merge.b_valid.next = self.responder.rcq_valid.val();
+        self.responder.rcq_ready.next = self.cq_merge.b_ready.val();
+        self.cq.next = self.cq_merge.m_data.val();
+        self.cq_valid.next = self.cq_merge.m_valid.val();
+        self.cq_merge.m_ready.next = self.cq_ready.val();
+        self.responder.recv.next = self.recv.val();
+        self.responder.recv_valid.next = self.recv_valid.val();
+        self.recv_ready.next = self.responder.recv_ready.val();
         self.dma_rd_cmd.next = self.tx.dma_rd_cmd.val();
         self.dma_rd_cmd_valid.next = self.tx.dma_rd_cmd_valid.val();
         self.tx.dma_rd_cmd_ready.next = self.dma_rd_cmd_ready.val();
@@ -718,6 +744,10 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[56].next = self.net.arp_dropped.val();
         self.window.status[57].next = self.net.echo_replies.val();
         self.window.status[58].next = self.net.echo_dropped.val();
+        self.window.status[59].next = self.responder.cnt.rnr_naks.val();
+        self.window.status[60].next = self.responder.cnt.sends.val();
+        self.window.status[61].next = self.responder.cnt.recv_posted.val();
+        self.window.status[62].next = self.responder.cnt.recv_dropped.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.stage.rd_en.next = self.bridge.rd_en.val();
@@ -945,7 +975,7 @@ nicgen_hdl::impl_ports!(RoceEngine500, clock = clock, [clock, reset,
     m_axi_rb.wdata, m_axi_rb.wstrb, m_axi_rb.wlast, m_axi_rb.wvalid, m_axi_rb.wready, m_axi_rb.bresp, m_axi_rb.bvalid, m_axi_rb.bready,
     m_axi_rb.araddr, m_axi_rb.arlen, m_axi_rb.arsize, m_axi_rb.arburst, m_axi_rb.arvalid, m_axi_rb.arready,
     m_axi_rb.rdata, m_axi_rb.rresp, m_axi_rb.rlast, m_axi_rb.rvalid, m_axi_rb.rready,
-    sq, sq_valid, sq_ready, cq, cq_valid, cq_ready,
+    sq, sq_valid, sq_ready, recv, recv_valid, recv_ready, cq, cq_valid, cq_ready,
     dma_rd_cmd, dma_rd_cmd_valid, dma_rd_cmd_ready,
     s_axis_dma_rd.tdata, s_axis_dma_rd.tkeep, s_axis_dma_rd.tlast, s_axis_dma_rd.tuser, s_axis_dma_rd.tvalid, s_axis_dma_rd.tready,
     dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready,

@@ -52,7 +52,36 @@ crate::record!(
 pub mod wr_op {
     pub const WRITE: u8 = 0;
     pub const READ: u8 = 1;
+    /// A SEND: its payload goes into the buffer of the peer's oldest posted RECV.
+    pub const SEND: u8 = 2;
 }
+
+crate::record!(
+    /// A receive buffer, as the responder keeps it on a QP's receive queue: `len` bytes at
+    /// `addr`; the completion of the SEND placed into it carries `wr_id`.
+    RecvEnt,
+    RecvEntFields {
+        wr_id: u32 = 32,
+        addr: u64 = 64,
+        len: u32 = 32,
+    }
+);
+
+crate::record!(
+    /// A RECV work request (`recv` channel): a receive buffer posted to QP `qpn`'s receive
+    /// queue.
+    RecvWr,
+    RecvWrFields {
+        qpn: u32 = 24,
+        wr_id: u32 = 32,
+        addr: u64 = 64,
+        len: u32 = 32,
+    }
+);
+
+/// RECVs a QP's receive queue holds (a ring per QP in the responder; a post to a full ring is
+/// dropped and counted).
+pub const RECV_RING: usize = 16;
 
 crate::record!(
     /// A work request on the send queue (`s_axis_sq`): one whole message.
@@ -237,6 +266,9 @@ pub mod cq_status {
     /// A READ response whose opcode or length does not fit its place in the READ (IBA's bad
     /// response): the READ fails, nothing of the response is written, the QP goes to ERROR.
     pub const BAD_RESPONSE: u8 = 6;
+    /// A receive completion: the SEND was longer than the RECV's buffer (IBA's local length
+    /// error). The QP goes to ERROR.
+    pub const LOCAL_LENGTH: u8 = 7;
 }
 
 crate::record!(
@@ -249,6 +281,9 @@ crate::record!(
         /// [`cq_status`].
         status: u8 = 4,
         byte_len: u32 = 32,
+        /// A receive completion (a RECV consumed by an incoming SEND; `op` is [`wr_op::SEND`]),
+        /// not the completion of a work request this side sent.
+        recv: bool = 1,
         /// The parallel tap (DPI, policy `flag`) flagged a packet of the data this message
         /// brought in: a READ whose accepted responses include a flagged one.
         tap_flag: bool = 1,

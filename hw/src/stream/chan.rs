@@ -80,3 +80,57 @@ impl<T: Synth> Logic for ChanReg<T> {
         }
     }
 }
+
+/// `ChanMerge2<T>`: two valid/ready channels into one, taking turns when both are waiting
+/// (round robin, one item a cycle), through an output register: registered `m_valid` and
+/// `m_data`. An input's `ready` is the output's room and its turn (the other input's `valid`
+/// decides the turn, so neither input's `valid` may wait on its own `ready`).
+#[derive(LogicBlock, Default)]
+pub struct ChanMerge2<T: Synth> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub a_data: Signal<In, T>,
+    pub a_valid: Signal<In, Bit>,
+    pub a_ready: Signal<Out, Bit>,
+    pub b_data: Signal<In, T>,
+    pub b_valid: Signal<In, Bit>,
+    pub b_ready: Signal<Out, Bit>,
+    pub m_data: Signal<Out, T>,
+    pub m_valid: Signal<Out, Bit>,
+    pub m_ready: Signal<In, Bit>,
+    out_data: DFF<T>,
+    out_valid: DFF<Bit>,
+    /// The last item taken came from `b`: `a` goes first next time both wait.
+    last_b: DFF<Bit>,
+    room: Signal<Local, Bit>,
+    pick_a: Signal<Local, Bit>,
+}
+
+impl<T: Synth> Logic for ChanMerge2<T> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, out_data, out_valid, last_b);
+        self.room.next = !self.out_valid.q.val() | self.m_ready.val();
+        self.pick_a.next = self.a_valid.val() & (!self.b_valid.val() | self.last_b.q.val());
+        self.a_ready.next = self.room.val() & self.pick_a.val();
+        self.b_ready.next = self.room.val() & !self.pick_a.val();
+        self.m_data.next = self.out_data.q.val();
+        self.m_valid.next = self.out_valid.q.val();
+        if self.room.val() {
+            self.out_valid.d.next = self.a_valid.val() | self.b_valid.val();
+            if self.pick_a.val() {
+                self.out_data.d.next = self.a_data.val();
+                self.last_b.d.next = false;
+            } else {
+                self.out_data.d.next = self.b_data.val();
+                if self.b_valid.val() {
+                    self.last_b.d.next = true;
+                }
+            }
+        }
+        if self.reset.val() {
+            self.out_valid.d.next = false;
+            self.last_b.d.next = false;
+        }
+    }
+}

@@ -26,6 +26,8 @@ pub mod syndrome {
     pub const NAK_INVALID_REQ: u8 = 0x61;
     pub const NAK_REMOTE_ACCESS: u8 = 0x62;
     pub const NAK_REMOTE_OP: u8 = 0x63;
+    /// RNR NAK: the low five bits carry the responder's minimum RNR timer code (IBA table 45).
+    pub const RNR_NAK: u8 = 0x20;
 }
 
 /// Access bits of [`QpCfgFields::access`].
@@ -62,6 +64,9 @@ crate::record!(
         /// Retries (timeouts and sequence NAKs) before the QP's work completes with `retry
         /// exceeded`; progress restores the count.
         retry_cnt: u8 = 3,
+        /// The minimum RNR NAK timer code this responder sends when no RECV is posted (IBA
+        /// table 45: 0 = 655.36 ms, 1 = 0.01 ms … 31 = 491.52 ms).
+        min_rnr_timer: u8 = 5,
     }
 );
 
@@ -86,6 +91,15 @@ crate::record!(
         rq_write_left: u32 = 32,
         /// Packets accepted since the last ACK (coalescing).
         rq_unacked: u8 = 8,
+        /// The multi-packet message in progress (`rq_in_write`) is a SEND, placed into the
+        /// RECV at the receive queue's head (`rq_write_va`/`rq_write_left` then track that
+        /// buffer).
+        rq_in_send: bool = 1,
+        /// The receive queue: a ring of [`crate::roce::RECV_RING`] RECVs. `head` is the oldest
+        /// (the one the next SEND fills), `tail` where the next post goes; both count modulo
+        /// twice the ring, so head = tail is empty and a difference of the ring's size full.
+        rq_recv_head: u8 = 5,
+        rq_recv_tail: u8 = 5,
     }
 );
 

@@ -2,7 +2,7 @@
 //! against the messages the TX requester has sent (`sent`, kept in a ring of 16 per QP in RAM)
 //! and posts completions on `cq`.
 //!
-//! * An ACK completes every outstanding WRITE whose last PSN it covers (coalesced ACKs complete
+//! * An ACK completes every outstanding WRITE or SEND whose last PSN it covers (coalesced ACKs complete
 //!   several); an ACK inside a multi-packet message moves the oldest unacknowledged PSN. An ACK
 //!   with a PSN outside `[oldest unacknowledged, last sent]`, or with nothing outstanding, is
 //!   ignored and counted (`ack_out_of_window`).
@@ -457,7 +457,6 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     o_ack: Constant<Bits<8>>,
     o_rf: Constant<Bits<8>>,
     o_ro: Constant<Bits<8>>,
-    op_write: Constant<Bits<2>>,
     op_read: Constant<Bits<2>>,
     syn_nak: Constant<Bits<3>>,
     syn_ack: Constant<Bits<3>>,
@@ -710,7 +709,6 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             o_ack: c(op::ACK as u64),
             o_rf: c(op::READ_RESP_FIRST as u64),
             o_ro: c(op::READ_RESP_ONLY as u64),
-            op_write: c(wr_op::WRITE as u64),
             op_read: c(wr_op::READ as u64),
             syn_nak: c(3),
             syn_ack: c(0),
@@ -1113,7 +1111,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.r_re.next = true;
             // whether a response cut through the RX buffer may be placed before its verdict
             self.vw_pl.d.next = self.rr_live.val() & self.rr_next.val();
-            self.vw_keep.d.next = self.rr_live.val() & (self.rr_next.val() | ((self.entry.val().op == self.op_write.val()) & self.e_done.val()));
+            self.vw_keep.d.next = self.rr_live.val() & (self.rr_next.val() | ((self.entry.val().op != self.op_read.val()) & self.e_done.val()));
             // (placed only with `vw_pl`: the response's PSN is the oldest unacknowledged one, so
             // within the READ; before its last PSN at most a PMTU fits, at it the last length)
             self.vw_fit.d.next = (self.le_sh.val() & self.c1_8.val()).any();
@@ -1164,7 +1162,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             self.bump[1].next = true;
                         }
                         self.finish.next = true;
-                    } else if self.qp_req.q.val().count.any() & self.e_done.val() & (self.entry.val().op == self.op_write.val()) {
+                    } else if self.qp_req.q.val().count.any() & self.e_done.val() & (self.entry.val().op != self.op_read.val()) {
                         self.cq_q.s_valid.next = self.entry.val().signaled;
                         self.complete.next = true;
                         if self.first.q.val() & self.is_ack.val() {
@@ -1175,7 +1173,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                             if self.first.q.val() {
                                 self.bump[0].next = true;
                             }
-                            if self.qp_req.q.val().count.any() & (self.entry.val().op == self.op_write.val()) {
+                            if self.qp_req.q.val().count.any() & (self.entry.val().op != self.op_read.val()) {
                                 self.qp_req_next.next.sq_una_psn = self.hdr_taken.q.val().psn + self.c1_24.val();
                                 self.rn_nx.next = false;
                                 self.prog.next = self.prog_if_hdr_next.val();
@@ -1189,7 +1187,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         } else if self.is_nak_seq.val() {
                             // PSNs below it are acknowledged; Go-Back-N from it
                             self.bump[2].next = true;
-                            if self.qp_req.q.val().count.any() & (self.entry.val().op == self.op_write.val()) {
+                            if self.qp_req.q.val().count.any() & (self.entry.val().op != self.op_read.val()) {
                                 self.qp_req_next.next.sq_una_psn = self.hdr_taken.q.val().psn;
                                 self.rn_nx.next = true;
                                 self.prog.next = self.prog_if_hdr.val();
@@ -1207,7 +1205,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                         }
                     }
                 } else if self.is_rr.val() {
-                    if self.qp_req.q.val().count.any() & (self.entry.val().op == self.op_write.val()) & self.e_done.val() {
+                    if self.qp_req.q.val().count.any() & (self.entry.val().op != self.op_read.val()) & self.e_done.val() {
                         // a READ response acknowledges the WRITEs sent before the READ
                         self.cq_q.s_valid.next = self.entry.val().signaled;
                         self.complete.next = true;

@@ -54,7 +54,7 @@ use crate::roce::hdr::RoceHdr;
 use crate::roce::psn_count::PsnCount;
 use crate::roce::qp::*;
 use crate::roce::{RdRes, RdResFields, RD_RES};
-use crate::roce::{DmaCmd, RespItem};
+use crate::roce::{cq_status, wr_op, CqEntry, DmaCmd, RecvEnt, RecvWr, RespItem, RECV_RING};
 use crate::record::{FromBits, ToBits};
 use crate::service::slot::SlotMeta;
 use crate::stream::*;
@@ -62,7 +62,8 @@ use nicgen_model::opcode as op;
 use nicgen_model::OpcodeLayout;
 use rust_hdl::prelude::*;
 
-/// Opcode classes of the responder, one-hot (none for an unknown opcode).
+/// Opcode classes of the responder, one-hot (none for an unknown opcode). A SEND packet is in
+/// the class of the WRITE packet in its place (FIRST, MIDDLE, LAST, ONLY), with `send` set.
 #[derive(LogicBlock, Default)]
 pub struct RespOpClass {
     pub op: Signal<In, Bits<8>>,
@@ -75,6 +76,8 @@ pub struct RespOpClass {
     pub resp: Signal<Out, Bit>,
     /// Known RC request opcodes this responder does not serve.
     pub other: Signal<Out, Bit>,
+    /// SEND FIRST, MIDDLE, LAST or ONLY.
+    pub send: Signal<Out, Bit>,
 }
 
 const RESPONSE_OPS: [u8; 6] = [op::READ_RESP_FIRST, op::READ_RESP_MIDDLE, op::READ_RESP_LAST, op::READ_RESP_ONLY, op::ACK, op::ATOMIC_ACK];
@@ -82,15 +85,20 @@ const RESPONSE_OPS: [u8; 6] = [op::READ_RESP_FIRST, op::READ_RESP_MIDDLE, op::RE
 /// Class of an opcode: index of the output set (0..=6), or None.
 pub fn op_class(o: u8) -> Option<usize> {
     match o {
-        op::WRITE_FIRST => Some(0),
-        op::WRITE_MIDDLE => Some(1),
-        op::WRITE_LAST => Some(2),
-        op::WRITE_ONLY => Some(3),
+        op::WRITE_FIRST | op::SEND_FIRST => Some(0),
+        op::WRITE_MIDDLE | op::SEND_MIDDLE => Some(1),
+        op::WRITE_LAST | op::SEND_LAST => Some(2),
+        op::WRITE_ONLY | op::SEND_ONLY => Some(3),
         op::READ_REQUEST => Some(4),
         _ if RESPONSE_OPS.contains(&o) => Some(5),
         _ if OpcodeLayout::of(o).is_some() => Some(6),
         _ => None,
     }
+}
+
+/// The SEND opcodes the responder serves (without immediate data or invalidation).
+pub fn is_send(o: u8) -> bool {
+    matches!(o, op::SEND_FIRST | op::SEND_MIDDLE | op::SEND_LAST | op::SEND_ONLY)
 }
 
 const CLASS_NAMES: [&str; 7] = ["wr_first", "wr_mid", "wr_last", "wr_only", "rd_req", "resp", "other"];
@@ -106,6 +114,7 @@ impl Logic for RespOpClass {
         self.rd_req.next = c == Some(4);
         self.resp.next = c == Some(5);
         self.other.next = c == Some(6);
+        self.send.next = is_send(o as u8);
     }
     fn connect(&mut self) {
         self.wr_first.connect();
@@ -115,13 +124,17 @@ impl Logic for RespOpClass {
         self.rd_req.connect();
         self.resp.connect();
         self.other.connect();
+        self.send.connect();
     }
     fn hdl(&self) -> Verilog {
         let mut v = String::new();
+        let any = |ops: Vec<String>| if ops.is_empty() { "1'b0".to_string() } else { ops.join(" | ") };
         for (i, n) in CLASS_NAMES.iter().enumerate() {
             let ops: Vec<String> = (0..=255u8).filter(|&o| op_class(o) == Some(i)).map(|o| format!("(op == 8'h{o:02x})")).collect();
-            v += &format!("assign {n} = {};\n", if ops.is_empty() { "1'b0".into() } else { ops.join(" | ") });
+            v += &format!("assign {n} = {};\n", any(ops));
         }
+        let sends: Vec<String> = (0..=255u8).filter(|&o| is_send(o)).map(|o| format!("(op == 8'h{o:02x})")).collect();
+        v += &format!("assign send = {};\n", any(sends));
         Verilog::Custom(v)
     }
 }
@@ -172,6 +185,10 @@ pub struct RespChecks {
     pub va_end: Bits<65>,
     /// The QP's PMTU code.
     pub pmtu: Bits<3>,
+    /// A SEND packet; its QP's receive queue is empty; the QP's minimum RNR timer code.
+    pub send: Bit,
+    pub rcv_empty: Bit,
+    pub rnr_timer: Bits<5>,
 }
 
 /// The responder's header state machine: IDLE takes a header (or a control-plane access),
@@ -196,6 +213,13 @@ pub struct RespCounters {
     pub to_requester: Signal<Out, Bits<32>>,
     /// Duplicate READ requests answered again from memory.
     pub read_replays: Signal<Out, Bits<32>>,
+    /// SENDs that found no RECV posted: RNR NAKs sent.
+    pub rnr_naks: Signal<Out, Bits<32>>,
+    /// Accepted SEND packets (placed into a RECV's buffer).
+    pub sends: Signal<Out, Bits<32>>,
+    /// RECVs posted; posts dropped (QPN beyond the table, or the QP's receive queue full).
+    pub recv_posted: Signal<Out, Bits<32>>,
+    pub recv_dropped: Signal<Out, Bits<32>>,
 }
 
 /// Payload destinations of the mover.
@@ -262,8 +286,45 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     pub ctl_done: Signal<Out, Bit>,
     pub rd_cfg: Signal<Out, QpCfg>,
     pub rd_rq: Signal<Out, QpRq>,
+    /// RECVs posted to the QPs' receive queues (taken between headers, two cycles each).
+    pub recv: Signal<In, RecvWr>,
+    pub recv_valid: Signal<In, Bit>,
+    pub recv_ready: Signal<Out, Bit>,
+    /// Receive completions: a RECV filled by a SEND (or failed by one too long for it).
+    pub rcq: Signal<Out, CqEntry>,
+    pub rcq_valid: Signal<Out, Bit>,
+    pub rcq_ready: Signal<In, Bit>,
     pub cnt: RespCounters,
     // tables
+    /// The receive queues: [`RECV_RING`] RECVs per QP, one row per {QPN, ring index} (`R` =
+    /// `A` + 4 address bits). Written by a post; read for a SEND in the cycle after it is taken
+    /// (`fsm_recv_read`), its output held until the SEND is acted on.
+    recv_ram: Ram<128, R>,
+    recv_in: ToBits<RecvEnt, 128>,
+    recv_out: FromBits<RecvEnt, 128>,
+    recv_ra: Signal<Local, Bits<R>>,
+    recv_wa: Signal<Local, Bits<R>>,
+    /// The post's QP, its ring head and tail (from the QP's state), and whether it is taken.
+    post_qpn: Signal<Local, Bits<A>>,
+    post_head: Signal<Local, Bits<5>>,
+    post_tail: Signal<Local, Bits<5>>,
+    post_ok: Signal<Local, Bit>,
+    /// The ring head of the SEND taken (`d_rq`), and its QP's ring head and tail at the input.
+    send_head: Signal<Local, Bits<5>>,
+    in_head: Signal<Local, Bits<5>>,
+    in_tail: Signal<Local, Bits<5>>,
+    /// A SEND FIRST or ONLY: its buffer is the RECV's (read in `fsm_recv_read`).
+    send_starts: Signal<Local, Bit>,
+    rcq_q: ChanSkid<CqEntry>,
+    /// ACT posts a receive completion with this status.
+    d_do_rcq: DFF<Bit>,
+    d_rcq_status: DFF<Bits<4>>,
+    st_success: Constant<Bits<4>>,
+    st_loc_len: Constant<Bits<4>>,
+    op_send: Constant<Bits<2>>,
+    syn_rnr: Constant<Bits<8>>,
+    c1_5: Constant<Bits<5>>,
+    ring_full: Constant<Bits<5>>,
     cfg_ram: Ram<QP_CFG_BITS, A>,
     rq_ram: Ram<QP_RQ_BITS, A>,
     /// The QP's last RD_RES accepted READ requests ([`RdRes`]) and where the next one goes. Their
@@ -423,11 +484,17 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     /// `fsm_look` decides, `fsm_act` acts, `fsm_ctl_read` returns a control-plane read. Named
     /// constants, not a `LogicState` enum: rust-hdl 0.46 emits a DFF of an enum with a 64-bit
     /// reset constant and unused localparams, which Verilator -Wall rejects.
-    hdr_fsm: DFF<Bits<2>>,
-    fsm_idle: Constant<Bits<2>>,
-    fsm_look: Constant<Bits<2>>,
-    fsm_act: Constant<Bits<2>>,
-    fsm_ctl_read: Constant<Bits<2>>,
+    hdr_fsm: DFF<Bits<3>>,
+    fsm_idle: Constant<Bits<3>>,
+    fsm_look: Constant<Bits<3>>,
+    fsm_act: Constant<Bits<3>>,
+    fsm_ctl_read: Constant<Bits<3>>,
+    /// A SEND reads its RECV (`fsm_recv_read`), then takes the RECV's buffer into its checks
+    /// (`fsm_recv_check`) before LOOK; a RECV post reads its QP's ring (in idle) and is written
+    /// (`fsm_post`).
+    fsm_recv_read: Constant<Bits<3>>,
+    fsm_recv_check: Constant<Bits<3>>,
+    fsm_post: Constant<Bits<3>>,
     hdr_taken: DFF<RoceHdr>,
     // decided in LOOK, done in ACT
     d_cmd: DFF<DmaCmd>,
@@ -446,8 +513,8 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     d_do_wb: DFF<Bit>,
     d_pay: DFF<Bit>,
     d_dest: DFF<Bits<2>>,
-    d_cause: [DFF<Bit>; 16],
-    counters: [DFF<Bits<32>>; 16],
+    d_cause: [DFF<Bit>; NUM_COUNTERS],
+    counters: [DFF<Bits<32>>; NUM_COUNTERS],
     // the checks, on the header at the input (registered in `checks` as it is taken)
     qp_ok: Signal<Local, Bit>,
     live: Signal<Local, Bit>,
@@ -468,7 +535,7 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     addr: Signal<Local, Bits<64>>,
     left: Signal<Local, Bits<32>>,
     ack_now: Signal<Local, Bit>,
-    cause: [Signal<Local, Bit>; 16],
+    cause: [Signal<Local, Bit>; NUM_COUNTERS],
     /// A duplicate READ request's response PSNs end at or before the expected PSN.
     dup_fits: Signal<Local, Bit>,
     /// The header's and the QP's P_Key, and their match with a transport version of 0.
@@ -517,7 +584,15 @@ pub mod cause {
     pub const ACK: usize = 12;
     pub const NAK: usize = 13;
     pub const TO_REQ: usize = 14;
+    pub const READ_REPLAY: usize = 15;
+    pub const RNR_NAK: usize = 16;
+    pub const SEND: usize = 17;
+    pub const RECV_POSTED: usize = 18;
+    pub const RECV_DROPPED: usize = 19;
 }
+
+/// Per-cause counters of the responder ([`RespCounters`]).
+pub const NUM_COUNTERS: usize = 20;
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
     Constant::new(v.into())
@@ -565,7 +640,35 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             ctl_done: Default::default(),
             rd_cfg: Default::default(),
             rd_rq: Default::default(),
+            recv: Default::default(),
+            recv_valid: Default::default(),
+            recv_ready: Default::default(),
+            rcq: Default::default(),
+            rcq_valid: Default::default(),
+            rcq_ready: Default::default(),
             cnt: Default::default(),
+            recv_ram: Ram::new(RamStyle::for_qp_table(R), false),
+            recv_in: Default::default(),
+            recv_out: Default::default(),
+            recv_ra: Default::default(),
+            recv_wa: Default::default(),
+            post_qpn: Default::default(),
+            post_head: Default::default(),
+            post_tail: Default::default(),
+            post_ok: Default::default(),
+            send_head: Default::default(),
+            in_head: Default::default(),
+            in_tail: Default::default(),
+            send_starts: Default::default(),
+            rcq_q: Default::default(),
+            d_do_rcq: Default::default(),
+            d_rcq_status: Default::default(),
+            st_success: c(cq_status::SUCCESS as u64),
+            st_loc_len: c(cq_status::LOCAL_LENGTH as u64),
+            op_send: c(wr_op::SEND as u64),
+            syn_rnr: c(syndrome::RNR_NAK as u64),
+            c1_5: c(1),
+            ring_full: c(RECV_RING as u64),
             cfg_ram: Ram::new(style, false),
             rq_ram: Ram::new(style, false),
             res_ram: std::array::from_fn(|_| Ram::new(style, false)),
@@ -667,6 +770,9 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             fsm_look: c(1),
             fsm_act: c(2),
             fsm_ctl_read: c(3),
+            fsm_recv_read: c(4),
+            fsm_recv_check: c(5),
+            fsm_post: c(6),
             hdr_taken: Default::default(),
             d_cmd: Default::default(),
             d_item: Default::default(),
@@ -734,9 +840,9 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
 impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wait_verdict, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_dup3, dup_in_range_q, dup_range_start_q, dup_psn_offset_q, d_res_new, d_res, d_rdh, hdr_fsm, hdr_taken, checks, qp_read_valid, qp_read_other, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest);
-        clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, cmd_q, out_q, resp_q, act_q, dma_out, resp_out);
-        for i in 0..16 {
+        dff_setup!(self, clock, wait_verdict, d_hold, mv_mid, mv_left, mv_more, mv_nz, mv_pad, d_dup, d_dup2, d_dup3, dup_in_range_q, dup_range_start_q, dup_psn_offset_q, d_res_new, d_res, d_rdh, hdr_fsm, hdr_taken, checks, qp_read_valid, qp_read_other, fwd, wb_rq, d_cmd, d_meta, d_item, d_rq, d_wva, d_wleft, d_wr_acc, d_do_cmd, d_do_ack, d_do_job, d_do_resp, d_do_wb, d_pay, d_dest, d_do_rcq, d_rcq_status);
+        clock!(self, clock, rng_ram, rdh_ram, meta_q, cfg_ram, rq_ram, recv_ram, cmd_q, out_q, resp_q, act_q, rcq_q, dma_out, resp_out);
+        for i in 0..NUM_COUNTERS {
             self.counters[i].clock.next = self.clock.val();
             self.counters[i].d.next = self.counters[i].q.val();
             self.d_cause[i].clock.next = self.clock.val();
@@ -749,6 +855,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.out_q.reset.next = self.reset.val();
         self.resp_q.reset.next = self.reset.val();
         self.act_q.reset.next = self.reset.val();
+        self.rcq_q.reset.next = self.reset.val();
         self.dma_out.reset.next = self.reset.val();
         self.resp_out.reset.next = self.reset.val();
         // ------------------------------------------------ output channels
@@ -769,6 +876,22 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.out_q.s_data.next = self.d_item.q.val();
         self.resp_q.s_data.next = self.hdr_taken.q.val();
         self.act_q.s_data.next = (bit_cast::<18, 16>(self.hdr_taken.q.val().plen) << 2) | bit_cast::<18, 2>(self.d_dest.q.val());
+        self.rcq.next = self.rcq_q.m_data.val();
+        self.rcq_valid.next = self.rcq_q.m_valid.val();
+        self.rcq_q.m_ready.next = self.rcq_ready.val();
+        self.rcq_q.s_valid.next = false;
+        // a receive completion: the RECV read for the SEND; its bytes are its length less what
+        // the SEND left of it (`d_wleft`, from LOOK); a failed one reports none
+        self.rcq_q.s_data.next.wr_id = self.recv_out.fields.val().wr_id;
+        self.rcq_q.s_data.next.qpn = self.hdr_taken.q.val().dqpn;
+        self.rcq_q.s_data.next.op = self.op_send.val();
+        self.rcq_q.s_data.next.status = self.d_rcq_status.q.val();
+        self.rcq_q.s_data.next.byte_len = self.recv_out.fields.val().len - self.d_wleft.q.val();
+        if self.d_rcq_status.q.val() != self.st_success.val() {
+            self.rcq_q.s_data.next.byte_len = 0.into();
+        }
+        self.rcq_q.s_data.next.recv = true;
+        self.rcq_q.s_data.next.tap_flag = false;
         self.cmd_q.s_valid.next = false;
         self.out_q.s_valid.next = false;
         self.resp_q.s_valid.next = false;
@@ -790,6 +913,32 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.cnt.naks.next = self.counters[13].q.val();
         self.cnt.to_requester.next = self.counters[14].q.val();
         self.cnt.read_replays.next = self.counters[15].q.val();
+        self.cnt.rnr_naks.next = self.counters[16].q.val();
+        self.cnt.sends.next = self.counters[17].q.val();
+        self.cnt.recv_posted.next = self.counters[18].q.val();
+        self.cnt.recv_dropped.next = self.counters[19].q.val();
+        // ------------------------------------------------ receive queues
+        self.recv_out.bits.next = self.recv_ram.rdata.val();
+        self.send_head.next = self.d_rq.q.val().rq_recv_head;
+        self.recv_ra.next = (bit_cast::<R, A>(self.h_qpn.val()) << 4) | bit_cast::<R, 4>(self.send_head.val().get_bits::<4>(0));
+        self.recv_ram.raddr.next = self.recv_ra.val();
+        self.recv_ram.re.next = false;
+        self.recv_ram.oce.next = false;
+        self.post_qpn.next = bit_cast::<A, 24>(self.recv.val().qpn);
+        self.post_head.next = self.rq_out.fields.val().rq_recv_head;
+        self.post_tail.next = self.rq_out.fields.val().rq_recv_tail;
+        self.post_ok.next = (self.recv.val().qpn < self.num_qps.val()) & ((self.post_tail.val() - self.post_head.val()) != self.ring_full.val());
+        self.recv_wa.next = (bit_cast::<R, A>(self.post_qpn.val()) << 4) | bit_cast::<R, 4>(self.post_tail.val().get_bits::<4>(0));
+        self.recv_ram.waddr.next = self.recv_wa.val();
+        self.recv_in.fields.next.wr_id = self.recv.val().wr_id;
+        self.recv_in.fields.next.addr = self.recv.val().addr;
+        self.recv_in.fields.next.len = self.recv.val().len;
+        self.recv_ram.wdata.next = self.recv_in.bits.val();
+        self.recv_ram.we.next = false;
+        self.recv_ready.next = self.hdr_fsm.q.val() == self.fsm_post.val();
+        self.in_head.next = self.rq_out.fields.val().rq_recv_head;
+        self.in_tail.next = self.rq_out.fields.val().rq_recv_tail;
+        self.send_starts.next = self.checks.q.val().send & (self.checks.q.val().wr_first | self.checks.q.val().wr_only);
         // ------------------------------------------------ tables
         self.cfg_out.bits.next = self.cfg_ram.rdata.val();
         self.rq_sel.next = self.rq_ram.rdata.val();
@@ -827,7 +976,10 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.qp_ok.next = self.hdr.val().dqpn < self.num_qps.val();
         self.live.next = (self.rq_out.fields.val().state == self.c_rtr.val()) | (self.rq_out.fields.val().state == self.c_rts.val());
         self.psn_delta.next = self.hdr.val().psn - self.rq_out.fields.val().rq_expected_psn;
-        self.seq_ok.next = (self.cls.wr_mid.val() | self.cls.wr_last.val()) == self.rq_out.fields.val().rq_in_write;
+        // a MIDDLE or LAST continues the message in progress, of its kind (SEND or WRITE); a
+        // FIRST or ONLY starts one
+        self.seq_ok.next = ((self.cls.wr_mid.val() | self.cls.wr_last.val()) == self.rq_out.fields.val().rq_in_write)
+            & (!(self.cls.wr_mid.val() | self.cls.wr_last.val()) | (self.cls.send.val() == self.rq_out.fields.val().rq_in_send));
         self.pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.cfg_out.fields.val().pmtu);
         self.first_like.next = self.cls.wr_first.val() | self.cls.wr_only.val() | self.cls.rd_req.val();
         self.len_ok.next = false;
@@ -846,6 +998,23 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         if self.cls.rd_req.val() {
             self.len_ok.next = !self.hdr.val().plen.any();
         }
+        // a SEND has no length of its own: FIRST and MIDDLE carry exactly PMTU, LAST 1..PMTU,
+        // ONLY at most PMTU, and a MIDDLE or LAST fits what is left of the RECV's buffer (a
+        // FIRST or ONLY is checked against the RECV in `fsm_recv_check`)
+        if self.cls.send.val() {
+            if self.cls.wr_first.val() {
+                self.len_ok.next = self.hdr.val().plen == self.pmtu.val();
+            }
+            if self.cls.wr_mid.val() {
+                self.len_ok.next = (self.hdr.val().plen == self.pmtu.val()) & (bit_cast::<32, 16>(self.hdr.val().plen) <= self.rq_out.fields.val().rq_write_left);
+            }
+            if self.cls.wr_last.val() {
+                self.len_ok.next = (bit_cast::<32, 16>(self.hdr.val().plen) <= self.rq_out.fields.val().rq_write_left) & (self.hdr.val().plen <= self.pmtu.val()) & self.hdr.val().plen.any();
+            }
+            if self.cls.wr_only.val() {
+                self.len_ok.next = self.hdr.val().plen <= self.pmtu.val();
+            }
+        }
         self.va_end.next = bit_cast::<65, 64>(self.hdr.val().va) + bit_cast::<65, 32>(self.hdr.val().dma_len);
         self.mr_end.next = bit_cast::<65, 64>(self.cfg_out.fields.val().mr_base) + bit_cast::<65, 64>(self.cfg_out.fields.val().mr_len);
         self.acc_key.next = self.hdr.val().rkey == self.cfg_out.fields.val().rkey;
@@ -856,7 +1025,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         } else if !(self.cfg_out.fields.val().access & self.acc_w.val()).any() {
             self.acc_key.next = false;
         }
-        self.acc_ovr.next = !self.hdr.val().dma_len.any() | !self.first_like.val();
+        self.acc_ovr.next = !self.hdr.val().dma_len.any() | !self.first_like.val() | self.cls.send.val();
         // the registered parts joined, for LOOK
         self.acc_ok.next = self.checks.q.val().acc_ovr | (self.checks.q.val().acc_key & self.checks.q.val().acc_lo & self.checks.q.val().acc_hi);
         // READ: PSNs the response takes, max(1, ceil(len / PMTU))
@@ -950,7 +1119,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.can_act.next = (!self.d_do_cmd.q.val() | self.cmd_q.s_ready.val())
             & (!(self.d_do_ack.q.val() | self.d_do_job.q.val()) | self.out_q.s_ready.val())
             & (!self.d_do_resp.q.val() | self.resp_q.s_ready.val())
-            & (!self.d_pay.q.val() | self.act_q.s_ready.val());
+            & (!self.d_pay.q.val() | self.act_q.s_ready.val())
+            & (!self.d_do_rcq.q.val() | self.rcq_q.s_ready.val());
         self.can_commit.next = !(self.d_do_ack.q.val() | self.d_do_job.q.val()) | self.out_q.s_ready.val();
         self.vd_ready.next = false;
         // a cut-through response's verdict goes on to the requester, which holds the response
@@ -980,9 +1150,44 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                     self.rq_ram.raddr.next = self.ctl_qpn.val();
                     self.hdr_fsm.d.next = self.fsm_ctl_read.val();
                 }
+            } else if self.recv_valid.val() {
+                // a RECV post: its QP's state (the ring's head and tail) is read now
+                self.rq_ram.raddr.next = self.post_qpn.val();
+                self.hdr_fsm.d.next = self.fsm_post.val();
             } else {
                 self.take.next = true;
             }
+        }
+        if self.hdr_fsm.q.val() == self.fsm_post.val() {
+            // the post goes into its QP's ring at the tail, unless the QPN is beyond the table or
+            // the ring is full (dropped, counted); the header waiting (if any) had its QP read in
+            // this cycle: the write is forwarded to it when it is the same QP
+            self.hdr_fsm.d.next = self.fsm_idle.val();
+            if self.post_ok.val() {
+                self.recv_ram.we.next = true;
+                self.rq_in.fields.next = self.rq_out.fields.val();
+                self.rq_in.fields.next.rq_recv_tail = self.post_tail.val() + self.c1_5.val();
+                self.rq_ram.waddr.next = self.post_qpn.val();
+                self.rq_ram.we.next = true;
+                self.fwd.d.next = self.post_qpn.val() == self.la_qpn.val();
+                self.counters[18].d.next = self.counters[18].q.val() + 1;
+            } else {
+                self.counters[19].d.next = self.counters[19].q.val() + 1;
+            }
+        }
+        if self.hdr_fsm.q.val() == self.fsm_recv_read.val() {
+            // a SEND's RECV (at its QP's ring head), held until the SEND is acted on
+            self.recv_ram.re.next = true;
+            self.hdr_fsm.d.next = self.fsm_recv_check.val();
+        }
+        if self.hdr_fsm.q.val() == self.fsm_recv_check.val() {
+            // a SEND FIRST or ONLY starts at the RECV's buffer, and must fit it
+            if self.send_starts.val() {
+                self.checks.d.next.addr = self.recv_out.fields.val().addr;
+                self.checks.d.next.left = self.recv_out.fields.val().len;
+                self.checks.d.next.len_ok = self.checks.q.val().len_ok & (bit_cast::<32, 16>(self.hdr_taken.q.val().plen) <= self.recv_out.fields.val().len);
+            }
+            self.hdr_fsm.d.next = self.fsm_look.val();
         }
         if self.hdr_fsm.q.val() == self.fsm_ctl_read.val() {
             self.ctl_done.next = true;
@@ -999,6 +1204,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.d_pay.d.next = self.checks.q.val().plen_nz;
             self.d_hold.d.next = self.hdr_taken.q.val().spec & (self.checks.q.val().wr_first | self.checks.q.val().wr_only) & !self.reth_early.val();
             self.d_res_new.d.next = false;
+            self.d_do_rcq.d.next = false;
+            self.d_rcq_status.d.next = self.st_success.val();
             self.d_dup.d.next = false;
             self.d_dup2.d.next = false;
             self.d_dup3.d.next = false;
@@ -1073,12 +1280,24 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_item.d.next.syndrome = self.syn_inv.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
+            } else if self.send_starts.val() & self.checks.q.val().rcv_empty {
+                // a SEND with no RECV posted: RNR NAK with the QP's timer, nothing else changes
+                // (the requester sends it again after the timer)
+                self.cause[16].next = true;
+                self.d_do_ack.d.next = true;
+                self.d_item.d.next.syndrome = self.syn_rnr.val() | bit_cast::<8, 5>(self.checks.q.val().rnr_timer);
             } else if !self.checks.q.val().len_ok {
+                // (a SEND's RECV completes with a local length error)
                 self.cause[8].next = true;
                 self.d_do_ack.d.next = true;
                 self.d_item.d.next.syndrome = self.syn_inv.val();
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
+                if self.checks.q.val().send {
+                    self.d_do_rcq.d.next = true;
+                    self.d_rcq_status.d.next = self.st_loc_len.val();
+                    self.d_rq.d.next.rq_recv_head = self.send_head.val() + self.c1_5.val();
+                }
             } else if !self.acc_ok.val() {
                 self.cause[9].next = true;
                 self.d_do_ack.d.next = true;
@@ -1097,8 +1316,14 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_rq.d.next.rq_nak_sent = false;
                 self.d_rq.d.next.rq_unacked = self.c0_8.val();
             } else {
-                // an accepted WRITE packet
-                self.cause[10].next = true;
+                // an accepted WRITE or SEND packet; the last of a SEND completes its RECV
+                self.cause[10].next = !self.checks.q.val().send;
+                self.cause[17].next = self.checks.q.val().send;
+                self.d_rq.d.next.rq_in_send = self.checks.q.val().send;
+                if self.checks.q.val().send & (self.checks.q.val().wr_last | self.checks.q.val().wr_only) {
+                    self.d_do_rcq.d.next = true;
+                    self.d_rq.d.next.rq_recv_head = self.send_head.val() + self.c1_5.val();
+                }
                 self.d_do_cmd.d.next = self.checks.q.val().plen_nz;
                 self.d_dest.d.next = self.dest_dma.val();
                 self.d_do_wb.d.next = true;
@@ -1116,7 +1341,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                     self.d_rq.d.next.rq_unacked = self.c0_8.val();
                 }
             }
-            for i in 0..16 {
+            for i in 0..NUM_COUNTERS {
                 self.d_cause[i].d.next = self.cause[i].val();
             }
         }
@@ -1161,7 +1386,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                     // the next header, in the same cycle, when it is for another QP (this
                     // cycle's write-back is to this header's QP; the RAMs read first) and the
                     // control plane is not waiting: two cycles a header
-                    if !self.ctl_req.val() & self.qp_read_other.q.val() {
+                    if !self.ctl_req.val() & !self.recv_valid.val() & self.qp_read_other.q.val() {
                         self.take.next = true;
                     }
                 }
@@ -1177,6 +1402,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         }
         if self.commit.val() {
             self.out_q.s_valid.next = self.d_do_ack.q.val() | self.d_do_job.q.val();
+            self.rcq_q.s_valid.next = self.d_do_rcq.q.val();
             self.rq_in.fields.next = self.d_rq.q.val();
             if self.d_wr_acc.q.val() {
                 self.rq_in.fields.next.rq_write_va = self.d_wva.q.val();
@@ -1207,8 +1433,10 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             if self.d_cause[14].q.val() {
                 self.counters[14].d.next = self.counters[14].q.val() + 1;
             }
-            if self.d_cause[15].q.val() {
-                self.counters[15].d.next = self.counters[15].q.val() + 1;
+            for i in 15..18 {
+                if self.d_cause[i].q.val() {
+                    self.counters[i].d.next = self.counters[i].q.val() + 1;
+                }
             }
         }
         if self.take.val() & self.qp_read_valid.q.val() {
@@ -1245,15 +1473,21 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.checks.d.next.left = self.left.val();
                 self.checks.d.next.va_end = self.va_end.val();
                 self.checks.d.next.pmtu = self.cfg_out.fields.val().pmtu;
+                self.checks.d.next.send = self.cls.send.val();
+                self.checks.d.next.rcv_empty = self.in_head.val() == self.in_tail.val();
+                self.checks.d.next.rnr_timer = self.cfg_out.fields.val().min_rnr_timer;
                 for i in 0..RD_RES {
                     self.res_ram[i].re.next = true;
                 }
                 self.hdr_fsm.d.next = self.fsm_look.val();
+                if self.cls.send.val() {
+                    self.hdr_fsm.d.next = self.fsm_recv_read.val();
+                }
             }
         }
-        self.qp_read_next.next = self.hdr_pre_valid.val() & !((self.hdr_fsm.q.val() == self.fsm_idle.val()) & self.ctl_req.val());
+        self.qp_read_next.next = self.hdr_pre_valid.val() & !((self.hdr_fsm.q.val() == self.fsm_idle.val()) & (self.ctl_req.val() | self.recv_valid.val()));
         if self.hdr_valid.val() {
-            self.qp_read_next.next = !(self.take.val() & self.qp_read_valid.q.val()) & !((self.hdr_fsm.q.val() == self.fsm_idle.val()) & self.ctl_req.val());
+            self.qp_read_next.next = !(self.take.val() & self.qp_read_valid.q.val()) & !((self.hdr_fsm.q.val() == self.fsm_idle.val()) & (self.ctl_req.val() | self.recv_valid.val()));
         }
         self.qp_read_valid.d.next = self.qp_read_next.val();
         self.qp_read_other.d.next = self.qp_read_next.val() & (self.la_qpn.val() != self.h_qpn.val());
@@ -1354,7 +1588,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.wait_verdict.d.next = false;
             self.mv_mid.d.next = false;
             self.mv_pad.d.next = false;
-            for i in 0..16 {
+            for i in 0..NUM_COUNTERS {
                 self.counters[i].d.next = 0.into();
             }
         }
@@ -1374,8 +1608,10 @@ nicgen_hdl::impl_ports!(RoceResponder500, clock = clock, [clock, reset, hdr, hdr
     rsp, rsp_valid, rsp_ready, resp, resp_valid, resp_ready,
     m_axis_resp.tdata, m_axis_resp.tkeep, m_axis_resp.tlast, m_axis_resp.tuser, m_axis_resp.tvalid, m_axis_resp.tready,
     resp_vd, resp_vd_valid, resp_vd_ready, vd, vd_valid, vd_ready, reth_early, hdr_pre_qpn, hdr_pre_valid, num_qps, ack_every, ctl_req, ctl_write, ctl_qpn, ctl_cfg, ctl_rq, ctl_done, rd_cfg, rd_rq,
+    recv, recv_valid, recv_ready, rcq, rcq_valid, rcq_ready,
     cnt.headers, cnt.unknown_qp, cnt.qp_not_ready, cnt.qp_error, cnt.malformed, cnt.duplicate, cnt.psn_out_of_window,
-    cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester, cnt.read_replays]);
+    cnt.bad_opcode_seq, cnt.length_error, cnt.rkey_violation, cnt.writes, cnt.reads, cnt.acks, cnt.naks, cnt.to_requester, cnt.read_replays,
+    cnt.rnr_naks, cnt.sends, cnt.recv_posted, cnt.recv_dropped]);
 
 /// `LastHit`: of `N` (at most 16) entries, the last whose `hit` is set: `any`, its index `idx`
 /// and its `d`. As a tree of 2:1 selects in which the upper half wins, written out as

@@ -507,6 +507,12 @@ pub struct RoceTx<const A: usize, const R: usize, const LT: usize, const ST: usi
     o_wm: Constant<Bits<8>>,
     o_wl: Constant<Bits<8>>,
     o_wo: Constant<Bits<8>>,
+    /// A SEND's opcodes, by the same place in the message.
+    o_sf: Constant<Bits<8>>,
+    o_sm: Constant<Bits<8>>,
+    o_sl: Constant<Bits<8>>,
+    o_so: Constant<Bits<8>>,
+    op_send: Constant<Bits<2>>,
     o_rq: Constant<Bits<8>>,
     o_rf: Constant<Bits<8>>,
     o_rm: Constant<Bits<8>>,
@@ -818,6 +824,11 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             o_wm: c(op::WRITE_MIDDLE as u64),
             o_wl: c(op::WRITE_LAST as u64),
             o_wo: c(op::WRITE_ONLY as u64),
+            o_sf: c(op::SEND_FIRST as u64),
+            o_sm: c(op::SEND_MIDDLE as u64),
+            o_sl: c(op::SEND_LAST as u64),
+            o_so: c(op::SEND_ONLY as u64),
+            op_send: c(wr_op::SEND as u64),
             o_rq: c(op::READ_REQUEST as u64),
             o_rf: c(op::READ_RESP_FIRST as u64),
             o_rm: c(op::READ_RESP_MIDDLE as u64),
@@ -1032,6 +1043,17 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             self.r_desc.next.opcode = self.o_wf.val();
         } else if self.r_last.val() {
             self.r_desc.next.opcode = self.o_wl.val();
+        }
+        // a SEND's packets carry no RETH: its place in the message is all the opcode says
+        if self.r_wr.q.val().op == self.op_send.val() {
+            self.r_desc.next.opcode = self.o_sm.val();
+            if self.r_first.q.val() & self.r_last.val() {
+                self.r_desc.next.opcode = self.o_so.val();
+            } else if self.r_first.q.val() {
+                self.r_desc.next.opcode = self.o_sf.val();
+            } else if self.r_last.val() {
+                self.r_desc.next.opcode = self.o_sl.val();
+            }
         }
         if self.r_wr.q.val().op == self.op_read.val() {
             self.r_desc.next.opcode = self.o_rq.val();
