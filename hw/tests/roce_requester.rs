@@ -116,7 +116,7 @@ fn counter<S: CycleSim>(sim: &mut S, name: &str) -> u64 {
 }
 
 fn ok(wr_id: u32, qpn: u32, op: u8) -> CqEntryFields {
-    CqEntryFields { wr_id, qpn, op, status: cq_status::SUCCESS, byte_len: 100 * wr_id, tap_flag: false }
+    CqEntryFields { wr_id, qpn, op, status: cq_status::SUCCESS, byte_len: 100 * wr_id, recv: false, tap_flag: false }
 }
 
 #[test]

@@ -167,7 +167,11 @@ fn requests_responses_and_acks_are_built_right() {
             2 => pmtu_bytes(q.cfg.pmtu) as u32 * rng.range(1, 4) as u32,
             _ => rng.range(1, 20_000) as u32,
         };
-        let op = if rng.chance(30) { wr_op::READ } else { wr_op::WRITE };
+        let op = match rng.below(10) {
+            0..=2 => wr_op::READ,
+            3..=5 => wr_op::SEND,
+            _ => wr_op::WRITE,
+        };
         wrs.push(SqWrFields { wr_id: k, op, qpn: q.qpn, laddr: rng.next_u64() >> 8, raddr: rng.next_u64(), rkey: rng.next_u64() as u32, len, signaled: rng.chance(50) });
     }
     let idle_wrs: Vec<SqWrFields> = (0..3).map(|k| SqWrFields { wr_id: 1000 + k, op: k as u8 % 2, qpn: 100, laddr: 0x1000, raddr: 0x2000, rkey: 1, len: 5000, signaled: true }).collect();
@@ -293,18 +297,25 @@ fn requests_responses_and_acks_are_built_right() {
         } else {
             let n = (w.len as usize).div_ceil(pmtu).max(1);
             let mut data: Vec<u8> = vec![];
+            let send = w.op == wr_op::SEND;
             for k in 0..n {
-                let f = got_req.next().expect("a WRITE packet");
-                let want_op = match (k, n) {
-                    (_, 1) => op::WRITE_ONLY,
-                    (0, _) => op::WRITE_FIRST,
-                    (k, n) if k == n - 1 => op::WRITE_LAST,
-                    _ => op::WRITE_MIDDLE,
+                let f = got_req.next().expect("a WRITE or SEND packet");
+                let want_op = match (k, n, send) {
+                    (_, 1, false) => op::WRITE_ONLY,
+                    (0, _, false) => op::WRITE_FIRST,
+                    (k, n, false) if k == n - 1 => op::WRITE_LAST,
+                    (_, _, false) => op::WRITE_MIDDLE,
+                    (_, 1, true) => op::SEND_ONLY,
+                    (0, _, true) => op::SEND_FIRST,
+                    (k, n, true) if k == n - 1 => op::SEND_LAST,
+                    (_, _, true) => op::SEND_MIDDLE,
                 };
                 // AckReq on the last packet and at least every half window (8 PSNs of 16)
                 assert_eq!((f.hdr.bth.opcode, f.hdr.bth.psn, f.hdr.bth.ackreq), (want_op, q.psn, k == n - 1 || q.psn & 7 == 7), "WR {}", w.wr_id);
-                if k == 0 {
+                if k == 0 && !send {
                     assert_eq!(f.hdr.reth.unwrap(), Reth { va: w.raddr, rkey: w.rkey, dma_len: w.len });
+                } else {
+                    assert!(f.hdr.reth.is_none(), "WR {}: RETH only on a WRITE's first packet", w.wr_id);
                 }
                 data.extend(&f.payload);
                 if !f.payload.is_empty() {

@@ -897,6 +897,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cq_q.s_data.next.status = self.st_ok.val();
         self.cq_q.s_data.next.byte_len = self.entry.val().len;
         self.cq_q.s_data.next.tap_flag = false;
+        self.cq_q.s_data.next.recv = false;
         self.cmd_q.s_valid.next = false;
         self.err_q.s_valid.next = false;
         self.err_q.s_data.next = self.h_qpn.val();
