@@ -393,7 +393,12 @@ enum EmModeArg {
 enum RdmaOp {
     Write,
     Read,
+    /// WRITE or READ, at random.
     Mixed,
+    /// SEND into RECVs the receiving node posts.
+    Send,
+    /// WRITE, READ or SEND, at random.
+    MixedAll,
 }
 
 #[derive(Subcommand)]
@@ -451,6 +456,8 @@ fn main() -> Result<()> {
                 RdmaOp::Write => nicgen_scenario::rdma::Op::Write,
                 RdmaOp::Read => nicgen_scenario::rdma::Op::Read,
                 RdmaOp::Mixed => nicgen_scenario::rdma::Op::Mixed,
+                RdmaOp::Send => nicgen_scenario::rdma::Op::Send,
+                RdmaOp::MixedAll => nicgen_scenario::rdma::Op::MixedAll,
             };
             let faults = nicgen_sim::host::Faults { loss: f.loss, burst: f.burst, reorder: f.reorder, reorder_bound: f.reorder_bound, dup: f.dup, corrupt: f.corrupt, truncate: f.truncate };
             let o = nicgen_scenario::rdma::RdmaOpts {

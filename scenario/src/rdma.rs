@@ -25,7 +25,13 @@ use std::path::PathBuf;
 pub enum Op {
     Write,
     Read,
+    /// WRITE or READ, at random.
     Mixed,
+    /// SEND into RECVs the peer posts (each exactly as long as its SEND, or longer with
+    /// `random_size`).
+    Send,
+    /// WRITE, READ or SEND, at random.
+    MixedAll,
 }
 
 #[derive(Clone, Debug)]
@@ -145,6 +151,8 @@ pub struct RdmaReport {
     pub tx_start_after: [u32; 2],
     /// Completions by status (index = `cq_status`), both nodes.
     pub by_status: [u64; 7],
+    /// Receive completions (RECVs filled by SENDs), both nodes, each checked.
+    pub recv_completions: usize,
     /// Loss detection to retransmission: for each NAK 0x60 that reached a requester, the
     /// cycles from its last beat arriving to the first beat of the next request frame with
     /// the PSN it names leaving that requester.
@@ -173,6 +181,16 @@ pub struct RdmaReport {
     /// loss or replays the check is skipped).
     pub dpi_cq_flagged: u64,
     pub dpi_cq_checked: bool,
+}
+
+/// The name of a work request's operation ([`wr_op`]).
+pub fn op_name(op: u8) -> &'static str {
+    match op {
+        wr_op::WRITE => "WRITE",
+        wr_op::READ => "READ",
+        wr_op::SEND => "SEND",
+        _ => "?",
+    }
 }
 
 impl RdmaReport {
@@ -228,7 +246,13 @@ pub struct Node {
     /// The retransmission buffer's card memory (an HBM pseudo-channel).
     pub rb: CardMem,
     pub sq: ChanDriver,
+    /// RECVs for the receive queues.
+    pub recv: ChanDriver,
     pub cq: ChanMonitor,
+    /// The completions seen on `cq` so far, split: of work requests sent (`done`) and of RECVs
+    /// (`recvs`), each with its cycle ([`Node::sort_cq`]).
+    pub done: Vec<(u64, CqEntryFields)>,
+    pub recvs: Vec<(u64, CqEntryFields)>,
     pub axil: AxilMaster,
 }
 
@@ -282,9 +306,22 @@ impl Node {
         let rb = CardMem::new(&sim, "m_axi_rb", CardParams::default(), seed + 4);
         let sq = ChanDriver::new(&sim, "sq", 100, seed + 1);
         let cq = ChanMonitor::new(&sim, "cq", 100, seed + 2);
+        let recv = ChanDriver::new(&sim, "recv", 100, seed + 5);
         let axil = AxilMaster::new(&sim, "s_axil_ctrl", 100, seed + 3);
         axil.idle(&mut sim);
-        Ok(Node { sim, mem: HostMem::default(), dma, rb, sq, cq, axil })
+        Ok(Node { sim, mem: HostMem::default(), dma, rb, sq, recv, cq, done: vec![], recvs: vec![], axil })
+    }
+    /// Move the completions `cq` saw since the last call into `done` and `recvs`.
+    pub fn sort_cq(&mut self) {
+        let seen = self.done.len() + self.recvs.len();
+        for (cyc, w) in &self.cq.seen[seen..] {
+            let c = CqEntryFields::from_words(w);
+            if c.recv {
+                self.recvs.push((*cyc, c));
+            } else {
+                self.done.push((*cyc, c));
+            }
+        }
     }
     pub fn write(&mut self, addr: u16, v: u32) -> Result<()> {
         let r = self.axil.write(&mut self.sim, addr, v, 0xf);
@@ -452,6 +489,7 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
         x.dma.drive(&mut x.sim);
         x.rb.drive(&mut x.sim);
         x.sq.drive(&mut x.sim);
+        x.recv.drive(&mut x.sim);
         x.cq.drive(&mut x.sim);
     }
     ab.drive_tx(&mut a.sim);
@@ -470,7 +508,10 @@ fn step(a: &mut Node, b: &mut Node, ab: &mut MacLink, ba: &mut MacLink, posted: 
                 *p = x.sim.cycle();
             }
         }
-        x.cq.sample(&mut x.sim);
+        x.recv.sample(&mut x.sim);
+        if x.cq.sample(&mut x.sim) {
+            x.sort_cq();
+        }
     }
     ab.sample(&mut a.sim, &mut b.sim);
     ba.sample(&mut b.sim, &mut a.sim);
@@ -583,6 +624,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     // work: A posts every message, signaled; with `b_op`, B posts as many to A
     let stride = (o.size as u64).div_ceil(4096) * 4096 + 4096;
     let mut wrs: [Vec<SqWrFields>; 2] = [vec![], vec![]];
+    // the RECVs each side posts, per QP, in order
+    let mut recvs: [Vec<std::collections::VecDeque<RecvWrFields>>; 2] = [vec![Default::default(); o.qps], vec![Default::default(); o.qps]];
     for (side, kind) in [(0, Some(o.op)), (1, o.b_op)] {
         let Some(kind) = kind else { continue };
         for k in 0..o.count {
@@ -591,6 +634,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 Op::Write => wr_op::WRITE,
                 Op::Read => wr_op::READ,
                 Op::Mixed => if rng.chance(50) { wr_op::WRITE } else { wr_op::READ },
+                Op::Send => wr_op::SEND,
+                Op::MixedAll => [wr_op::WRITE, wr_op::READ, wr_op::SEND][rng.below(3) as usize],
             };
             let laddr = 0x2_0000_0000 + k as u64 * stride;
             let raddr = MR_BASE + 0x1000_0000 + k as u64 * stride;
@@ -604,10 +649,16 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 o.size
             };
             let data = rng.bytes(len);
-            if op == wr_op::WRITE {
-                n[side].mem.write(laddr, &data);
-            } else {
+            if op == wr_op::READ {
                 n[1 - side].mem.write(raddr, &data);
+            } else {
+                n[side].mem.write(laddr, &data);
+            }
+            if op == wr_op::SEND {
+                // the peer's RECV for it: at the destination, as long as it or (random sizes)
+                // up to 64 bytes longer
+                let room = if o.random_size { rng.below(65) as u32 } else { 0 };
+                recvs[1 - side][q].push_back(RecvWrFields { qpn: qpn(1 - side, q), wr_id: k as u32, addr: raddr, len: len as u32 + room });
             }
             wrs[side].push(SqWrFields { wr_id: k as u32, op, qpn: qpn(side, q), laddr, raddr, rkey: 0x1000 + q as u32, len: len as u32, signaled: true });
         }
@@ -638,27 +689,46 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let total = wrs[0].len() + wrs[1].len();
     let mut last_report = start;
     let wall = std::time::Instant::now();
-    while a.cq.seen.len() < wrs[0].len() || b.cq.seen.len() < wrs[1].len() {
+    // RECVs: each QP's ring is kept as full as it goes (at most RECV_RING posted and not yet
+    // completed), from the start
+    let want_recvs = [recvs[0].clone(), recvs[1].clone()];
+    let mut recv_open = [vec![0usize; o.qps], vec![0usize; o.qps]];
+    let mut recv_seen = [0usize; 2];
+    let qp_index = |side: usize, qpn_wanted: u32| (0..o.qps).find(|&q| qpn(side, q) == qpn_wanted);
+    while a.done.len() < wrs[0].len() || b.done.len() < wrs[1].len() {
         for (side, x) in [&mut *a, &mut *b].into_iter().enumerate() {
-            while pushed[side] < wrs[side].len() && (o.outstanding == 0 || pushed[side] - x.cq.seen.len() < o.outstanding) {
+            for (_, c) in &x.recvs[recv_seen[side]..] {
+                if let Some(q) = qp_index(side, c.qpn) {
+                    recv_open[side][q] -= 1;
+                }
+            }
+            recv_seen[side] = x.recvs.len();
+            for q in 0..o.qps {
+                while recv_open[side][q] < RECV_RING {
+                    let Some(r) = recvs[side][q].pop_front() else { break };
+                    x.recv.push(r.to_words());
+                    recv_open[side][q] += 1;
+                }
+            }
+            while pushed[side] < wrs[side].len() && (o.outstanding == 0 || pushed[side] - x.done.len() < o.outstanding) {
                 x.sq.push(wrs[side][pushed[side]].to_words());
                 pushed[side] += 1;
             }
         }
         step(a, b, &mut ab, &mut ba, &mut posted, &mut sniff, threads);
-        let done = a.cq.seen.len() + b.cq.seen.len();
+        let done = a.done.len() + b.done.len();
         if done != progress.0 {
             progress = (done, a.sim.cycle());
         }
         if a.sim.cycle() > progress.1 + quiet {
             let (ca, cb) = (a.counters(), b.counters());
             let nz: Vec<String> = ENGINE_COUNTERS.iter().enumerate().filter(|(i, _)| ca[*i] > 0 || cb[*i] > 0).map(|(i, (n, _))| format!("{n} {}/{}", ca[i], cb[i])).collect();
-            let done: Vec<u32> = a.cq.seen.iter().map(|(_, w)| CqEntryFields::from_words(w).wr_id).collect();
-            bail!("no progress: {} of {} completions at A, {} of {} at B after {} cycles (A completed {:?}); counters A/B: {}", a.cq.seen.len(), wrs[0].len(), b.cq.seen.len(), wrs[1].len(), a.sim.cycle() - start, done, nz.join(", "));
+            let done: Vec<u32> = a.done.iter().map(|(_, c)| c.wr_id).collect();
+            bail!("no progress: {} of {} completions at A, {} of {} at B after {} cycles (A completed {:?}); counters A/B: {}", a.done.len(), wrs[0].len(), b.done.len(), wrs[1].len(), a.sim.cycle() - start, done, nz.join(", "));
         }
         if o.verbose && a.sim.cycle() - last_report >= 1_000_000 {
             last_report = a.sim.cycle();
-            eprintln!("  … {} of {} messages complete", a.cq.seen.len() + b.cq.seen.len(), total);
+            eprintln!("  … {} of {} messages complete", a.done.len() + b.done.len(), total);
         }
     }
     let end = a.sim.cycle();
@@ -672,11 +742,11 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     r.nak_to_rtx.extend(nak_to_rtx(&ba, &ab));
     let w0 = &wrs[0];
     if let Some((c0, _)) = ab.frames.first() {
-        let fetch = if w0[0].op == wr_op::WRITE && w0[0].len > 0 { o.dma.rd_latency as i64 } else { 0 };
+        let fetch = if w0[0].op != wr_op::READ && w0[0].len > 0 { o.dma.rd_latency as i64 } else { 0 };
         r.tx_latency = *c0 as i64 - posted[0][0] as i64 - fetch;
     }
     // the data of A's last message goes A→B for a WRITE, B→A for a READ
-    let last_is_write = w0.last().is_some_and(|w| w.op == wr_op::WRITE);
+    let last_is_write = w0.last().is_some_and(|w| w.op != wr_op::READ);
     let (arr, dst_write) = if last_is_write { (ab.arrivals.last(), b.dma.last_write) } else { (ba.arrivals.last(), a.dma.last_write) };
     if let Some(t) = arr {
         r.rx_latency = dst_write as i64 - *t as i64;
@@ -685,8 +755,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     let mut lat = vec![];
     let names = ["A", "B"];
     for (side, x) in [&*a, &*b].into_iter().enumerate() {
-        for (i, (cyc, w)) in x.cq.seen.iter().enumerate() {
-            let c = CqEntryFields::from_words(w);
+        for (i, (cyc, c)) in x.done.iter().enumerate() {
             r.by_status[(c.status as usize).min(6)] += 1;
             if c.status != cq_status::SUCCESS {
                 r.errors.push(format!("completion {i} at {}: WR {} status {}", names[side], c.wr_id, c.status));
@@ -700,7 +769,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         let (me, peer) = if side == 0 { (&*a, &*b) } else { (&*b, &*a) };
         for w in list {
             let len = w.len as usize;
-            let (mut src, dst) = if w.op == wr_op::WRITE { (me.mem.read(w.laddr, len), peer.mem.read(w.raddr, len)) } else { (peer.mem.read(w.raddr, len), me.mem.read(w.laddr, len)) };
+            let (mut src, dst) = if w.op != wr_op::READ { (me.mem.read(w.laddr, len), peer.mem.read(w.raddr, len)) } else { (peer.mem.read(w.raddr, len), me.mem.read(w.laddr, len)) };
             // data that reached A went through A's DLRM slot: whole 32-bit lanes from the
             // message's start are transformed, a partial last lane passes
             let to_a = (side == 0) == (w.op == wr_op::READ);
@@ -718,11 +787,31 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 r.mismatches += 1;
                 if r.errors.len() < 10 {
                     let at = src.iter().zip(&dst).position(|(x, y)| x != y).unwrap_or(0);
-                    r.errors.push(format!("WR {} of {} ({}): destination differs from source at byte {at}", w.wr_id, names[side], if w.op == wr_op::WRITE { "WRITE" } else { "READ" }));
+                    r.errors.push(format!("WR {} of {} ({}): destination differs from source at byte {at}", w.wr_id, names[side], op_name(w.op)));
                 }
             }
             r.bytes += len as u64;
         }
+    }
+    // every RECV completes once, in its QP's order, with its SEND's length
+    for (side, x) in [&*a, &*b].into_iter().enumerate() {
+        let mut want: Vec<std::collections::VecDeque<RecvWrFields>> = want_recvs[side].clone();
+        for (_, c) in &x.recvs {
+            let Some(q) = qp_index(side, c.qpn) else {
+                r.errors.push(format!("receive completion at {} for QP {}, which posted no RECV", names[side], c.qpn));
+                continue;
+            };
+            let sent = wrs[1 - side].get(c.wr_id as usize).map_or(u32::MAX, |w| w.len);
+            match want[q].pop_front() {
+                Some(w) if w.wr_id == c.wr_id && c.status == cq_status::SUCCESS && c.byte_len == sent && c.op == wr_op::SEND => {}
+                w => r.errors.push(format!("receive completion at {} {c:?}, expected RECV {:?} filled with {sent} bytes", names[side], w.map(|w| w.wr_id))),
+            }
+        }
+        let left: usize = want.iter().map(|w| w.len()).sum();
+        if left > 0 {
+            r.errors.push(format!("{left} RECVs at {} never completed", names[side]));
+        }
+        r.recv_completions += x.recvs.len();
     }
     for x in [&*a, &*b] {
         r.errors.extend(x.dma.errors.iter().cloned());
@@ -737,8 +826,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     // per-QP goodput: each QP pair, each posting side
     let (mut qbytes, mut qlast) = (vec![0u64; 2 * o.qps], vec![0u64; 2 * o.qps]);
     for (side, x) in [&*a, &*b].into_iter().enumerate() {
-        for (cyc, w) in &x.cq.seen {
-            let c = CqEntryFields::from_words(w);
+        for (cyc, c) in &x.done {
             if let Some(wr) = wrs[side].get(c.wr_id as usize) {
                 let q = side * o.qps + c.wr_id as usize % o.qps;
                 qbytes[q] += wr.len as u64;
@@ -806,7 +894,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         for (side, list) in wrs.iter().enumerate() {
             let (me, peer) = if side == 0 { (&*a, &*b) } else { (&*b, &*a) };
             for w in list {
-                let d = if w.op == wr_op::WRITE { me.mem.read(w.laddr, w.len as usize) } else { peer.mem.read(w.raddr, w.len as usize) };
+                let d = if w.op != wr_op::READ { me.mem.read(w.laddr, w.len as usize) } else { peer.mem.read(w.raddr, w.len as usize) };
                 plain.extend(d.chunks_exact(16).map(|c| c.to_vec()));
             }
         }
@@ -899,8 +987,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
         // flagged; no other completion does
         r.dpi_cq_checked = once;
         for (side, x) in [&*a, &*b].into_iter().enumerate() {
-            for (_, w) in &x.cq.seen {
-                let c = CqEntryFields::from_words(w);
+            for (_, c) in &x.done {
                 r.dpi_cq_flagged += (side == 0 && c.tap_flag) as u64;
                 let want = if side == 0 && c.op == wr_op::READ && c.status == cq_status::SUCCESS && once {
                     reads[c.wr_id as usize % o.qps].pop_front().unwrap_or(false)
@@ -908,7 +995,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                     c.tap_flag && side == 0 && c.op == wr_op::READ
                 };
                 if c.tap_flag != want {
-                    r.errors.push(format!("DPI: completion of WR {} at {} ({}) has the tap flag {}, the model says {want}", c.wr_id, names[side], if c.op == wr_op::READ { "READ" } else { "WRITE" }, c.tap_flag));
+                    r.errors.push(format!("DPI: completion of WR {} at {} ({}) has the tap flag {}, the model says {want}", c.wr_id, names[side], op_name(c.op), c.tap_flag));
                 }
             }
         }

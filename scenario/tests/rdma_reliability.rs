@@ -216,6 +216,20 @@ fn campaign_1pct_loss_1pct_reorder() {
     assert!(counter(&r, "tx_retransmits").0 > 0);
 }
 
+/// Every operation (WRITE, READ and SEND into posted RECVs; 1 B to 2 KiB, 8 QPs) at 1% loss and
+/// 1% reordering: every message and every RECV completes once, with every byte in place.
+#[test]
+fn campaign_every_op_1pct_loss_1pct_reorder() {
+    let faults = Faults { loss: 0.01, reorder: 0.01, reorder_bound: 2000, ..Default::default() };
+    let o = RdmaOpts { op: Op::MixedAll, size: 2048, random_size: true, count: 4000, qps: 8, pmtu: 2, timeout: 3, seed: 44, faults, ..Default::default() };
+    let r = rdma(&o).unwrap();
+    ok(&r);
+    assert_eq!(r.by_status[cq_status::SUCCESS as usize], 4000);
+    assert!(r.recv_completions > 1000, "{} receive completions", r.recv_completions);
+    assert!(counter(&r, "tx_retransmits").0 > 0 && counter(&r, "resp_duplicate").1 > 0);
+    assert_eq!(counter(&r, "resp_rnr_naks"), (0, 0), "RECVs are posted ahead of the SENDs");
+}
+
 /// 20,000 messages at 5% loss on both directions.
 #[test]
 fn campaign_5pct_loss() {

@@ -163,6 +163,24 @@ fn both_nodes_post_at_once() {
     }
 }
 
+/// SEND into the RECVs the receiving node posts (16 per QP at most, reposted as they complete):
+/// every byte lands at its RECV's buffer, every RECV completes once, in order, with its SEND's
+/// length; SENDs run near line rate one way, and both nodes sending at once fill both ways.
+#[test]
+fn sends_fill_the_peers_recvs_at_line_rate() {
+    let r = check(RdmaOpts { op: Op::Send, size: 32768, count: 64, qps: 4, seed: 34, ..Default::default() });
+    assert_eq!(r.recv_completions, 64);
+    assert!(r.ceiling_frac > 0.95, "SEND: {:.4} of the ceiling", r.ceiling_frac);
+    let r = check(RdmaOpts { op: Op::Send, b_op: Some(Op::Send), size: 32768, count: 64, qps: 4, seed: 35, ..Default::default() });
+    assert_eq!(r.recv_completions, 128);
+    assert!(r.ceiling_frac > 0.95, "SEND both ways: {:.4} of the ceiling", r.ceiling_frac);
+    // every operation, random sizes (RECVs up to 64 bytes longer than their SENDs), 8 QPs, a
+    // busy host, both nodes posting (this seed deadlocked the DMA write mux before it waited
+    // for a write's data)
+    let r = check(RdmaOpts { op: Op::MixedAll, b_op: Some(Op::MixedAll), size: 20_000, count: 120, qps: 8, seed: 36, random_size: true, pmtu: 2, dma: busy_host(), ..Default::default() });
+    assert!(r.recv_completions > 40, "{} receive completions", r.recv_completions);
+}
+
 /// DLRM preprocessing in A's RX slot (the services engine: AES then DLRM on RX): A's RDMA READ
 /// data and B's WRITEs into A are transformed before their DMA write, each 32-bit lane as the
 /// model says (the model is checked against Rust's `ln_1p`, float comparison and `%` in

@@ -153,6 +153,8 @@ fn op_name(o: Op) -> &'static str {
         Op::Write => "WRITE",
         Op::Read => "READ",
         Op::Mixed => "mixed",
+        Op::Send => "SEND",
+        Op::MixedAll => "mixed-all",
     }
 }
 

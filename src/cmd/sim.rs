@@ -230,6 +230,9 @@ pub fn rdma(o: &nicgen_scenario::rdma::RdmaOpts, lat_ns: u64, gbps: f64, campaig
 fn print_recovery(r: &nicgen_scenario::rdma::RdmaReport) {
     let names = ["success", "retry exceeded", "remote access", "remote invalid request", "remote operational", "flushed", "bad response"];
     println!("completions by status: {}", names.iter().zip(r.by_status).map(|(n, c)| format!("{n} {c}")).collect::<Vec<_>>().join(", "));
+    if r.recv_completions > 0 {
+        println!("receive completions: {} (each checked: its RECV, in QP order, with its SEND's length)", r.recv_completions);
+    }
     for (dir, c) in ["A→B", "B→A"].iter().zip(r.faults) {
         println!("link {dir}: {} frames; lost {} (+{} in bursts), reordered {}, duplicated {}, corrupted {}, truncated {}", c.frames, c.lost, c.burst_lost, c.reordered, c.duplicated, c.corrupted, c.truncated);
     }

@@ -2,6 +2,13 @@
 //! exactly `len` bytes) onto one DMA write port, one whole write at a time, round robin. Each
 //! command comes with its packet's slot metadata (`*_meta`), which leaves beside every beat of
 //! its data (`m_meta`) for the RX payload slot.
+//!
+//! A source is chosen only when its command **and the first beat of its data** are both
+//! waiting. The responder's data leaves its payload mover in RX order, behind payloads it hands
+//! to the requester; the requester's data waits for this mux. Granting the responder's command
+//! before its data exists could wait on a payload stuck behind the requester's own write: a
+//! deadlock (a READ response to the requester followed by a WRITE or SEND to host memory, with
+//! both commands arriving in one cycle, did it).
 use crate::roce::DmaCmd;
 use crate::service::slot::{SlotBeat, SlotMeta};
 use crate::stream::*;
@@ -33,6 +40,9 @@ pub struct DmaWrMux {
     busy: DFF<Bit>,
     sel: DFF<Bit>,
     last_b: DFF<Bit>,
+    /// A source's command and its data's first beat are both here.
+    a_go: Signal<Local, Bit>,
+    b_go: Signal<Local, Bit>,
     pick_b: Signal<Local, Bit>,
 }
 
@@ -53,8 +63,11 @@ impl Logic for DmaWrMux {
         self.m_meta.next = self.skid.m_data.val().meta;
         self.m_axis.tvalid.next = self.skid.m_valid.val();
         self.skid.m_ready.next = self.m_axis.tready.val();
-        // choose a command when idle: b if only b waits, or both wait and a went last
-        self.pick_b.next = self.b_cmd_valid.val() & (!self.a_cmd_valid.val() | !self.last_b.q.val());
+        // choose a write when idle, among those whose data has started to arrive: b if only b
+        // is ready, or both are and a went last
+        self.a_go.next = self.a_cmd_valid.val() & self.s_axis_a.tvalid.val();
+        self.b_go.next = self.b_cmd_valid.val() & self.s_axis_b.tvalid.val();
+        self.pick_b.next = self.b_go.val() & (!self.a_go.val() | !self.last_b.q.val());
         self.a_cmd_ready.next = false;
         self.b_cmd_ready.next = false;
         self.cmd_q.s_valid.next = false;
@@ -70,7 +83,7 @@ impl Logic for DmaWrMux {
                 self.busy.d.next = true;
                 self.sel.d.next = true;
                 self.last_b.d.next = true;
-            } else if self.a_cmd_valid.val() {
+            } else if self.a_go.val() {
                 self.a_cmd_ready.next = true;
                 self.cmd_q.s_valid.next = true;
                 self.meta.d.next = self.a_meta.val();
@@ -112,3 +125,9 @@ impl Logic for DmaWrMux {
         }
     }
 }
+
+nicgen_hdl::impl_ports!(DmaWrMux, clock = clock, [clock, reset, a_cmd, a_cmd_valid, a_cmd_ready, a_meta,
+    s_axis_a.tdata, s_axis_a.tkeep, s_axis_a.tlast, s_axis_a.tuser, s_axis_a.tvalid, s_axis_a.tready,
+    b_cmd, b_cmd_valid, b_cmd_ready, b_meta,
+    s_axis_b.tdata, s_axis_b.tkeep, s_axis_b.tlast, s_axis_b.tuser, s_axis_b.tvalid, s_axis_b.tready,
+    cmd, cmd_valid, cmd_ready, m_axis.tdata, m_axis.tkeep, m_axis.tlast, m_axis.tuser, m_axis.tvalid, m_axis.tready, m_meta]);
