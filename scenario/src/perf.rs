@@ -6,7 +6,7 @@ use crate::twin::{Twin, TwinOpts};
 use anyhow::{anyhow, bail, Context, Result};
 use nicgen_sim::CycleSim;
 use nicgen_hw::roce::qp::*;
-use nicgen_hw::roce::{cq_status, wr_op, CqEntryFields, SqWrFields};
+use nicgen_hw::roce::{cq_status, wr_op, RecvWrFields, SqWrFields};
 use nicgen_model::opcode as op;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 pub enum PerfOp {
     Write,
     Read,
+    /// SEND into posted RECVs (`ib_send_bw`, `ib_send_lat`).
+    Send,
 }
 
 #[derive(Clone, Debug)]
@@ -41,9 +43,10 @@ pub struct PerfOpts {
     pub seed: u64,
     /// Give up after this much wall time.
     pub wall: Duration,
-    /// The latency tests (`ib_write_lat`, `ib_read_lat`), as perftest's ping-pong runs them:
-    /// for `write` the server WRITEs first and each side answers the other's n-th WRITE with
-    /// its own; for `read` the client READs one at a time.
+    /// The latency tests (`ib_write_lat`, `ib_read_lat`, `ib_send_lat`), as perftest's
+    /// ping-pong runs them: for `write` the server WRITEs first and each side answers the
+    /// other's n-th WRITE with its own; for `read` the client READs one at a time; for `send`
+    /// the client SENDs first and each side answers the other's n-th SEND with its own.
     pub lat: bool,
 }
 
@@ -93,6 +96,52 @@ const QPN_BASE: u32 = 0x20;
 const MR_BASE: u64 = 0x10_0000_0000;
 const MR_STRIDE: u64 = 0x100_0000;
 const LOCAL_BASE: u64 = 0x20_0000_0000;
+/// The RECV buffers this side posts: QP q's k-th at `RECV_BASE + q << 32 + k * stride`, never
+/// reused, so every SEND received can be checked at the end.
+const RECV_BASE: u64 = 0x40_0000_0000;
+
+/// Key messages a perftest client exchanges after the first round of keys and before the
+/// traffic (perftest 6.06: each QP's keys again, then its barriers: one for the WRITE and READ
+/// bandwidth tests, two for the latency tests and for SEND, whose server posts its RECVs
+/// before the last).
+fn keys_before_traffic(o: &PerfOpts) -> usize {
+    o.qps + if o.lat || o.op == PerfOp::Send { 2 } else { 1 }
+}
+
+/// The address of QP `q`'s `k`-th RECV buffer.
+fn recv_addr(q: usize, k: usize, size: usize) -> u64 {
+    RECV_BASE + ((q as u64) << 32) + k as u64 * (size as u64).next_multiple_of(64)
+}
+
+/// Keeps each QP's receive queue full (the engine's ring holds `RECV_RING` RECVs): a RECV
+/// for every one completed, in order, `size` bytes each.
+struct RecvFeeder {
+    size: usize,
+    posted: Vec<usize>,
+    done: Vec<usize>,
+    seen: usize,
+}
+
+impl RecvFeeder {
+    fn new(qps: usize, size: usize) -> Self {
+        RecvFeeder { size, posted: vec![0; qps], done: vec![0; qps], seen: 0 }
+    }
+    fn feed(&mut self, t: &mut Twin, mine: &[Dest]) {
+        for (_, c) in &t.node.recvs[self.seen..] {
+            if let Some(q) = mine.iter().position(|d| d.qpn == c.qpn) {
+                self.done[q] += 1;
+            }
+        }
+        self.seen = t.node.recvs.len();
+        for (q, d) in mine.iter().enumerate() {
+            while self.posted[q] - self.done[q] < nicgen_hw::roce::RECV_RING {
+                let r = RecvWrFields { qpn: d.qpn, wr_id: self.posted[q] as u32, addr: recv_addr(q, self.posted[q], self.size), len: self.size as u32 };
+                t.node.recv.push(r.to_words());
+                self.posted[q] += 1;
+            }
+        }
+    }
+}
 
 fn my_dests(o: &PerfOpts) -> Vec<Dest> {
     let mut rng = nicgen_sim::Rng::new(o.seed ^ 0x9e37);
@@ -162,20 +211,16 @@ fn exchange_thread(o: PerfOpts, mine: Vec<Dest>, tx: mpsc::Sender<ToMain>, rx: m
             let rep = x.serve_rest(&mine[0], &BwReport { size: o.size as u64, iters: o.iters as u64, ..Default::default() })?;
             tx.send(ToMain::Done(rep))?;
         } else {
-            // perftest 6.06 exchanges each QP's keys a second time, then one barrier before
-            // the test (seen on the wire: 2 x QPs + 1 key messages before the data, one after)
-            for d in &mine {
-                x.keys(d)?;
-            }
-            x.keys(&mine[0])?;
-            if o.lat {
-                // the latency tests' server waits for one more barrier before its first WRITE
-                x.keys(&mine[0])?;
+            // perftest 6.06 exchanges each QP's keys a second time, then its barriers before
+            // the test (`keys_before_traffic`; seen on the wire for WRITE: 2 x QPs + 1 key
+            // messages before the data, one after)
+            for k in 0..keys_before_traffic(&o) {
+                x.keys(if k < o.qps { &mine[k] } else { &mine[0] })?;
             }
             tx.send(ToMain::Go)?;
             let ToExchange::TestDone(report) = rx.recv()? else { bail!("no test result") };
-            if o.lat {
-                // the latency tests print their own figures: no reports, only the close,
+            if o.lat || o.op == PerfOp::Send {
+                // the latency tests and SEND print their own figures: no reports, only the close,
                 // which perftest 6.06's latency server may not wait for (it has printed and
                 // gone: its exit status is what the caller checks)
                 let _ = x.close(&mine[0]);
@@ -212,6 +257,8 @@ fn connect_qp(t: &mut Twin, o: &PerfOpts, me: &Dest, r: &Dest, mtu: usize, peer_
         access: access::REMOTE_READ | access::REMOTE_WRITE,
         timeout: o.timeout,
         retry_cnt: 7,
+        // a SEND that finds no RECV posted is asked again after 0.01 ms (IBA code 1)
+        min_rnr_timer: 1,
         ..Default::default()
     };
     t.pause_streams();
@@ -250,6 +297,8 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     let mut connected = false;
     // the latency tests as client: the test has started (after the barrier)
     let mut lat_client_go = false;
+    // SEND: RECVs kept posted on every QP from the connection on
+    let mut feeder: Option<RecvFeeder> = None;
     let outcome = (|| -> Result<Option<BwReport>> {
         loop {
             if t0.elapsed() > o.wall {
@@ -257,26 +306,34 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
             }
             for _ in 0..64 {
                 t.step()?;
+                if let Some(f) = feeder.as_mut() {
+                    f.feed(&mut t, &mine);
+                }
             }
             // the latency tests' ping-pong (perftest's run_iter_lat_write): the n-th WRITE each
             // way ends with the byte n (mod 256). As server the card WRITEs first, once the
             // barrier before the test is answered (2 x QPs + 1 key messages), then answers each
             // of the peer's WRITEs; as client it waits for the server's n-th WRITE before its
             // n-th. read_lat's client READs one at a time (run_iter_lat).
-            let lat_turn = o.lat && pongs < o.iters && if o.peer.is_none() { o.op == PerfOp::Write && connected } else { lat_client_go };
+            // send_lat: the client SENDs first; each side SENDs its n-th once the other's n-th
+            // has filled a RECV (run_iter_lat_send)
+            let lat_turn = o.lat && pongs < o.iters && if o.peer.is_none() { o.op != PerfOp::Read && connected } else { lat_client_go };
             if lat_turn {
                 let peer_wrote = t.node.mem.byte(mine[0].vaddr + o.size as u64 - 1);
+                let received = t.node.recvs.len();
                 let ready = match (o.peer.is_none(), o.op) {
+                    (true, PerfOp::Send) => received > pongs,
+                    (false, PerfOp::Send) => received >= pongs,
                     (true, _) if pongs == 0 => keys_written.load(Ordering::Acquire) > 2 * o.qps,
                     (true, _) => peer_wrote == pongs as u8,
                     (false, PerfOp::Write) => peer_wrote == (pongs + 1) as u8,
-                    (false, PerfOp::Read) => t.node.cq.seen.len() >= pongs,
+                    (false, PerfOp::Read) => t.node.done.len() >= pongs,
                 };
                 if ready {
                     let r = rep.remote[0];
                     let laddr = LOCAL_BASE + pongs as u64 * (o.size as u64).next_multiple_of(4096);
-                    let opc = if o.op == PerfOp::Write { wr_op::WRITE } else { wr_op::READ };
-                    if o.op == PerfOp::Write {
+                    let opc = op_of(o.op);
+                    if o.op != PerfOp::Read {
                         let mut data = vec![0x5au8; o.size];
                         data[o.size - 1] = (pongs + 1) as u8;
                         t.node.mem.write(laddr, &data);
@@ -291,14 +348,17 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
                 posted += 1;
             }
             let all_posted = !wrs.is_empty() && (!lat_client_go || wrs.len() == o.iters);
-            if let (Some(start), true) = (test_start, all_posted) {
-                if t.node.cq.seen.len() >= wrs.len() {
+            // send_lat's client ends with the server's last SEND
+            let all_received = !(lat_client_go && o.op == PerfOp::Send) || t.node.recvs.len() >= o.iters;
+            if let (Some(start), true) = (test_start, all_posted && all_received) {
+                if t.node.done.len() >= wrs.len() {
                     rep.cycles = t.node.sim.cycle() - start;
                     rep.bytes = (o.size * wrs.len()) as u64;
                     let secs = rep.cycles as f64 / 250e6;
                     if lat_client_go {
-                        // write_lat's figure is half a round trip; read_lat's a whole READ
-                        let per = if o.op == PerfOp::Write { 2.0 } else { 1.0 };
+                        // write_lat's and send_lat's figure is half a round trip; read_lat's a
+                        // whole READ
+                        let per = if o.op == PerfOp::Read { 1.0 } else { 2.0 };
                         rep.log.push(format!("latency (simulated, mean): {:.3} us over {} iterations", secs * 1e6 / (wrs.len() as f64 * per), wrs.len()));
                     }
                     let r = BwReport { size: o.size as u64, iters: o.iters as u64, bw_peak: rep.bytes as f64 / secs / 1e6, bw_avg: rep.bytes as f64 / secs / 1e6, msg_rate: wrs.len() as f64 / secs / 1e6 };
@@ -318,6 +378,11 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
                     rep.peer_version = version;
                     rep.mtu = mtu;
                     rep.remote = remote;
+                    if o.op == PerfOp::Send {
+                        let mut f = RecvFeeder::new(o.qps, o.size);
+                        f.feed(&mut t, &mine);
+                        feeder = Some(f);
+                    }
                     to_x.send(ToExchange::Ready)?;
                     connected = true;
                 }
@@ -326,12 +391,12 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
                     test_start = Some(t.node.sim.cycle());
                 }
                 Ok(ToMain::Go) => {
-                    let opc = if o.op == PerfOp::Write { wr_op::WRITE } else { wr_op::READ };
+                    let opc = op_of(o.op);
                     let mut rng = nicgen_sim::Rng::new(o.seed);
                     for k in 0..o.iters {
                         for (q, r) in rep.remote.iter().enumerate() {
                             let laddr = LOCAL_BASE + (q * o.iters + k) as u64 * (o.size as u64).next_multiple_of(4096);
-                            if opc == wr_op::WRITE {
+                            if opc != wr_op::READ {
                                 t.node.mem.write(laddr, &rng.bytes(o.size));
                             }
                             wrs.push(SqWrFields { wr_id: wrs.len() as u32, op: opc, qpn: mine[q].qpn, laddr, raddr: r.vaddr, rkey: r.rkey, len: o.size as u32, signaled: true });
@@ -369,14 +434,23 @@ pub fn perf(o: &PerfOpts) -> Result<PerfReport> {
     rep.log.push(format!("simulated {} cycles in {:.1} s of wall time ({:.0} cycles/s)", t.node.sim.cycle(), t0.elapsed().as_secs_f64(), t.node.sim.cycle() as f64 / t0.elapsed().as_secs_f64()));
     // a perftest server sends its own report uninitialised: only a client's means anything
     rep.peer_report = if o.peer.is_none() { peer_report } else { None };
-    rep.completions = t.node.cq.seen.len();
-    for (i, (_, w)) in t.node.cq.seen.iter().enumerate() {
-        let c = CqEntryFields::from_words(w);
+    rep.completions = t.node.done.len() + t.node.recvs.len();
+    for (i, (_, c)) in t.node.done.iter().enumerate() {
         if c.status != cq_status::SUCCESS {
             bail!("completion {i} (WR {}) has status {}", c.wr_id, c.status);
         }
     }
-    let data = check_data(&t, &mine, &rep.remote, rep.mtu as u32, &wrs)?;
+    // every RECV filled by a SEND of the test's size, in its QP's order
+    let mut next_recv: HashMap<u32, u32> = HashMap::new();
+    for (i, (_, c)) in t.node.recvs.iter().enumerate() {
+        let k = next_recv.entry(c.qpn).or_default();
+        if (c.status, c.byte_len, c.wr_id) != (cq_status::SUCCESS, o.size as u32, *k) {
+            bail!("receive completion {i}: {c:?}, expected RECV {} filled with {} bytes", *k, o.size);
+        }
+        *k += 1;
+    }
+    rep.log.push(format!("receive completions: {}", t.node.recvs.len()));
+    let data = check_data(&t, &mine, &rep.remote, rep.mtu as u32, &wrs, o.size)?;
     rep.checked_bytes = data.checked;
     if o.peer.is_none() {
         rep.bytes = data.bytes;
@@ -394,13 +468,15 @@ struct DataCheck {
 }
 
 /// Every data byte against the wire: what WRITEs from the peer carried must be in host memory
-/// (the last write of each byte wins); what the engine's READ responses carried must equal
+/// (the last write of each byte wins), and what its SENDs carried in the RECV buffers (QP q's
+/// k-th SEND in its k-th RECV); what the engine's READ responses carried must equal
 /// host memory at the address the READ named. `bytes` and `cycles` measure the data packets
 /// the peer sent (WRITE) or the engine sent (READ responses), first to last.
-fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32, wrs: &[SqWrFields]) -> Result<DataCheck> {
+fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32, wrs: &[SqWrFields], size: usize) -> Result<DataCheck> {
     use nicgen_model::parse;
     let mut shadow: HashMap<u64, u8> = HashMap::new();
     let mut write_va: HashMap<u32, u64> = HashMap::new();
+    let mut sends_in: HashMap<u32, usize> = HashMap::new();
     let mut bytes = 0u64;
     let mut span = (u64::MAX, 0u64);
     // READ requests by (our QPN, PSN): the address the responses come from
@@ -423,7 +499,13 @@ fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32, wrs: &[SqWrFie
             op::WRITE_FIRST | op::WRITE_ONLY => {
                 write_va.insert(b.dqpn, p.hdr.reth.map(|r| r.va).unwrap_or(0));
             }
-            op::WRITE_MIDDLE | op::WRITE_LAST => {}
+            op::SEND_FIRST | op::SEND_ONLY => {
+                let q = mine.iter().position(|d| d.qpn == b.dqpn).unwrap_or(0);
+                let k = sends_in.entry(b.dqpn).or_default();
+                write_va.insert(b.dqpn, recv_addr(q, *k, size));
+                *k += 1;
+            }
+            op::WRITE_MIDDLE | op::WRITE_LAST | op::SEND_MIDDLE | op::SEND_LAST => {}
             op::READ_REQUEST => {
                 if let Some(r) = p.hdr.reth {
                     reads.insert((b.dqpn, b.psn), r.va);
@@ -487,8 +569,8 @@ fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32, wrs: &[SqWrFie
         let b = p.hdr.bth;
         let Some(q) = remote.iter().position(|r| r.qpn == b.dqpn) else { continue };
         let me = mine[q].qpn;
-        let first = matches!(b.opcode, op::WRITE_FIRST | op::WRITE_ONLY | op::READ_REQUEST);
-        if !matches!(b.opcode, op::WRITE_FIRST | op::WRITE_ONLY | op::WRITE_MIDDLE | op::WRITE_LAST | op::READ_REQUEST) {
+        let first = matches!(b.opcode, op::WRITE_FIRST | op::WRITE_ONLY | op::SEND_FIRST | op::SEND_ONLY | op::READ_REQUEST);
+        if !matches!(b.opcode, op::WRITE_FIRST | op::WRITE_ONLY | op::WRITE_MIDDLE | op::WRITE_LAST | op::SEND_FIRST | op::SEND_ONLY | op::SEND_MIDDLE | op::SEND_LAST | op::READ_REQUEST) {
             continue;
         }
         let fresh = sent_psn.get(&me).is_none_or(|last| (b.psn.wrapping_sub(*last) & 0xff_ffff) < 0x80_0000 && b.psn != *last);
@@ -508,7 +590,7 @@ fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32, wrs: &[SqWrFie
             if fresh {
                 let a = at.entry(me).or_default();
                 if t.node.mem.read(*a, p.payload.len()) != p.payload {
-                    bail!("data check: a WRITE packet (PSN {:#x}) differs from its source at {a:#x}", b.psn);
+                    bail!("data check: a WRITE or SEND packet (PSN {:#x}) differs from its source at {a:#x}", b.psn);
                 }
                 *a += p.payload.len() as u64;
                 checked += p.payload.len() as u64;
@@ -541,6 +623,14 @@ fn check_data(t: &Twin, mine: &[Dest], remote: &[Dest], mtu: u32, wrs: &[SqWrFie
         checked += p.payload.len() as u64;
     }
     Ok(DataCheck { checked, bytes, cycles: span.1.saturating_sub(span.0) })
+}
+
+fn op_of(o: PerfOp) -> u8 {
+    match o {
+        PerfOp::Write => wr_op::WRITE,
+        PerfOp::Read => wr_op::READ,
+        PerfOp::Send => wr_op::SEND,
+    }
 }
 
 fn ours_has(mine: &[Dest], qpn: u32) -> bool {

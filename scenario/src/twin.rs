@@ -233,6 +233,7 @@ impl Twin {
         n.dma.drive(&mut n.sim);
         n.rb.drive(&mut n.sim);
         n.sq.drive(&mut n.sim);
+        n.recv.drive(&mut n.sim);
         n.cq.drive(&mut n.sim);
         self.rx.drive(&mut n.sim);
         self.tx.ready_pct = if now >= self.wire_out_free { 100 } else { 0 };
@@ -241,7 +242,10 @@ impl Twin {
         n.dma.sample(&mut n.sim, &mut n.mem);
         n.rb.sample(&mut n.sim);
         n.sq.sample(&mut n.sim);
-        n.cq.sample(&mut n.sim);
+        n.recv.sample(&mut n.sim);
+        if n.cq.sample(&mut n.sim) {
+            n.sort_cq();
+        }
         self.rx.sample(&mut n.sim);
         self.tx.sample(&mut n.sim);
         n.sim.tick();

@@ -15,8 +15,9 @@ pub fn run(op: &str, peer: Option<Ipv4Addr>, server: bool, iface: String, ip: Ip
     let op = match op {
         "write" => PerfOp::Write,
         "read" => PerfOp::Read,
-        "send" | "atomic" => bail!("{op}: the engine has no {op} verbs yet"),
-        _ => bail!("unknown test {op} (write, read)"),
+        "send" => PerfOp::Send,
+        "atomic" => bail!("atomic: the engine has no atomics yet"),
+        _ => bail!("unknown test {op} (write, read, send)"),
     };
     if server == peer.is_some() {
         bail!("give either --server or the peer's address");
