@@ -38,9 +38,10 @@ enum Cmd {
         cmd: OmCmd,
     },
     /// The engine's side of perftest: the simulated card on a TAP device, against a real RoCE
-    /// stack (Linux rxe, a ConnectX) running ib_write_bw / ib_read_bw and their _lat forms.
+    /// stack (Linux rxe, a ConnectX) running ib_write_bw / ib_read_bw / ib_send_bw and their
+    /// _lat forms.
     Perf {
-        /// write or read.
+        /// write, read or send.
         op: String,
         /// perftest's server (a host address on the TCP side); omit with --server.
         peer: Option<std::net::Ipv4Addr>,

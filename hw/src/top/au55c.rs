@@ -336,7 +336,10 @@ fn regs(b: &mut Body, engine: Option<&str>, status: [&str; 8]) {
     }
     match engine {
         Some(e) => {
-            r = r.o("sq_valid", 1, &format!("{e}_sq_valid")).i("sq_ready", 1, &format!("{e}_sq_ready"));
+            b.wire("sq_valid_w", 1);
+            b.wire("sq_ready_w", 1);
+            r = r.o("sq_valid", 1, "sq_valid_w").i("sq_ready", 1, "sq_ready_w");
+            b.glue(recv_glue(e));
             r = r.i("cq_valid", 1, &format!("{e}_cq_valid")).o("cq_ready", 1, &format!("{e}_cq_ready"));
         }
         None => {
@@ -450,6 +453,32 @@ fn assemble(name: &str, about: &str, ports: &[BoardPort], b: Body) -> (String, S
     (v, stubs)
 }
 
+/// RECVs are posted through the send queue's register window: a work request whose bit 251
+/// (`SQ_RECV_BIT`, above the `SqWr` record) is set goes to the engine's `recv` channel instead
+/// of its send queue, as a `RecvWr` made of the request's `qpn`, `wr_id`, `laddr` (the buffer)
+/// and `len`.
+pub const SQ_RECV_BIT: usize = crate::roce::SqWrFields::BITS;
+
+fn recv_glue(e: &str) -> String {
+    use crate::roce::{RecvWrFields, SqWrFields};
+    assert!(SQ_RECV_BIT < 32 * crate::board::regs::SQ_WORDS);
+    let sq = |f: &str| {
+        let (o, w) = SqWrFields::slot(f);
+        format!("sq_bits[{}:{o}]", o + w - 1)
+    };
+    // the RecvWr record's fields, highest first
+    let mut parts: Vec<(usize, String)> = ["qpn", "wr_id", "addr", "len"]
+        .iter()
+        .map(|f| (RecvWrFields::slot(f).0, sq(match *f { "addr" => "laddr", x => x })))
+        .collect();
+    parts.sort_by_key(|p| std::cmp::Reverse(p.0));
+    let cat: Vec<String> = parts.into_iter().map(|p| p.1).collect();
+    format!(
+        "  // a work request with bit {SQ_RECV_BIT} set is a RECV: to the engine's recv channel\n  assign {e}_recv = {{{}}};\n  assign {e}_recv_valid = sq_valid_w & sq_bits[{SQ_RECV_BIT}];\n  assign {e}_sq_valid = sq_valid_w & ~sq_bits[{SQ_RECV_BIT}];\n  assign sq_ready_w = sq_bits[{SQ_RECV_BIT}] ? {e}_recv_ready : {e}_sq_ready;",
+        cat.join(", ")
+    )
+}
+
 /// `Au55c100g`: the RoCE engine on QSFP28 port 0.
 fn au55c100g(engine: &Top) -> BoardTop {
     let name = "au55c100g";
@@ -476,7 +505,8 @@ fn au55c100g(engine: &Top) -> BoardTop {
         b.glue(format!("  assign ctl_{s} = eng_s_axil_ctrl_{s};"));
     }
     let cq_w = crate::roce::CqEntryFields::BITS;
-    b.glue(format!("  assign eng_sq = sq_bits[250:0];\n  assign cq_bits = {{{}'d0, eng_cq}};", 96 - cq_w));
+    let cq_pad = if cq_w < 96 { format!("{}'d0, ", 96 - cq_w) } else { String::new() };
+    b.glue(format!("  assign eng_sq = sq_bits[250:0];\n  assign cq_bits = {{{cq_pad}eng_cq}};"));
     b.wire("link_sync", 8);
     b.insts.push(Inst::new("cdc_sync_bits", "u_link_sync", false).i("clock", 1, "core_clk").i("d", 8, "{6'd0, pcie_link_up, cmac0_aligned}").o("q", 8, "link_sync"));
     regs(&mut b, Some("eng"), ["BUILD_DATE", "GIT_HASH", "{24'd0, link_sync}", "cmac0_rx_drops", "cmac0_tx_drops", "32'd0", "32'd0", "32'd0"]);
@@ -538,7 +568,7 @@ fn au55c100g(engine: &Top) -> BoardTop {
     b.glue("  // CATTRIP: driven at all times; high shuts the card's power down (HBM over temperature)");
     b.glue("  assign hbm_cattrip = hbm_cattrip0 | hbm_cattrip1;");
     // the RB address space is 16 GiB (34 bits); DMA commands carry at most one PMTU (len < 2^28)
-    b.unused(&["c2h_tuser", "eng_m_axi_rb_awaddr[63:34]", "eng_m_axi_rb_araddr[63:34]", "eng_dma_rd_cmd[119:92]", "eng_dma_wr_cmd[119:92]", "cmac0_rx_tready", "sq_bits[255:251]", "hbm_sync[7:2]", "hbm_temp0", "hbm_temp1", "hbm_apb_done0", "hbm_apb_done1"]);
+    b.unused(&["c2h_tuser", "eng_m_axi_rb_awaddr[63:34]", "eng_m_axi_rb_araddr[63:34]", "eng_dma_rd_cmd[119:92]", "eng_dma_wr_cmd[119:92]", "cmac0_rx_tready", "sq_bits[255:252]", "hbm_sync[7:2]", "hbm_temp0", "hbm_temp1", "hbm_apb_done0", "hbm_apb_done1"]);
     let (verilog, stubs) = assemble(name, about, &ports, b);
     BoardTop {
         name,
