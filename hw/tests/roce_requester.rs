@@ -512,3 +512,60 @@ fn timeout_mask_is_the_limit_compare() {
     run(&mut verilate(&mut TimeoutMaskTop::default()));
     run(&mut Diff::new(verilate(&mut TimeoutMaskTop::default()), RustHdlSim::new(TimeoutMaskTop::default())));
 }
+
+/// RNR NAK (IBA 9.7.5.2.8, as rxe answers a SEND that finds no RECV): the messages before its
+/// PSN complete; nothing is sent again until the NAK's RNR timer has run (code 1, 0.01 ms: the
+/// requester waits 4.096 µs × 2^2, 4,096 cycles, even with no ACK timer); then the rest are
+/// replayed from the NAK's PSN, using an RNR retry and no timeout retry. With `rnr_retry` 2,
+/// the third RNR NAK for the same SEND fails it with `RNR retry exceeded` and flushes the rest.
+#[test]
+fn rnr_naks_wait_their_timer_and_run_out_of_retries() {
+    let mut sim = verilate(&mut RoceRequester500::default());
+    sim.reset(2);
+    let r = sim.port("ctl_rnr_retry");
+    sim.set_u64(r, 2);
+    reset_qp_timeout(&mut sim, 5, 0);
+    let sends: Vec<SentWrFields> = (1..=3).map(|k| w(k, wr_op::SEND, 5, 9 + k, 9 + k, true)).collect();
+    let mut out = Out::default();
+    run(&mut sim, &sends, &[], &mut out, 1);
+    let rnr = |psn: u32| resp(op::ACK, 5, psn, syndrome_rnr(1), 0);
+    // between runs nothing takes the replay or error queues (what comes waits for the next run)
+    let idle = |sim: &mut VerilatorSim, n: usize| {
+        for n in ["rtx_ready", "err_ready"] {
+            let p = sim.port(n);
+            sim.set_bit(p, false);
+        }
+        for _ in 0..n {
+            sim.eval();
+            sim.tick();
+        }
+    };
+    run(&mut sim, &[], &[rnr(11)], &mut out, 2);
+    assert_eq!(out.cq, vec![ok(1, 5, wr_op::SEND)], "the SEND before the NAK's PSN completes");
+    assert_eq!(counter(&mut sim, "rnr_naks"), 1);
+    for round in 0..2 {
+        idle(&mut sim, 2500);
+        run(&mut sim, &[], &[], &mut out, 3 + 10 * round);
+        assert!(out.rtx.is_empty(), "round {round}: sent again before the RNR timer ran: {:?}", out.rtx);
+        idle(&mut sim, 2500);
+        run(&mut sim, &[], &[], &mut out, 4 + 10 * round);
+        let replay: Vec<(u32, u32, bool)> = out.rtx.iter().map(|x| (x.wr_id, x.start_psn, x.last)).collect();
+        assert_eq!(replay, vec![(2, 11, false), (3, 12, true)], "round {round}");
+        out.rtx.clear();
+        run(&mut sim, &[], &[rnr(11)], &mut out, 6 + round);
+    }
+    idle(&mut sim, 5000);
+    run(&mut sim, &[], &[], &mut out, 9);
+    assert!(out.rtx.is_empty());
+    assert_eq!(counter(&mut sim, "timeouts"), 0, "RNR waits are not timeouts");
+    assert_eq!(out.cq, vec![
+        ok(1, 5, wr_op::SEND),
+        CqEntryFields { status: cq_status::RNR_RETRY_EXCEEDED, ..ok(2, 5, wr_op::SEND) },
+        CqEntryFields { status: cq_status::FLUSHED, ..ok(3, 5, wr_op::SEND) },
+    ]);
+    assert_eq!(out.err, vec![5]);
+}
+
+fn syndrome_rnr(code: u8) -> u8 {
+    nicgen_hw::roce::qp::syndrome::RNR_NAK | code
+}

@@ -259,6 +259,8 @@ fn connect_qp(t: &mut Twin, o: &PerfOpts, me: &Dest, r: &Dest, mtu: usize, peer_
         retry_cnt: 7,
         // a SEND that finds no RECV posted is asked again after 0.01 ms (IBA code 1)
         min_rnr_timer: 1,
+        // as perftest: RNR NAKs are retried without end
+        rnr_retry: 7,
         ..Default::default()
     };
     t.pause_streams();

@@ -102,11 +102,14 @@ pub struct RdmaOpts {
     /// before their verdict, bit 2 WRITE FIRST/ONLY cut through and held for it, bit 1 those
     /// placed before it too; 0 = store every frame). None: the engine's default (5).
     pub rx_cut: Option<u8>,
+    /// Cycles after the start before the receiving nodes post their first RECVs: SENDs before
+    /// then find none and are answered RNR NAK.
+    pub recv_delay: u64,
 }
 
 impl Default for RdmaOpts {
     fn default() -> Self {
-        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None, dpi_qps: 0, services: None, threads: None, tx_start: None, rx_cut: None }
+        RdmaOpts { op: Op::Write, size: 4096, count: 64, qps: 4, seed: 1, pcap: None, pmtu: 4, dma: DmaParams::default(), verbose: false, table_qps: 500, random_size: false, aes: false, outstanding: 0, b_op: None, faults: Faults::default(), timeout: 8, retry_cnt: 7, script: [vec![], vec![]], first_psn: None, stall_qp: None, card: CardParams::default(), sniff: None, dlrm: None, dpi: None, dpi_qps: 0, services: None, threads: None, tx_start: None, rx_cut: None, recv_delay: 0 }
     }
 }
 
@@ -582,6 +585,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 access: access::REMOTE_READ | access::REMOTE_WRITE,
                 timeout: o.timeout,
                 retry_cnt: o.retry_cnt,
+                min_rnr_timer: 1,
+                rnr_retry: 7,
                 ..Default::default()
             };
             let rq = QpRqFields { state: state::RTS, rq_expected_psn: psn[other][q], ..Default::default() };
@@ -703,7 +708,7 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 }
             }
             recv_seen[side] = x.recvs.len();
-            for q in 0..o.qps {
+            for q in (0..o.qps).filter(|_| x.sim.cycle() - start >= o.recv_delay) {
                 while recv_open[side][q] < RECV_RING {
                     let Some(r) = recvs[side][q].pop_front() else { break };
                     x.recv.push(r.to_words());
@@ -867,7 +872,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
     // buffer may overflow under floods of duplicates of tiny frames: counted, and recovered)
     let never = ["resp_unknown_qp", "resp_qp_error", "resp_malformed", "resp_bad_opcode_seq", "resp_length_error", "resp_rkey_violation", "req_nak_fatal", "req_bad_response", "slot_overrun"];
     // a frame aborted by a TX underrun is lost like a dropped one: the loss counters may move
-    let lossy = o.faults.any() || scripted || ab.aborted + ba.aborted > 0;
+    // (so is a SEND answered RNR NAK: the packets after it go again)
+    let lossy = o.faults.any() || scripted || ab.aborted + ba.aborted > 0 || o.recv_delay > 0;
     let lossless = ["rx_drop_overflow", "req_replay_deferred", "req_ack_out_of_window", "rx_bad_icrc", "rx_truncated", "rx_bad_length", "rx_not_roce", "resp_duplicate", "resp_psn_out_of_window", "resp_naks", "req_nak_seq", "req_resp_unexpected", "req_ack_duplicate", "req_implied_nak", "req_timeouts", "req_replays", "tx_retransmits", "resp_read_replays", "tx_rb_reads"];
     for (name, x, y) in &r.counters {
         if (never.contains(&name.as_str()) || (!lossy && lossless.contains(&name.as_str()))) && (*x > 0 || *y > 0) {

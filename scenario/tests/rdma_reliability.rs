@@ -230,6 +230,22 @@ fn campaign_every_op_1pct_loss_1pct_reorder() {
     assert_eq!(counter(&r, "resp_rnr_naks"), (0, 0), "RECVs are posted ahead of the SENDs");
 }
 
+/// SENDs that arrive before the receiver has posted any RECV (it posts after 20,000 cycles):
+/// each is answered RNR NAK with the QP's timer (0.01 ms), the sender waits that long (16 µs)
+/// and sends again, with no timeout and no retry spent, until the RECVs are there; then every
+/// message and every RECV completes.
+#[test]
+fn sends_before_any_recv_are_rnr_naked_and_retried() {
+    let o = RdmaOpts { op: Op::Send, size: 3000, count: 24, qps: 2, recv_delay: 20_000, seed: 45, ..Default::default() };
+    let r = rdma(&o).unwrap();
+    ok(&r);
+    assert_eq!(r.by_status[cq_status::SUCCESS as usize], 24);
+    assert_eq!(r.recv_completions, 24);
+    let (sent, got) = (counter(&r, "resp_rnr_naks").1, counter(&r, "req_rnr_naks").0);
+    assert!(sent > 0 && sent == got, "RNR NAKs sent by B {sent}, received by A {got}");
+    assert_eq!(counter(&r, "req_timeouts"), (0, 0));
+}
+
 /// 20,000 messages at 5% loss on both directions.
 #[test]
 fn campaign_5pct_loss() {

@@ -2,7 +2,7 @@
 //! requester completion side, TX engine and the control plane, with one DMA read port, one DMA
 //! write port (responder WRITEs and READ responses merged) and `s_axil_ctrl`.
 //!
-//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x0F8):
+//! Register map of `s_axil_ctrl` (byte offsets; [`ENGINE_COUNTERS`] lists 0x000–0x0FC):
 //! * 0x000–0x0FF: per-cause counters, read-only.
 //! * 0x100 `QP_SEL`: the QPN the next `QP_CMD` acts on.
 //! * 0x104 `QP_CMD`: write 1 = write the staged QP (configuration, responder state, send PSN;
@@ -45,7 +45,7 @@ use crate::stream::*;
 use rust_hdl::prelude::*;
 
 /// The counters at 0x000 + 4i, in order: (name, meaning).
-pub const ENGINE_COUNTERS: [(&str, &str); 63] = [
+pub const ENGINE_COUNTERS: [(&str, &str); 64] = [
     ("rx_frames", "frames from the MAC"),
     ("rx_roce", "RoCEv2 frames from the MAC"),
     ("rx_bad_icrc", "dropped: wrong ICRC"),
@@ -109,6 +109,7 @@ pub const ENGINE_COUNTERS: [(&str, &str); 63] = [
     ("resp_sends", "SEND packets accepted (placed into a RECV's buffer)"),
     ("recv_posted", "RECVs posted to the receive queues"),
     ("recv_dropped", "RECV posts dropped: QPN beyond the table or receive queue full"),
+    ("req_rnr_naks", "RNR NAKs received: the rest of the QP's work is sent again after the RNR timer"),
 ];
 
 pub mod reg {
@@ -227,7 +228,7 @@ pub struct RoceEngine<const A: usize, const R: usize, const LT: usize, const LR:
     /// DMA write path absorbs as much host backpressure as it did with the slot.
     rx_room: AxisFifo<DATA_W, KEEP_W, 578, 5>,
     bridge: AxilBridge,
-    window: StatusWindow<63>,
+    window: StatusWindow<64>,
     /// The requester's completions and the responder's receive completions, to `cq`.
     cq_merge: ChanMerge2<CqEntry>,
     /// ARP and ICMP echo: a tap on the RX input, its replies merged into the TX output.
@@ -748,6 +749,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.window.status[60].next = self.responder.cnt.sends.val();
         self.window.status[61].next = self.responder.cnt.recv_posted.val();
         self.window.status[62].next = self.responder.cnt.recv_dropped.val();
+        self.window.status[63].next = self.req.cnt.rnr_naks.val();
         self.window.rd_en.next = self.bridge.rd_en.val();
         self.window.rd_addr.next = self.bridge.rd_addr.val();
         self.stage.rd_en.next = self.bridge.rd_en.val();
@@ -882,6 +884,7 @@ impl<const A: usize, const R: usize, const LT: usize, const LR: usize, const LP:
         self.req.ctl_qpn.next = self.sel_a.val();
         self.req.ctl_timeout.next = self.stage.cfg.val().timeout;
         self.req.ctl_retry.next = self.stage.cfg.val().retry_cnt;
+        self.req.ctl_rnr_retry.next = self.stage.cfg.val().rnr_retry;
         self.req.ctl_req.next = self.pend_w.q.val() & !self.done_req.q.val();
         self.stage.ld_en.next = self.pend_r.q.val() & self.responder.ctl_done.val();
         self.stage.ld_cfg.next = self.responder.rd_cfg.val();

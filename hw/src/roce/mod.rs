@@ -269,6 +269,8 @@ pub mod cq_status {
     /// A receive completion: the SEND was longer than the RECV's buffer (IBA's local length
     /// error). The QP goes to ERROR.
     pub const LOCAL_LENGTH: u8 = 7;
+    /// The peer answered RNR NAK more often than the QP's `rnr_retry` allows.
+    pub const RNR_RETRY_EXCEEDED: u8 = 8;
 }
 
 crate::record!(

@@ -67,6 +67,9 @@ crate::record!(
         /// The minimum RNR NAK timer code this responder sends when no RECV is posted (IBA
         /// table 45: 0 = 655.36 ms, 1 = 0.01 ms … 31 = 491.52 ms).
         min_rnr_timer: u8 = 5,
+        /// RNR retries this side's requester makes before its SEND completes with `RNR retry
+        /// exceeded` (7: without end).
+        rnr_retry: u8 = 3,
     }
 );
 
@@ -161,6 +164,14 @@ crate::record!(
         /// when `count` is 0), so that whether an ACK covers it is worked out from this word in
         /// the look-up cycle, a register before the first step's decision.
         tail_last: u32 = 24,
+        /// The last event was an RNR NAK: the timer runs for `rnr_wait` (a timeout code, the
+        /// smallest 4.096 µs × 2^code at least the NAK's RNR timer) and its expiry replays
+        /// from the oldest unacknowledged PSN, using an RNR retry (`rnr_left`, refilled from
+        /// `rnr_retry` by progress; 7 never runs out), not a timeout retry.
+        rnr: bool = 1,
+        rnr_wait: u8 = 5,
+        rnr_left: u8 = 3,
+        rnr_retry: u8 = 3,
     }
 );
 pub const QP_REQ_BITS: usize = QpReqFields::BITS;

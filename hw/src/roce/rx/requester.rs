@@ -42,7 +42,7 @@ const _: () = assert!(SENT_BITS == 303 && RING_BITS == 319);
 const RTX_BITS: usize = RtxWrFields::BITS;
 const RTX_W: usize = RTX_BITS + 3;
 /// Counters of the requester (`counts`).
-const NK: usize = 13;
+const NK: usize = 14;
 
 /// A retransmit timer's limit, `1024 << timeout` cycles, as the mask of the elapsed-time bits
 /// that mean expired: elapsed ≥ 1024 << timeout exactly when a bit at or above 10 + timeout is
@@ -102,6 +102,9 @@ pub struct ReqCounters {
     /// READ responses whose opcode or length does not fit their place in the READ: the READ
     /// fails with `BAD_RESPONSE` and nothing of the response is written.
     pub bad_response: Signal<Out, Bits<32>>,
+    /// RNR NAKs received: the messages before the PSN complete, the rest wait for the RNR
+    /// timer and are sent again.
+    pub rnr_naks: Signal<Out, Bits<32>>,
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -165,6 +168,7 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     /// The QP's local ACK timeout and retry count (IBA attributes), written with `ctl_req`.
     pub ctl_timeout: Signal<In, Bits<5>>,
     pub ctl_retry: Signal<In, Bits<3>>,
+    pub ctl_rnr_retry: Signal<In, Bits<3>>,
     pub ctl_done: Signal<Out, Bit>,
     /// Go-Back-N: the outstanding messages of a QP to send again, oldest first.
     pub rtx: Signal<Out, RtxWr>,
@@ -406,6 +410,26 @@ pub struct RoceRequester<const A: usize, const R: usize> {
     entry: Signal<Local, SentWr>,
     is_ack: Signal<Local, Bit>,
     is_nak_seq: Signal<Local, Bit>,
+    /// An RNR NAK (AETH syndrome 001xxxxx), its decode as taken and registered.
+    is_rnr: Signal<Local, Bit>,
+    n_rnr: Signal<Local, Bit>,
+    h_rnr: DFF<Bit>,
+    syn_rnr: Constant<Bits<3>>,
+    /// The RNR NAK's timer code, and the timeout code the requester waits for it
+    /// (`(code >> 1) + 2`, or 18 for code 0: the smallest 4.096 µs × 2^t at least IBA's time).
+    rnr_code: Signal<Local, Bits<5>>,
+    h_syn: Signal<Local, Bits<8>>,
+    rnr_wait: Signal<Local, Bits<5>>,
+    /// This step is an RNR NAK's (its stamp restarts the timer), or a timer expiry that
+    /// replays after one (an RNR retry, not a timeout retry).
+    rnr_now: Signal<Local, Bit>,
+    rnr_fire: Signal<Local, Bit>,
+    st_rnr: Constant<Bits<4>>,
+    c7_3: Constant<Bits<3>>,
+    c2_5: Constant<Bits<5>>,
+    c18_5: Constant<Bits<5>>,
+    /// The timeout code the QP's timer runs for: the ACK timeout, or after an RNR NAK its wait.
+    t_code_in: Signal<Local, Bits<5>>,
     is_nak_fatal: Signal<Local, Bit>,
     is_rr: Signal<Local, Bit>,
     cov_psn: Signal<Local, Bits<24>>,
@@ -506,6 +530,7 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             ctl_done: Default::default(),
             ctl_timeout: Default::default(),
             ctl_retry: Default::default(),
+            ctl_rnr_retry: Default::default(),
             rtx: Default::default(),
             rtx_valid: Default::default(),
             rtx_ready: Default::default(),
@@ -648,6 +673,20 @@ impl<const A: usize, const R: usize> Default for RoceRequester<A, R> {
             entry: Default::default(),
             is_ack: Default::default(),
             is_nak_seq: Default::default(),
+            is_rnr: Default::default(),
+            n_rnr: Default::default(),
+            h_rnr: Default::default(),
+            syn_rnr: c(1),
+            rnr_code: Default::default(),
+            h_syn: Default::default(),
+            rnr_wait: Default::default(),
+            rnr_now: Default::default(),
+            rnr_fire: Default::default(),
+            st_rnr: c(cq_status::RNR_RETRY_EXCEEDED as u64),
+            c7_3: c(7),
+            c2_5: c(2),
+            c18_5: c(18),
+            t_code_in: Default::default(),
             is_nak_fatal: Default::default(),
             is_rr: Default::default(),
             cov_psn: Default::default(),
@@ -743,7 +782,7 @@ pub mod ctr {
 impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, cmp_fsm, hdr_taken, h_ack, h_nak_seq, h_nak_fatal, h_rr, h_cov, h_status, e_done_q, rl_q, prog_if_entry_end_q, p_exp, x_el, x_to, x_on, qp_req, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_el, tm_msk, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, prog_if_hdr_q, prog_if_hdr_next_q, prog_if_kept_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
+        dff_setup!(self, clock, w_in, w_beh, w_in_e, w_beh_e, w_mv, placed, vw_pl, vw_fit, vw_keep, cmp_fsm, hdr_taken, h_ack, h_nak_seq, h_nak_fatal, h_rnr, h_rr, h_cov, h_status, e_done_q, rl_q, prog_if_entry_end_q, p_exp, x_el, x_to, x_on, qp_req, fatal, sblk, first, now, scan_q, scan_qd, tm_v, tm_el, tm_msk, tm_q, scan, una0, rp_i, rp_n, rp_ptr, rp_una, prog_if_hdr_q, prog_if_hdr_next_q, prog_if_kept_q, rtx_room_q, h_rof, h_rol, h_pm, h_le, rn_q);
         clock!(self, clock, tmr_ram, tmo_q, rtx_fifo, err_q, meta_q, resp_q, cq_q, cmd_q, act_q, vd_q, dma_out, ptr_ram, ring_ram, nx_ram);
         for i in 0..NK {
             self.counts[i].clock.next = self.clock.val();
@@ -807,6 +846,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.cnt.replays.next = self.counts[10].q.val();
         self.cnt.replay_deferred.next = self.counts[11].q.val();
         self.cnt.bad_response.next = self.counts[12].q.val();
+        self.cnt.rnr_naks.next = self.counts[13].q.val();
         self.now.d.next = self.now.q.val() + 1;
         // the timer scan: one QP per cycle
         self.scan_q.d.next = self.scan_q.q.val() + self.c1_a.val();
@@ -946,6 +986,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.n_ack.next = (self.resp_q.m_data.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_ack.val());
         self.n_nak_seq.next = (self.resp_q.m_data.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_nak.val()) & (self.syn.val().get_bits::<5>(0) == self.nak_seq.val());
         self.n_nak_fatal.next = (self.resp_q.m_data.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_nak.val()) & (self.syn.val().get_bits::<5>(0) != self.nak_seq.val());
+        self.n_rnr.next = (self.resp_q.m_data.val().opcode == self.o_ack.val()) & (self.syn.val().get_bits::<3>(5) == self.syn_rnr.val());
         self.n_rr.next = (self.resp_q.m_data.val().opcode >= self.o_rf.val()) & (self.resp_q.m_data.val().opcode <= self.o_ro.val());
         self.n_cov.next = self.resp_q.m_data.val().psn - self.c1_24.val();
         if self.n_ack.val() {
@@ -961,6 +1002,15 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.is_ack.next = self.h_ack.q.val();
         self.is_nak_seq.next = self.h_nak_seq.q.val();
         self.is_nak_fatal.next = self.h_nak_fatal.q.val();
+        self.is_rnr.next = self.h_rnr.q.val();
+        self.h_syn.next = self.hdr_taken.q.val().syndrome;
+        self.rnr_code.next = self.h_syn.val().get_bits::<5>(0);
+        self.rnr_wait.next = (self.rnr_code.val() >> 1) + self.c2_5.val();
+        if !self.rnr_code.val().any() {
+            self.rnr_wait.next = self.c18_5.val();
+        }
+        self.rnr_now.next = false;
+        self.rnr_fire.next = false;
         self.is_rr.next = self.h_rr.q.val();
         self.n_plen.next = self.resp_q.m_data.val().plen;
         self.n_hi.next = self.n_plen.val().get_bits::<8>(8);
@@ -1082,7 +1132,10 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             self.prog_if_entry_end_q.d.next = (self.ptr_out.fields.val().tail_last + self.c1_24.val()) != self.ptr_out.fields.val().sq_una_psn;
             self.x_el.d.next = self.now.q.val() - self.ptr_out.fields.val().stamp;
             self.x_to.d.next = self.ptr_out.fields.val().timeout;
-            self.x_on.d.next = self.ptr_out.fields.val().count.any() & !self.ptr_out.fields.val().err & self.ptr_out.fields.val().timeout.any();
+            if self.ptr_out.fields.val().rnr {
+                self.x_to.d.next = self.ptr_out.fields.val().rnr_wait;
+            }
+            self.x_on.d.next = self.ptr_out.fields.val().count.any() & !self.ptr_out.fields.val().err & (self.ptr_out.fields.val().timeout.any() | self.ptr_out.fields.val().rnr);
             self.w_in.d.next = self.w_new_in.val();
             self.w_beh.d.next = self.w_d.val().get_bit(23);
             self.w_mv.d.next = false;
@@ -1126,7 +1179,17 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.first.d.next = false;
                 if self.scan.q.val() & self.first.q.val() {
                     // the retransmit timer of this QP
-                    if self.expired.val() {
+                    if self.expired.val() & self.qp_req.q.val().rnr {
+                        // the wait after an RNR NAK: an RNR retry (7: without end), not a timeout
+                        if !self.qp_req.q.val().rnr_left.any() & (self.qp_req.q.val().rnr_retry != self.c7_3.val()) {
+                            self.fail.next = true;
+                            self.fail_status.next = self.st_rnr.val();
+                        } else {
+                            self.want_rty.next = true;
+                            self.rnr_fire.next = true;
+                            self.finish.next = true;
+                        }
+                    } else if self.expired.val() {
                         self.bump[9].next = true;
                         if !self.qp_req.q.val().retry_left.any() {
                             // retry exceeded: the oldest message fails, the rest are flushed
@@ -1154,7 +1217,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     } else {
                         self.finish.next = true;
                     }
-                } else if self.is_ack.val() | self.is_nak_seq.val() | self.is_nak_fatal.val() {
+                } else if self.is_ack.val() | self.is_nak_seq.val() | self.is_nak_fatal.val() | self.is_rnr.val() {
                     if self.first.q.val() & !self.in_win.val() {
                         // a duplicate (behind) or a ghost (never sent): ignored
                         if self.behind.val() {
@@ -1194,6 +1257,19 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                                 self.prog.next = self.prog_if_hdr.val();
                             }
                             self.want_rty.next = self.qp_req.q.val().count.any();
+                            self.finish.next = true;
+                        } else if self.is_rnr.val() {
+                            // PSNs below it are acknowledged; the rest are sent again once the
+                            // NAK's RNR timer has run (the QP's timer, restarted for it)
+                            self.bump[13].next = true;
+                            if self.qp_req.q.val().count.any() & (self.entry.val().op != self.op_read.val()) {
+                                self.qp_req_next.next.sq_una_psn = self.hdr_taken.q.val().psn;
+                                self.rn_nx.next = true;
+                                self.prog.next = self.prog_if_hdr.val();
+                            }
+                            self.qp_req_next.next.rnr = self.qp_req.q.val().count.any();
+                            self.qp_req_next.next.rnr_wait = self.rnr_wait.val();
+                            self.rnr_now.next = true;
                             self.finish.next = true;
                         } else if self.qp_req.q.val().count.any() {
                             // the message the fatal NAK names
@@ -1290,24 +1366,37 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             // (written out for progress and for none, `prog` selecting last: `prog` and
             // `want_rty` come from the step's decision, the rest from registers)
             self.rty_go_p.next = self.want_rty.val() & self.qp_req.q.val().retry_cnt.any() & self.rtx_room_q.q.val();
-            self.rty_go_n.next = self.want_rty.val() & self.qp_req.q.val().retry_left.any() & self.rtx_room_q.q.val() & !(self.qp_req.q.val().rty & !self.scan.q.val());
+            self.rty_go_n.next = self.want_rty.val() & (self.qp_req.q.val().retry_left.any() | self.rnr_fire.val()) & self.rtx_room_q.q.val() & !(self.qp_req.q.val().rty & !self.scan.q.val());
             self.rty_go.next = self.rty_go_n.val();
             if self.prog.val() {
                 self.rty_go.next = self.rty_go_p.val();
             }
             self.p_fin.next = self.qp_req_next.val();
-            if self.prog.val() | self.rty_go_n.val() {
+            if self.prog.val() | self.rty_go_n.val() | self.rnr_now.val() {
                 self.p_fin.next.stamp = self.now.q.val();
             }
             if self.rty_go_n.val() {
                 self.p_fin.next.rty = true;
                 self.p_fin.next.retry_left = self.qp_req.q.val().retry_left - self.c1_3.val();
+                if self.rnr_fire.val() {
+                    // an RNR retry: the timeout retries stay, one RNR retry is used
+                    self.p_fin.next.retry_left = self.qp_req.q.val().retry_left;
+                    self.p_fin.next.rnr = false;
+                    if self.qp_req.q.val().rnr_retry != self.c7_3.val() {
+                        self.p_fin.next.rnr_left = self.qp_req.q.val().rnr_left - self.c1_3.val();
+                    }
+                }
             }
             if self.prog.val() {
                 self.p_fin.next.rty = self.rty_go_p.val();
                 self.p_fin.next.retry_left = self.qp_req.q.val().retry_cnt;
                 if self.rty_go_p.val() {
                     self.p_fin.next.retry_left = self.qp_req.q.val().retry_cnt - self.c1_3.val();
+                }
+                if !self.rnr_now.val() {
+                    // progress past an RNR NAK: its wait is over, the RNR retries refilled
+                    self.p_fin.next.rnr = false;
+                    self.p_fin.next.rnr_left = self.qp_req.q.val().rnr_retry;
                 }
             }
             if self.finish.val() {
@@ -1365,6 +1454,9 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                     self.ptr_in.fields.next.retry_cnt = self.ctl_retry.val();
                     self.ptr_in.fields.next.retry_left = self.ctl_retry.val();
                     self.ptr_in.fields.next.timeout = self.ctl_timeout.val();
+                    self.ptr_in.fields.next.rnr = false;
+                    self.ptr_in.fields.next.rnr_retry = self.ctl_rnr_retry.val();
+                    self.ptr_in.fields.next.rnr_left = self.ctl_rnr_retry.val();
                     self.ptr_in.fields.next.rty = false;
                     self.ptr_in.fields.next.flagged = false;
                     self.ptr_ram.we.next = true;
@@ -1392,6 +1484,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
                 self.h_ack.d.next = self.n_ack.val();
                 self.h_nak_seq.d.next = self.n_nak_seq.val();
                 self.h_nak_fatal.d.next = self.n_nak_fatal.val();
+                self.h_rnr.d.next = self.n_rnr.val();
                 self.h_rr.d.next = self.n_rr.val();
                 self.h_rof.d.next = (self.resp_q.m_data.val().opcode == self.o_rf.val()) | (self.resp_q.m_data.val().opcode == self.o_ro.val());
                 self.h_rol.d.next = (self.resp_q.m_data.val().opcode == self.o_rl.val()) | (self.resp_q.m_data.val().opcode == self.o_ro.val());
@@ -1500,7 +1593,11 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         // written with the QP's state
         self.t_armed.next = self.ptr_in.fields.val().count.any() & !self.ptr_in.fields.val().err;
-        self.t_in.next = bit_cast::<38, 32>(self.ptr_in.fields.val().stamp) | (bit_cast::<38, 5>(self.ptr_in.fields.val().timeout) << 32) | (bit_cast::<38, 1>(self.t_armed.val().into()) << 37);
+        self.t_code_in.next = self.ptr_in.fields.val().timeout;
+        if self.ptr_in.fields.val().rnr {
+            self.t_code_in.next = self.ptr_in.fields.val().rnr_wait;
+        }
+        self.t_in.next = bit_cast::<38, 32>(self.ptr_in.fields.val().stamp) | (bit_cast::<38, 5>(self.t_code_in.val()) << 32) | (bit_cast::<38, 1>(self.t_armed.val().into()) << 37);
         self.tmr_ram.wdata.next = self.t_in.val();
         self.tmr_ram.waddr.next = self.ptr_ram.waddr.val();
         self.tmr_ram.we.next = self.ptr_ram.we.val();
@@ -1525,6 +1622,6 @@ nicgen_hdl::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, se
     s_axis.tdata, s_axis.tkeep, s_axis.tlast, s_axis.tuser, s_axis.tvalid, s_axis.tready, vd, vd_valid, vd_ready,
     cq, cq_valid, cq_ready, dma_wr_cmd, dma_wr_cmd_valid, dma_wr_cmd_ready, dma_wr_meta, err_qpn, err_valid, err_ready,
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
-    ctl_req, ctl_qpn, ctl_timeout, ctl_retry, ctl_done, rtx, rtx_valid, rtx_ready, una_wr, una_qpn, una_psn, una_open,
+    ctl_req, ctl_qpn, ctl_timeout, ctl_retry, ctl_rnr_retry, ctl_done, rtx, rtx_valid, rtx_ready, una_wr, una_qpn, una_psn, una_open,
     cnt.acks, cnt.ack_out_of_window, cnt.nak_seq, cnt.nak_fatal, cnt.read_resp, cnt.resp_unexpected, cnt.completions,
     cnt.ack_duplicate, cnt.implied_nak, cnt.timeouts, cnt.replays, cnt.replay_deferred, cnt.bad_response]);

@@ -21,9 +21,11 @@
 //! 5. PSN behind the expected one (a duplicate): not executed again, `duplicate`; a WRITE
 //!    packet is ACKed again (C9-105), a READ inside an accepted one answered again. PSN ahead: one NAK
 //!    0x60 per gap (carrying the expected PSN), then silence; `psn_out_of_window`.
-//! 6. Opcode sequence broken (a FIRST must be followed by MIDDLE or LAST), or a request this
-//!    responder does not serve (SEND, with immediate, atomics): NAK 0x61, QP to ERROR,
-//!    `bad_opcode_seq`.
+//! 6. Opcode sequence broken (a FIRST must be followed by MIDDLE or LAST of its kind), or a
+//!    request this responder does not serve (with immediate, with invalidate, atomics): NAK
+//!    0x61, QP to ERROR, `bad_opcode_seq`. A SEND FIRST or ONLY with no RECV posted: RNR NAK
+//!    with the QP's `min_rnr_timer`, which also counts as the gap's NAK; nothing else changes,
+//!    `rnr_naks`.
 //! 7. Length: FIRST and MIDDLE carry exactly PMTU, LAST 1..PMTU, ONLY at most PMTU; the WRITE's
 //!    packets add up to the RETH length; a READ REQUEST carries nothing: NAK 0x61, QP to ERROR,
 //!    `length_error`.
@@ -1114,7 +1116,8 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             | self.hdr_taken.q.val().ecn.any() | self.hdr_taken.q.val().src_ip.any() | self.hdr_taken.q.val().udp_sport.any() | self.hdr_taken.q.val().pad.any()
             | self.cfg_out.fields.val().ipv6 | self.cfg_out.fields.val().remote_qpn.any() | self.cfg_out.fields.val().remote_ip.any()
             | self.cfg_out.fields.val().remote_mac.any() | self.cfg_out.fields.val().udp_sport.any() | self.cfg_out.fields.val().pkey.any()
-            | self.cfg_out.fields.val().ttl.any() | self.cfg_out.fields.val().dscp.any() | self.cfg_out.fields.val().timeout.any() | self.cfg_out.fields.val().retry_cnt.any();
+            | self.cfg_out.fields.val().ttl.any() | self.cfg_out.fields.val().dscp.any() | self.cfg_out.fields.val().timeout.any() | self.cfg_out.fields.val().retry_cnt.any()
+            | self.cfg_out.fields.val().rnr_retry.any();
         // ------------------------------------------------ ACT: all outputs it needs must have room
         self.can_act.next = (!self.d_do_cmd.q.val() | self.cmd_q.s_ready.val())
             & (!(self.d_do_ack.q.val() | self.d_do_job.q.val()) | self.out_q.s_ready.val())
@@ -1281,11 +1284,14 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.d_do_wb.d.next = true;
                 self.d_rq.d.next.state = self.c_err.val();
             } else if self.send_starts.val() & self.checks.q.val().rcv_empty {
-                // a SEND with no RECV posted: RNR NAK with the QP's timer, nothing else changes
-                // (the requester sends it again after the timer)
+                // a SEND with no RECV posted: RNR NAK with the QP's timer; nothing else changes
+                // but that the NAK counts as the gap's (the requester's packets after it, in
+                // flight, are dropped without a sequence NAK that would end its RNR wait)
                 self.cause[16].next = true;
                 self.d_do_ack.d.next = true;
                 self.d_item.d.next.syndrome = self.syn_rnr.val() | bit_cast::<8, 5>(self.checks.q.val().rnr_timer);
+                self.d_do_wb.d.next = true;
+                self.d_rq.d.next.rq_nak_sent = true;
             } else if !self.checks.q.val().len_ok {
                 // (a SEND's RECV completes with a local length error)
                 self.cause[8].next = true;

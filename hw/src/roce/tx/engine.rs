@@ -1742,7 +1742,7 @@ impl<const A: usize, const R: usize, const LT: usize, const ST: usize, const F: 
             | self.desc_fifo.m_axis.tkeep.val().any() | self.desc_fifo.m_axis.tlast.val() | self.desc_fifo.m_axis.tuser.val()
             | self.x_desc.q.val().laddr.any() | self.ctl_cfg.val().rkey.any() | self.ctl_cfg.val().mr_base.any()
             | self.ctl_cfg.val().mr_len.any() | self.ctl_cfg.val().access.any()
-            | self.ctl_cfg.val().timeout.any() | self.ctl_cfg.val().retry_cnt.any() | self.ctl_cfg.val().min_rnr_timer.any()
+            | self.ctl_cfg.val().timeout.any() | self.ctl_cfg.val().retry_cnt.any() | self.ctl_cfg.val().min_rnr_timer.any() | self.ctl_cfg.val().rnr_retry.any()
             | self.j_job.q.val().psn.any() | self.j_job.q.val().syndrome.any() | self.j_job.q.val().read
             | self.a_item.q.val().read | self.a_item.q.val().va.any() | self.a_item.q.val().len.any() | self.a_item.q.val().pmtu.any() | self.a_item.q.val().again | self.a_item.q.val().rb
             | self.rsp_fifo.level.val().any()
