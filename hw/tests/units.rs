@@ -59,7 +59,7 @@ fn qp_table_widths_match_the_structs() {
     assert_eq!(<QpCfg as Synth>::BITS, QP_CFG_BITS);
     assert_eq!(<QpRq as Synth>::BITS, QP_RQ_BITS);
     assert_eq!(<QpPath as Synth>::BITS, QP_PATH_BITS);
-    assert_eq!((QP_CFG_BITS, QP_RQ_BITS, QP_PATH_BITS), (420, 157, 247));
+    assert_eq!((QP_CFG_BITS, QP_RQ_BITS, QP_PATH_BITS), (428, 168, 247));
 }
 
 /// Every subset of the services generates an engine that holds exactly its services' logic

@@ -1588,7 +1588,7 @@ impl<const A: usize, const R: usize> Logic for RoceRequester<A, R> {
             | self.hdr_taken.q.val().ackreq | self.entry.val().flush | self.entry.val().signaled
             | self.rtx_fifo.m_axis.tkeep.val().any()
             | self.rtx_fifo.m_axis.tlast.val() | self.rtx_fifo.m_axis.tuser.val() | self.rtx_fifo.s_axis.tready.val()
-            | self.tmo_q.s_ready.val() | self.w_d.val().any();
+            | self.tmo_q.s_ready.val() | self.w_d.val().any() | self.h_syn.val().get_bits::<3>(5).any();
         // the metadata queue moves in lock step with the command queue
         self.meta_q.s_valid.next = self.cmd_q.s_valid.val();
         // written with the QP's state
