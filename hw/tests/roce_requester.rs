@@ -520,17 +520,26 @@ fn timeout_mask_is_the_limit_compare() {
 /// the third RNR NAK for the same SEND fails it with `RNR retry exceeded` and flushes the rest.
 #[test]
 fn rnr_naks_wait_their_timer_and_run_out_of_retries() {
-    let mut sim = verilate(&mut RoceRequester500::default());
+    rnr_trace(&mut verilate(&mut RoceRequester500::default()));
+}
+
+/// The same trace in lock step with rust-hdl's simulation.
+#[test]
+fn rnr_trace_lock_step() {
+    rnr_trace(&mut Diff::new(verilate(&mut RoceRequester500::default()), RustHdlSim::new(RoceRequester500::default())));
+}
+
+fn rnr_trace<S: CycleSim>(sim: &mut S) {
     sim.reset(2);
     let r = sim.port("ctl_rnr_retry");
     sim.set_u64(r, 2);
-    reset_qp_timeout(&mut sim, 5, 0);
+    reset_qp_timeout(sim, 5, 0);
     let sends: Vec<SentWrFields> = (1..=3).map(|k| w(k, wr_op::SEND, 5, 9 + k, 9 + k, true)).collect();
     let mut out = Out::default();
-    run(&mut sim, &sends, &[], &mut out, 1);
+    run(sim, &sends, &[], &mut out, 1);
     let rnr = |psn: u32| resp(op::ACK, 5, psn, syndrome_rnr(1), 0);
     // between runs nothing takes the replay or error queues (what comes waits for the next run)
-    let idle = |sim: &mut VerilatorSim, n: usize| {
+    let idle = |sim: &mut S, n: usize| {
         for n in ["rtx_ready", "err_ready"] {
             let p = sim.port(n);
             sim.set_bit(p, false);
@@ -540,24 +549,24 @@ fn rnr_naks_wait_their_timer_and_run_out_of_retries() {
             sim.tick();
         }
     };
-    run(&mut sim, &[], &[rnr(11)], &mut out, 2);
+    run(sim, &[], &[rnr(11)], &mut out, 2);
     assert_eq!(out.cq, vec![ok(1, 5, wr_op::SEND)], "the SEND before the NAK's PSN completes");
-    assert_eq!(counter(&mut sim, "rnr_naks"), 1);
+    assert_eq!(counter(sim, "rnr_naks"), 1);
     for round in 0..2 {
-        idle(&mut sim, 2500);
-        run(&mut sim, &[], &[], &mut out, 3 + 10 * round);
+        idle(sim, 2500);
+        run(sim, &[], &[], &mut out, 3 + 10 * round);
         assert!(out.rtx.is_empty(), "round {round}: sent again before the RNR timer ran: {:?}", out.rtx);
-        idle(&mut sim, 2500);
-        run(&mut sim, &[], &[], &mut out, 4 + 10 * round);
+        idle(sim, 2500);
+        run(sim, &[], &[], &mut out, 4 + 10 * round);
         let replay: Vec<(u32, u32, bool)> = out.rtx.iter().map(|x| (x.wr_id, x.start_psn, x.last)).collect();
         assert_eq!(replay, vec![(2, 11, false), (3, 12, true)], "round {round}");
         out.rtx.clear();
-        run(&mut sim, &[], &[rnr(11)], &mut out, 6 + round);
+        run(sim, &[], &[rnr(11)], &mut out, 6 + round);
     }
-    idle(&mut sim, 5000);
-    run(&mut sim, &[], &[], &mut out, 9);
+    idle(sim, 5000);
+    run(sim, &[], &[], &mut out, 9);
     assert!(out.rtx.is_empty());
-    assert_eq!(counter(&mut sim, "timeouts"), 0, "RNR waits are not timeouts");
+    assert_eq!(counter(sim, "timeouts"), 0, "RNR waits are not timeouts");
     assert_eq!(out.cq, vec![
         ok(1, 5, wr_op::SEND),
         CqEntryFields { status: cq_status::RNR_RETRY_EXCEEDED, ..ok(2, 5, wr_op::SEND) },

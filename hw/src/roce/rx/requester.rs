@@ -1624,4 +1624,4 @@ nicgen_hdl::impl_ports!(RoceRequester500, clock = clock, [clock, reset, sent, se
     m_axis_dma_wr.tdata, m_axis_dma_wr.tkeep, m_axis_dma_wr.tlast, m_axis_dma_wr.tuser, m_axis_dma_wr.tvalid, m_axis_dma_wr.tready,
     ctl_req, ctl_qpn, ctl_timeout, ctl_retry, ctl_rnr_retry, ctl_done, rtx, rtx_valid, rtx_ready, una_wr, una_qpn, una_psn, una_open,
     cnt.acks, cnt.ack_out_of_window, cnt.nak_seq, cnt.nak_fatal, cnt.read_resp, cnt.resp_unexpected, cnt.completions,
-    cnt.ack_duplicate, cnt.implied_nak, cnt.timeouts, cnt.replays, cnt.replay_deferred, cnt.bad_response]);
+    cnt.ack_duplicate, cnt.implied_nak, cnt.timeouts, cnt.replays, cnt.replay_deferred, cnt.bad_response, cnt.rnr_naks]);
