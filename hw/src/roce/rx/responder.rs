@@ -317,13 +317,6 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     in_tail: Signal<Local, Bits<5>>,
     /// A SEND FIRST or ONLY: its buffer is the RECV's (read in `fsm_recv_read`).
     send_starts: Signal<Local, Bit>,
-    /// A SEND's length check (`fsm_recv_check`): its PMTU in bytes, its payload, the room left
-    /// in its RECV, whether it fits and the whole verdict.
-    snd_pmtu: Signal<Local, Bits<16>>,
-    snd_plen: Signal<Local, Bits<16>>,
-    snd_room: Signal<Local, Bits<32>>,
-    snd_fits: Signal<Local, Bit>,
-    snd_len_ok: Signal<Local, Bit>,
     rcq_q: ChanSkid<CqEntry>,
     /// ACT posts a receive completion with this status.
     d_do_rcq: DFF<Bit>,
@@ -669,11 +662,6 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             in_head: Default::default(),
             in_tail: Default::default(),
             send_starts: Default::default(),
-            snd_pmtu: Default::default(),
-            snd_plen: Default::default(),
-            snd_room: Default::default(),
-            snd_fits: Default::default(),
-            snd_len_ok: Default::default(),
             rcq_q: Default::default(),
             d_do_rcq: Default::default(),
             d_rcq_status: Default::default(),
@@ -1012,7 +1000,23 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         if self.cls.rd_req.val() {
             self.len_ok.next = !self.hdr.val().plen.any();
         }
-        // (a SEND's length checks are worked out in `fsm_recv_check`, from registers)
+        // a SEND has no length of its own: FIRST and MIDDLE carry exactly PMTU, LAST 1..PMTU,
+        // ONLY at most PMTU, and a MIDDLE or LAST fits what is left of the RECV's buffer (a
+        // FIRST or ONLY is checked against the RECV in `fsm_recv_check`)
+        if self.cls.send.val() {
+            if self.cls.wr_first.val() {
+                self.len_ok.next = self.hdr.val().plen == self.pmtu.val();
+            }
+            if self.cls.wr_mid.val() {
+                self.len_ok.next = (self.hdr.val().plen == self.pmtu.val()) & (bit_cast::<32, 16>(self.hdr.val().plen) <= self.rq_out.fields.val().rq_write_left);
+            }
+            if self.cls.wr_last.val() {
+                self.len_ok.next = (bit_cast::<32, 16>(self.hdr.val().plen) <= self.rq_out.fields.val().rq_write_left) & (self.hdr.val().plen <= self.pmtu.val()) & self.hdr.val().plen.any();
+            }
+            if self.cls.wr_only.val() {
+                self.len_ok.next = self.hdr.val().plen <= self.pmtu.val();
+            }
+        }
         self.va_end.next = bit_cast::<65, 64>(self.hdr.val().va) + bit_cast::<65, 32>(self.hdr.val().dma_len);
         self.mr_end.next = bit_cast::<65, 64>(self.cfg_out.fields.val().mr_base) + bit_cast::<65, 64>(self.cfg_out.fields.val().mr_len);
         self.acc_key.next = self.hdr.val().rkey == self.cfg_out.fields.val().rkey;
@@ -1179,29 +1183,12 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             self.recv_ram.re.next = true;
             self.hdr_fsm.d.next = self.fsm_recv_check.val();
         }
-        // a SEND has no length of its own: FIRST and MIDDLE carry exactly PMTU, LAST 1..PMTU,
-        // ONLY at most PMTU, and each fits what is left of the RECV's buffer (its whole length
-        // for a FIRST or ONLY, which starts at the RECV's buffer); worked out in
-        // `fsm_recv_check` from the header and checks taken and the RECV read
-        self.snd_pmtu.next = self.c256.val() << bit_cast::<16, 3>(self.checks.q.val().pmtu);
-        self.snd_plen.next = self.hdr_taken.q.val().plen;
-        self.snd_room.next = self.checks.q.val().left;
-        if self.send_starts.val() {
-            self.snd_room.next = self.recv_out.fields.val().len;
-        }
-        self.snd_fits.next = bit_cast::<32, 16>(self.snd_plen.val()) <= self.snd_room.val();
-        self.snd_len_ok.next = (self.snd_plen.val() == self.snd_pmtu.val()) & self.snd_fits.val();
-        if self.checks.q.val().wr_last {
-            self.snd_len_ok.next = (self.snd_plen.val() <= self.snd_pmtu.val()) & self.snd_plen.val().any() & self.snd_fits.val();
-        }
-        if self.checks.q.val().wr_only {
-            self.snd_len_ok.next = (self.snd_plen.val() <= self.snd_pmtu.val()) & self.snd_fits.val();
-        }
         if self.hdr_fsm.q.val() == self.fsm_recv_check.val() {
-            self.checks.d.next.len_ok = self.snd_len_ok.val();
+            // a SEND FIRST or ONLY starts at the RECV's buffer, and must fit it
             if self.send_starts.val() {
                 self.checks.d.next.addr = self.recv_out.fields.val().addr;
                 self.checks.d.next.left = self.recv_out.fields.val().len;
+                self.checks.d.next.len_ok = self.checks.q.val().len_ok & (bit_cast::<32, 16>(self.hdr_taken.q.val().plen) <= self.recv_out.fields.val().len);
             }
             self.hdr_fsm.d.next = self.fsm_look.val();
         }
