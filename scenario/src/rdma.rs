@@ -904,7 +904,6 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 plain.extend(d.chunks_exact(16).map(|c| c.to_vec()));
             }
         }
-        let owner = |side: usize, dqpn: u32| (0..o.qps).find(|&q| qpn(1 - side, q) == dqpn);
         for (side, link) in [(0usize, &ab), (1, &ba)] {
             let peer = if side == 0 { &*b } else { &*a };
             let mut ext = vec![PsnExt::default(); o.qps];
@@ -925,7 +924,8 @@ pub fn rdma(o: &RdmaOpts) -> Result<RdmaReport> {
                 if !(opcode::WRITE_FIRST..=opcode::WRITE_ONLY_IMM).contains(&op) || p.payload.is_empty() {
                     continue;
                 }
-                let Some(q) = owner(side, p.hdr.bth.dqpn) else { continue };
+                // the frame's destination QP is the other side's
+                let Some(q) = qp_index(1 - side, p.hdr.bth.dqpn) else { continue };
                 let first = !at.contains_key(&(q, p.hdr.bth.psn));
                 if let (true, Some(reth)) = (first, p.hdr.reth) {
                     va[q] = reth.va;

@@ -306,15 +306,14 @@ pub struct RoceResponder<const A: usize, const R: usize> {
     recv_out: FromBits<RecvEnt, 128>,
     recv_ra: Signal<Local, Bits<R>>,
     recv_wa: Signal<Local, Bits<R>>,
-    /// The post's QP, its ring head and tail (from the QP's state), and whether it is taken.
+    /// The ring head and tail of the QP the tables read (a post's, or the header's at the
+    /// input); the post's QP and whether it is taken.
+    ring_head: Signal<Local, Bits<5>>,
+    ring_tail: Signal<Local, Bits<5>>,
     post_qpn: Signal<Local, Bits<A>>,
-    post_head: Signal<Local, Bits<5>>,
-    post_tail: Signal<Local, Bits<5>>,
     post_ok: Signal<Local, Bit>,
-    /// The ring head of the SEND taken (`d_rq`), and its QP's ring head and tail at the input.
+    /// The ring head of the SEND taken (`d_rq`).
     send_head: Signal<Local, Bits<5>>,
-    in_head: Signal<Local, Bits<5>>,
-    in_tail: Signal<Local, Bits<5>>,
     /// A SEND FIRST or ONLY: its buffer is the RECV's (read in `fsm_recv_read`).
     send_starts: Signal<Local, Bit>,
     rcq_q: ChanSkid<CqEntry>,
@@ -654,13 +653,11 @@ impl<const A: usize, const R: usize> Default for RoceResponder<A, R> {
             recv_out: Default::default(),
             recv_ra: Default::default(),
             recv_wa: Default::default(),
+            ring_head: Default::default(),
+            ring_tail: Default::default(),
             post_qpn: Default::default(),
-            post_head: Default::default(),
-            post_tail: Default::default(),
             post_ok: Default::default(),
             send_head: Default::default(),
-            in_head: Default::default(),
-            in_tail: Default::default(),
             send_starts: Default::default(),
             rcq_q: Default::default(),
             d_do_rcq: Default::default(),
@@ -927,10 +924,10 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.recv_ram.re.next = false;
         self.recv_ram.oce.next = false;
         self.post_qpn.next = bit_cast::<A, 24>(self.recv.val().qpn);
-        self.post_head.next = self.rq_out.fields.val().rq_recv_head;
-        self.post_tail.next = self.rq_out.fields.val().rq_recv_tail;
-        self.post_ok.next = (self.recv.val().qpn < self.num_qps.val()) & ((self.post_tail.val() - self.post_head.val()) != self.ring_full.val());
-        self.recv_wa.next = (bit_cast::<R, A>(self.post_qpn.val()) << 4) | bit_cast::<R, 4>(self.post_tail.val().get_bits::<4>(0));
+        self.ring_head.next = self.rq_out.fields.val().rq_recv_head;
+        self.ring_tail.next = self.rq_out.fields.val().rq_recv_tail;
+        self.post_ok.next = (self.recv.val().qpn < self.num_qps.val()) & ((self.ring_tail.val() - self.ring_head.val()) != self.ring_full.val());
+        self.recv_wa.next = (bit_cast::<R, A>(self.post_qpn.val()) << 4) | bit_cast::<R, 4>(self.ring_tail.val().get_bits::<4>(0));
         self.recv_ram.waddr.next = self.recv_wa.val();
         self.recv_in.fields.next.wr_id = self.recv.val().wr_id;
         self.recv_in.fields.next.addr = self.recv.val().addr;
@@ -938,8 +935,6 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
         self.recv_ram.wdata.next = self.recv_in.bits.val();
         self.recv_ram.we.next = false;
         self.recv_ready.next = self.hdr_fsm.q.val() == self.fsm_post.val();
-        self.in_head.next = self.rq_out.fields.val().rq_recv_head;
-        self.in_tail.next = self.rq_out.fields.val().rq_recv_tail;
         self.send_starts.next = self.checks.q.val().send & (self.checks.q.val().wr_first | self.checks.q.val().wr_only);
         // ------------------------------------------------ tables
         self.cfg_out.bits.next = self.cfg_ram.rdata.val();
@@ -1169,7 +1164,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
             if self.post_ok.val() {
                 self.recv_ram.we.next = true;
                 self.rq_in.fields.next = self.rq_out.fields.val();
-                self.rq_in.fields.next.rq_recv_tail = self.post_tail.val() + self.c1_5.val();
+                self.rq_in.fields.next.rq_recv_tail = self.ring_tail.val() + self.c1_5.val();
                 self.rq_ram.waddr.next = self.post_qpn.val();
                 self.rq_ram.we.next = true;
                 self.fwd.d.next = self.post_qpn.val() == self.la_qpn.val();
@@ -1436,10 +1431,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                     self.counters[13].d.next = self.counters[13].q.val() + 1;
                 }
             }
-            if self.d_cause[14].q.val() {
-                self.counters[14].d.next = self.counters[14].q.val() + 1;
-            }
-            for i in 15..18 {
+            for i in 14..18 {
                 if self.d_cause[i].q.val() {
                     self.counters[i].d.next = self.counters[i].q.val() + 1;
                 }
@@ -1480,7 +1472,7 @@ impl<const A: usize, const R: usize> Logic for RoceResponder<A, R> {
                 self.checks.d.next.va_end = self.va_end.val();
                 self.checks.d.next.pmtu = self.cfg_out.fields.val().pmtu;
                 self.checks.d.next.send = self.cls.send.val();
-                self.checks.d.next.rcv_empty = self.in_head.val() == self.in_tail.val();
+                self.checks.d.next.rcv_empty = self.ring_head.val() == self.ring_tail.val();
                 self.checks.d.next.rnr_timer = self.cfg_out.fields.val().min_rnr_timer;
                 for i in 0..RD_RES {
                     self.res_ram[i].re.next = true;
